@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "seedforge",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "seedforge", targets: ["seedforge"]),
+        .library(name: "SeedForge", targets: ["SeedForge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "CSeedForgeSupport"),
+        .target(
+            name: "SeedForge",
+            dependencies: [
+                "CSeedForgeSupport",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "seedforge",
+            dependencies: [
+                "SeedForge",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SeedForgeTests",
+            dependencies: ["SeedForge"],
+            resources: []
+        ),
+    ]
+)

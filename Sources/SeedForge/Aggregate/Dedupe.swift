@@ -1,0 +1,92 @@
+/// `aggregate: dedupe`: removes records that share a key, keeping one declared winner per
+/// key. Every removed record goes to the duplicates log with the winner's id, so nothing
+/// disappears unaccounted. Records whose key holds a null are never merged.
+public struct Dedupe: Step {
+    public enum Keep: String, CaseIterable, Sendable {
+        case first, last, lowest, highest
+    }
+
+    public static let spec = KindSpec(
+        stage: .aggregate, name: "dedupe",
+        summary: "Remove records sharing a key; keep a declared winner; log every removal with the winner's id.",
+        keys: [
+            CommonKeys.collection,
+            KeySpec("by", required: true, "the key field, or a list of fields forming the key"),
+            KeySpec("keep", "the winner: first (default) or last in input order, or lowest / highest value of 'keep-by'"),
+            KeySpec("keep-by", "the field compared when keep is lowest or highest"),
+            KeySpec("fold", "compare text keys case- and diacritic-insensitively (default false)"),
+        ],
+        example: """
+            - aggregate: dedupe
+              collection: reviews
+              by: id
+              keep: first
+            """)
+
+    public let collection: String
+    let by: [FieldID]
+    let keep: Keep
+    let keepBy: FieldID?
+    let fold: Bool
+
+    public init(config: ConfigMap, plan: PipelinePlan) throws {
+        collection = try plan.collection(config)
+        by = try plan.fields(config, key: "by", in: collection)
+        keep = try config.choice("keep", Keep.self, choices: Keep.allCases) ?? .first
+        fold = try config.bool("fold") ?? false
+        switch keep {
+        case .lowest, .highest:
+            guard config["keep-by"] != nil else { throw config.error("keep: \(keep.rawValue) needs 'keep-by', the field to compare") }
+            keepBy = try plan.field(config, key: "keep-by", in: collection)
+        case .first, .last:
+            if let node = config["keep-by"] { throw node.error("'keep-by' applies only to keep: lowest or highest") }
+            keepBy = nil
+        }
+    }
+
+    func key(of record: Record) -> Value? {
+        var parts: [Value] = []
+        for field in by {
+            let value = record[field]
+            if value.isNull { return nil }
+            if fold, case .string(let text) = value { parts.append(.string(Collation.key(text))) } else { parts.append(value) }
+        }
+        return parts.count == 1 ? parts[0] : .array(parts)
+    }
+
+    /// Whether `candidate` should replace `current` as the winner.
+    func beats(_ candidate: Record, _ current: Record) -> Bool {
+        switch keep {
+        case .first: return false
+        case .last: return true
+        case .lowest, .highest:
+            let order = SortKey.compare(SortKey(candidate[keepBy!], collation: TextOrder.exact), SortKey(current[keepBy!], collation: TextOrder.exact))
+            return keep == .lowest ? order == .orderedAscending : order == .orderedDescending
+        }
+    }
+
+    public func run(_ state: RunState) throws {
+        let records = state.records(collection)
+        var winnerOf: [Value: Int] = [:]
+        var losers: [(index: Int, key: Value)] = []
+        for (index, record) in records.enumerated() {
+            guard let key = key(of: record) else { continue }
+            if let current = winnerOf[key] {
+                if beats(record, records[current]) {
+                    losers.append((current, key))
+                    winnerOf[key] = index
+                } else {
+                    losers.append((index, key))
+                }
+            } else {
+                winnerOf[key] = index
+            }
+        }
+        var removed = Set<Int>()
+        for (index, key) in losers.sorted(by: { $0.index < $1.index }) {
+            removed.insert(index)
+            state.removeDuplicate(records[index], in: collection, winner: records[winnerOf[key]!], key: key, step: "aggregate: dedupe")
+        }
+        state.collections[collection] = records.indices.filter { !removed.contains($0) }.map { records[$0] }
+    }
+}

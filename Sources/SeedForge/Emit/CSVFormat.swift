@@ -1,0 +1,60 @@
+/// `format: csv`: RFC 4180: a header row of field names, CRLF line ends, a cell quoted when
+/// it holds a comma, a quote, CR or LF (quotes doubled). Text cells that start with
+/// `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` so a spreadsheet shows them as text
+/// instead of running them as formulas; numbers are written as numbers and never altered.
+/// Null is an empty cell; arrays and objects are compact JSON.
+public struct CSVFormat: OutputFormat {
+    public static let spec = KindSpec(
+        stage: .emit, name: "csv",
+        summary: "RFC 4180 CSV with a header row; text cells neutralised against formula injection.",
+        keys: OutputKeys.common,
+        example: """
+            - file: shops.csv
+              collection: shops
+              fields: [id, name, address, displayedRating, reviewCount]
+            """)
+    public static let extensions = ["csv"]
+
+    public init(config: ConfigMap) throws {}
+
+    public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
+        var out: [UInt8] = []
+        appendRow(fields.map { Self.quote($0.name) }, to: &out)
+        for record in records {
+            appendRow(ids.map { Self.cell(record[$0]) }, to: &out)
+        }
+        return out
+    }
+
+    func appendRow(_ cells: [String], to out: inout [UInt8]) {
+        for (index, cell) in cells.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: cell.utf8)
+        }
+        out.append(contentsOf: [0x0D, 0x0A])
+    }
+
+    public static func cell(_ value: Value) -> String {
+        switch value {
+        case .null: return ""
+        case .bool(let bool): return bool ? "true" : "false"
+        case .int, .double: return JSONWriter.compact(value)
+        case .string(let text): return quote(neutralised(text))
+        case .array, .object: return quote(JSONWriter.compact(value))
+        }
+    }
+
+    static let formulaStarts: Set<UInt8> = [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D]
+
+    public static func neutralised(_ text: String) -> String {
+        guard let first = text.utf8.first, formulaStarts.contains(first) else { return text }
+        return "'" + text
+    }
+
+    public static func quote(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else {
+            return text
+        }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// What a run read, wrote and set aside, written as `manifest.json` beside the dataset.
+/// Everything but the `run` section is deterministic: the same inputs and definition give
+/// the same bytes. Timings and the start time live only under `run`.
+struct Manifest {
+    struct Input {
+        let collection: String
+        let file: String
+        let sha256: String
+        let bytes: Int
+        let records: Int
+    }
+
+    struct Output {
+        let file: String
+        let collection: String?
+        let format: String
+        let records: Int
+        let sha256: String
+        let bytes: Int
+    }
+
+    struct Accounting {
+        let collection: String
+        let read: Int
+        let emitted: Int
+        let rejected: Int
+        let duplicates: Int
+        var balanced: Bool { read == emitted + rejected + duplicates }
+    }
+
+    let pipeline: Pipeline
+    let inputs: [Input]
+    let outputs: [Output]
+    let accounting: [Accounting]
+    let steps: [StepStat]
+    let findings: [String: Int]
+    let warnings: [String: Int]
+    let startedAt: Date
+    let seconds: Double
+
+    func render() -> [UInt8] {
+        var root = JSONObject()
+        root.appendUnchecked("dataset", .string(pipeline.name))
+        root.appendUnchecked("description", pipeline.description.map(Value.string) ?? .null)
+        root.appendUnchecked("tool", .object(JSONObject([("name", .string("seedforge")), ("version", .string(SeedForgeVersion.current))])))
+        root.appendUnchecked("pipeline", .object(JSONObject([
+            ("file", .string(Paths.display(pipeline.file))), ("sha256", .string(pipeline.fileSHA256)),
+        ])))
+        root.appendUnchecked("inputs", .array(inputs.map { input in
+            .object(JSONObject([
+                ("collection", .string(input.collection)), ("file", .string(input.file)), ("sha256", .string(input.sha256)),
+                ("bytes", .int(Int64(input.bytes))), ("records", .int(Int64(input.records))),
+            ]))
+        }))
+        root.appendUnchecked("outputs", .array(outputs.map { output in
+            .object(JSONObject([
+                ("file", .string(output.file)), ("collection", output.collection.map(Value.string) ?? .null),
+                ("format", .string(output.format)), ("records", .int(Int64(output.records))),
+                ("bytes", .int(Int64(output.bytes))), ("sha256", .string(output.sha256)),
+            ]))
+        }))
+        var accountingObject = JSONObject()
+        for entry in accounting {
+            accountingObject.appendUnchecked(entry.collection, .object(JSONObject([
+                ("read", .int(Int64(entry.read))), ("emitted", .int(Int64(entry.emitted))),
+                ("rejected", .int(Int64(entry.rejected))), ("duplicates", .int(Int64(entry.duplicates))),
+                ("balanced", .bool(entry.balanced)),
+            ])))
+        }
+        root.appendUnchecked("accounting", .object(accountingObject))
+        root.appendUnchecked("steps", .array(steps.map { stat in
+            .object(JSONObject([
+                ("step", .string(stat.label)), ("collection", .string(stat.collection)),
+                ("in", .int(Int64(stat.recordsIn))), ("out", .int(Int64(stat.recordsOut))),
+                ("rejected", .int(Int64(stat.rejected))), ("duplicates", .int(Int64(stat.duplicates))),
+                ("warnings", .int(Int64(stat.warnings))),
+            ]))
+        }))
+        root.appendUnchecked("findings", counts(findings))
+        root.appendUnchecked("warnings", counts(warnings))
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        root.appendUnchecked("run", .object(JSONObject([
+            ("startedAt", .string(formatter.string(from: startedAt))),
+            ("seconds", .double((seconds * 1000).rounded() / 1000)),
+            ("steps", .array(steps.map { stat in
+                .object(JSONObject([("step", .string(stat.label)), ("collection", .string(stat.collection)), ("seconds", .double((stat.seconds * 1e6).rounded() / 1e6))]))
+            })),
+        ])))
+        var writer = JSONWriter()
+        writer.writePretty(.object(root))
+        writer.append(byte: 0x0A)
+        return writer.bytes
+    }
+
+    func counts(_ map: [String: Int]) -> Value {
+        var object = JSONObject()
+        for key in map.keys.sorted() { object.appendUnchecked(key, .int(Int64(map[key]!))) }
+        return .object(object)
+    }
+}

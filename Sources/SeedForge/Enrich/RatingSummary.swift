@@ -1,0 +1,109 @@
+/// `enrich: rating-summary`: joins reviews to the records they rate and computes, per
+/// record, the review count, the community rating (mean of the reviews' ratings, or null),
+/// the seed rating, and the displayed rating: the community rating when there is at least
+/// one review, otherwise the seed rating. Reviews whose key matches no record are
+/// rejected (`reference`), saying whether the record was missing or itself rejected.
+public struct RatingSummary: Step {
+    public static let spec = KindSpec(
+        stage: .enrich, name: "rating-summary",
+        summary: "Join reviews to records; add reviewCount, communityRating (mean), seedRating and displayedRating. Orphan reviews are rejected.",
+        keys: [
+            CommonKeys.collection,
+            KeySpec("key", required: true, "the field of the collection that reviews refer to (e.g. id)"),
+            KeySpec("from", required: true, "the collection holding the reviews"),
+            KeySpec("foreign-key", required: true, "the field of a review naming its record (e.g. shopID)"),
+            KeySpec("rating", required: true, "the rating field of a review"),
+            KeySpec("seed-rating", "the collection's own rating field, used when a record has no reviews"),
+            KeySpec("decimals", "round the community rating to this many decimals (default: full precision)"),
+            KeySpec("count-field", "name of the added count field (default reviewCount)"),
+            KeySpec("community-field", "name of the added mean field (default communityRating)"),
+            KeySpec("seed-field", "name of the added seed copy (default seedRating)"),
+            KeySpec("displayed-field", "name of the added displayed rating (default displayedRating)"),
+        ],
+        example: """
+            - enrich: rating-summary
+              collection: shops
+              key: id
+              from: reviews
+              foreign-key: shopID
+              rating: rating
+              seed-rating: rating
+              decimals: 2
+            """)
+
+    public let collection: String
+    let key: FieldID
+    let reviews: String
+    let foreignKey: FieldID
+    let rating: FieldID
+    let seedRating: FieldID?
+    let decimals: Int?
+    let countField: FieldID
+    let communityField: FieldID
+    let seedField: FieldID?
+    let displayedField: FieldID
+
+    public init(config: ConfigMap, plan: PipelinePlan) throws {
+        collection = try plan.collection(config)
+        key = try plan.field(config, key: "key", in: collection)
+        reviews = try plan.collection(config, key: "from")
+        if reviews == collection { throw config["from"]!.error("'from' must name another collection than '\(collection)'") }
+        foreignKey = try plan.field(config, key: "foreign-key", in: reviews)
+        rating = try plan.field(config, key: "rating", in: reviews)
+        seedRating = try config["seed-rating"] == nil ? nil : plan.field(config, key: "seed-rating", in: collection)
+        decimals = try config.int("decimals")
+        if let decimals, !(0...10).contains(decimals) { throw config["decimals"]!.error("'decimals' must be between 0 and 10") }
+        countField = plan.addField(try config.string("count-field") ?? "reviewCount", type: .integer, to: collection)
+        communityField = plan.addField(try config.string("community-field") ?? "communityRating", type: .number, to: collection)
+        seedField = seedRating == nil ? nil : plan.addField(try config.string("seed-field") ?? "seedRating", type: .number, to: collection)
+        displayedField = plan.addField(try config.string("displayed-field") ?? "displayedRating", type: .number, to: collection)
+    }
+
+    public func run(_ state: RunState) throws {
+        var sums: [Value: (count: Int, sum: Double)] = [:]
+        let targets = Set(state.records(collection).map { $0[key] })
+        let rejectedTargets = Set(state.rejects.lazy.filter { $0.collection == collection }.compactMap(\.id))
+        let keyName = state.schemas[collection]![key].name
+        let foreignName = state.schemas[reviews]![foreignKey].name
+        let foreignPath = state.schemas[reviews]![foreignKey].sourcePath
+        state.transformRecords(reviews, step: "enrich: rating-summary") { review in
+            let target = review[foreignKey]
+            guard targets.contains(target), !target.isNull else {
+                let shown = RuleFields.describe(target)
+                let why = rejectedTargets.contains(target)
+                    ? "refers to \(collection) \(keyName) \(shown), which was rejected (see its entry in rejects)"
+                    : "\(shown) does not match the \(keyName) of any \(collection) record"
+                return [Finding(
+                    rule: "reference", message: "\(foreignName) \(why)",
+                    location: review.origin.location(of: foreignPath), field: foreignName, value: target)]
+            }
+            if let value = review[rating].number {
+                sums[target, default: (0, 0)].count += 1
+                sums[target, default: (0, 0)].sum += value
+            }
+            return []
+        }
+        state.transformRecords(collection, step: "enrich: rating-summary") { record in
+            let summary = sums[record[key]] ?? (0, 0)
+            let seed = seedRating.map { record[$0] } ?? .null
+            record[countField] = .int(Int64(summary.count))
+            if summary.count > 0 {
+                var mean = summary.sum / Double(summary.count)
+                if let decimals {
+                    let scale = Self.powersOfTen[decimals]
+                    mean = (mean * scale).rounded(.toNearestOrAwayFromZero) / scale
+                }
+                record[communityField] = .double(mean)
+                record[displayedField] = .double(mean)
+            } else {
+                record[communityField] = .null
+                record[displayedField] = seed
+            }
+            if let seedField { record[seedField] = seed }
+            return []
+        }
+    }
+
+    static let powersOfTen: [Double] = (0...10).map { pow10($0) }
+    static func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { value, _ in value * 10 } }
+}

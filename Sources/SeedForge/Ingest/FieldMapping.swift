@@ -1,0 +1,113 @@
+/// Turns a raw JSON object from a source into a typed record: each declared field is
+/// taken from its path (`from:`), checked against its declared type, and stored in
+/// schema order. A value of the wrong type is a `type` finding that rejects the record.
+public struct FieldMapping: Sendable {
+    public let fields: [FieldSpec]
+    public let unknownFields: UnknownFields
+
+    public enum UnknownFields: String, CaseIterable, Sendable {
+        case ignore, warn, reject
+    }
+
+    /// Reads the `fields:` mapping of a source: `name: type` or `name: {type:, from:}`.
+    static func load(_ config: ConfigMap, what: String) throws -> [FieldSpec] {
+        let node = try config.require("fields")
+        let mapping = try node.mapping("'fields' of \(what)")
+        var specs: [FieldSpec] = []
+        var errors: [DefinitionError] = []
+        for (keyNode, valueNode) in mapping.mapping {
+            let key = ConfigNode(node: keyNode, file: config.file)
+            let value = ConfigNode(node: valueNode, file: config.file)
+            do {
+                let name = try key.string("field name")
+                let typeNode: ConfigNode
+                var path = FieldPath(components: [.key(name)])
+                if case .mapping = value.node {
+                    let spec = try value.mapping("field '\(name)'")
+                    errors += spec.unknownKeys(allowed: ["type", "from"])
+                    typeNode = try spec.require("type")
+                    if let fromNode = spec["from"] {
+                        let text = try fromNode.string("'from' of field '\(name)'")
+                        guard let parsed = FieldPath(parsing: text) else {
+                            throw fromNode.error("'from' of field '\(name)' must be a JSON Pointer such as /coordinates/0")
+                        }
+                        path = parsed
+                    }
+                } else {
+                    typeNode = value
+                }
+                let typeName = try typeNode.string("type of field '\(name)'")
+                guard let type = FieldType(rawValue: typeName) else {
+                    let names = FieldType.allCases.map(\.rawValue)
+                    throw typeNode.error("unknown type '\(typeName)' for field '\(name)'\(Suggestion.phrase(for: typeName, in: names)); types are: \(names.joined(separator: ", "))")
+                }
+                specs.append(FieldSpec(name: name, type: type, sourcePath: path))
+            } catch let error as DefinitionError {
+                errors.append(error)
+            }
+        }
+        if !errors.isEmpty { throw DefinitionErrors(errors) }
+        if specs.isEmpty { throw node.error("'fields' of \(what) declares no field") }
+        return specs
+    }
+
+    /// Maps one raw value into a record and the findings about it; a finding of error
+    /// severity rejects the record, a warning is reported and the record kept.
+    public func map(_ raw: Value, origin: Origin) -> (record: Record?, findings: [Finding]) {
+        guard case .object(let object) = raw else {
+            return (nil, [Finding(
+                rule: "not-an-object", message: "expected a JSON object for a record, found \(raw.typeName)",
+                location: origin.location, value: raw)])
+        }
+        var values: [Value] = []
+        values.reserveCapacity(fields.count)
+        var findings: [Finding] = []
+        for field in fields {
+            let value = raw.value(at: field.sourcePath!) ?? .null
+            if let converted = Self.convert(value, to: field.type) {
+                values.append(converted)
+            } else {
+                values.append(value)
+                findings.append(Finding(
+                    rule: "type", message: "field '\(field.name)' must be \(Self.article(field.type)), found \(value.typeName)",
+                    location: origin.location(of: field.sourcePath), field: field.name, value: value))
+            }
+        }
+        if unknownFields != .ignore {
+            let known = Set(fields.compactMap { field -> String? in
+                if case .key(let key)? = field.sourcePath?.components.first { return key }
+                return nil
+            })
+            for key in object.keys where !known.contains(key) {
+                findings.append(Finding(
+                    rule: "unknown-field", severity: unknownFields == .warn ? .warning : .error,
+                    message: "field '\(key)' is not declared in the source's 'fields'\(Suggestion.phrase(for: key, in: Array(known)))",
+                    location: origin.location(of: FieldPath(components: [.key(key)])), field: key, value: object[key]))
+            }
+        }
+        return (Record(values: values, origin: origin), findings)
+    }
+
+    /// The value converted to `type`, nil when it does not fit. Null fits every type
+    /// (whether it may be null is the `required` rule's business). An integral number
+    /// written as a float (`136256.0`) fits `integer`.
+    static func convert(_ value: Value, to type: FieldType) -> Value? {
+        switch (type, value) {
+        case (_, .null), (.any, _): return value
+        case (.string, .string), (.boolean, .bool), (.array, .array), (.object, .object): return value
+        case (.number, .int), (.number, .double), (.integer, .int): return value
+        case (.integer, .double(let double)):
+            guard double.rounded() == double, abs(double) < 9.007e15 else { return nil }
+            return .int(Int64(double))
+        default: return nil
+        }
+    }
+
+    static func article(_ type: FieldType) -> String {
+        switch type {
+        case .integer, .array, .object: return "an \(type.rawValue)"
+        case .any: return "any value"
+        default: return "a \(type.rawValue)"
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// `kind: ndjson`: one JSON record per line (JSON Lines). A line that is not valid JSON
+/// is rejected with its line and column and the run goes on; blank lines are skipped.
+public struct NDJSONSource: SourceKind {
+    public static let spec = KindSpec(
+        stage: .ingest, name: "ndjson",
+        summary: "Newline-delimited JSON: one record object per line.",
+        keys: SourceKeys.common,
+        example: """
+            reviews:
+              kind: ndjson
+              path: ../Fixtures/honey-shops/reviews.ndjson
+              id: id
+              fields:
+                id: string
+                rating: number
+            """)
+
+    public init(config: ConfigMap) throws {}
+
+    public func read(_ text: SourceText, into sink: inout IngestSink) throws {
+        text.bytes.withUnsafeBufferPointer { buffer in
+            var lineStart = 0
+            var index = 0
+            var skipBOM = true
+            while lineStart < buffer.count {
+                var lineEnd = lineStart
+                while lineEnd < buffer.count, buffer[lineEnd] != 0x0A { lineEnd += 1 }
+                var reader = JSONReader(bytes: buffer, start: lineStart, end: lineEnd)
+                if skipBOM { reader.skipByteOrderMark(); skipBOM = false }
+                if reader.peek() != nil {
+                    let offset = reader.position
+                    let origin = Origin(source: text, offset: offset, index: index, pointer: "")
+                    do {
+                        let value = try reader.readValue()
+                        if reader.peek() != nil {
+                            throw JSONSyntaxError(offset: reader.position, message: "unexpected data after the record on this line")
+                        }
+                        if let duplicate = reader.duplicateKeyOffset {
+                            sink.unreadable(JSONSource.duplicateKey(text, at: duplicate, origin: origin, value: value))
+                        } else {
+                            sink.accept(value, origin: origin)
+                        }
+                    } catch let error as JSONSyntaxError {
+                        let (line, column) = text.lineAndColumn(ofOffset: error.offset)
+                        let raw = String(decoding: UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]), as: UTF8.self)
+                        sink.unreadable(Finding(
+                            rule: "json-syntax", message: "line is not valid JSON: \(error.message)",
+                            location: Location(file: text.displayPath, line: line, column: column, pointer: ""),
+                            value: .string(String(raw.prefix(200)))))
+                    } catch {
+                        preconditionFailure("JSONReader throws only JSONSyntaxError")
+                    }
+                    index += 1
+                }
+                lineStart = lineEnd + 1
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// A kind of source (`kind:` of an entry under `sources:`): reads one input file and hands
+/// each raw record, with its provenance, to the sink.
+public protocol SourceKind: Sendable {
+    static var spec: KindSpec { get }
+    init(config: ConfigMap) throws
+    /// Reads one file. Throws `SourceError` when the file as a whole cannot be read
+    /// (the run fails and the previous outputs stay); a single bad record goes to the sink.
+    func read(_ text: SourceText, into sink: inout IngestSink) throws
+}
+
+/// Keys every source accepts; the kind adds its own.
+enum SourceKeys {
+    static let common: [KeySpec] = [
+        KeySpec("kind", required: true, "the source kind: json or ndjson"),
+        KeySpec("path", required: true, "a file or a glob (*, ?, [..]), relative to the folder of the pipeline file"),
+        KeySpec("fields", required: true, "the fields to take from each record: `name: type` or `name: {type: T, from: /json/pointer}`; types: string, number, integer, boolean, array, object, any"),
+        KeySpec("id", "the field that identifies a record (shown in rejects and the duplicates log)"),
+        KeySpec("unknown-fields", "what to do with keys of a record that 'fields' does not declare: ignore (default), warn or reject"),
+    ]
+}
+
+/// A source file that cannot be read as a whole: a syntax error in a JSON document,
+/// an empty file, the wrong top-level shape. Names the file, line and column.
+public struct SourceError: Error, Sendable, CustomStringConvertible {
+    public let location: Location
+    public let message: String
+
+    public init(location: Location, message: String) {
+        self.location = location
+        self.message = message
+    }
+
+    init(_ text: SourceText, offset: Int, _ message: String, pointer: String = "") {
+        let (line, column) = text.lineAndColumn(ofOffset: offset)
+        self.init(location: Location(file: text.displayPath, line: line, column: column, pointer: pointer), message: message)
+    }
+
+    public var description: String { "\(location.description): error: \(message)" }
+}
+
+/// Where a source puts what it reads: records are mapped and typed on arrival; records
+/// that fail are rejected with their findings, so every record read is accounted for.
+public struct IngestSink {
+    let collection: String
+    let mapping: FieldMapping
+    let state: RunState
+    public private(set) var count = 0
+
+    init(collection: String, mapping: FieldMapping, state: RunState) {
+        self.collection = collection
+        self.mapping = mapping
+        self.state = state
+    }
+
+    public mutating func accept(_ raw: Value, origin: Origin) {
+        count += 1
+        let (record, findings) = mapping.map(raw, origin: origin)
+        for finding in findings where finding.severity == .warning {
+            state.warn(finding, record: record, in: collection, step: "ingest")
+        }
+        let errors = findings.filter { $0.severity == .error }
+        guard let record else {
+            state.rejectUnreadable(in: collection, finding: errors[0], step: "ingest")
+            return
+        }
+        if errors.isEmpty {
+            state.collections[collection, default: []].append(record)
+        } else {
+            state.reject(record, in: collection, findings: errors, step: "ingest")
+        }
+    }
+
+    /// A record that could not be parsed at all (a bad NDJSON line).
+    public mutating func unreadable(_ finding: Finding) {
+        count += 1
+        state.rejectUnreadable(in: collection, finding: finding, step: "ingest")
+    }
+}

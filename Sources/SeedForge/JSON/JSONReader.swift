@@ -1,0 +1,422 @@
+/// The one JSON reader every JSON and NDJSON source uses.
+///
+/// It works on the file's bytes, validates UTF-8, never recurses deeper than `maxDepth`,
+/// and reports errors as byte offsets; `SourceText` turns an offset into a line and a
+/// column only when a message needs one. It reads records one at a time, so a caller can
+/// stop, skip or locate a value without materialising the whole document.
+public struct JSONReader {
+    public static let defaultMaxDepth = 256
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Current read position (byte offset).
+    public var position: Int
+    let end: Int
+    let maxDepth: Int
+    /// Offset of the first repeated key seen in the last value read, if any.
+    public var duplicateKeyOffset: Int?
+
+    public init(bytes: UnsafeBufferPointer<UInt8>, start: Int = 0, end: Int? = nil, maxDepth: Int = JSONReader.defaultMaxDepth) {
+        self.bytes = bytes
+        self.position = start
+        self.end = end ?? bytes.count
+        self.maxDepth = maxDepth
+    }
+
+    // MARK: - Structure
+
+    /// Skips a UTF-8 byte order mark at the current position.
+    public mutating func skipByteOrderMark() {
+        if end - position >= 3, bytes[position] == 0xEF, bytes[position + 1] == 0xBB, bytes[position + 2] == 0xBF {
+            position += 3
+        }
+    }
+
+    public mutating func skipWhitespace() {
+        while position < end {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    public var atEnd: Bool { position >= end }
+
+    /// The next non-white-space byte, without consuming it.
+    public mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return position < end ? bytes[position] : nil
+    }
+
+    public mutating func expect(_ byte: UInt8, _ what: String) throws {
+        skipWhitespace()
+        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input, expected \(what)") }
+        guard bytes[position] == byte else { throw unexpected(expected: what) }
+        position += 1
+    }
+
+    /// Reads the separator after an array element: returns true when another element
+    /// follows, false at the closing bracket. Rejects trailing commas.
+    public mutating func nextArrayElement(first: Bool) throws -> Bool {
+        skipWhitespace()
+        guard position < end else {
+            throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an array (truncated file?), expected ',' or ']'")
+        }
+        if bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return false
+        }
+        if !first {
+            guard bytes[position] == UInt8(ascii: ",") else { throw unexpected(expected: "',' or ']'") }
+            position += 1
+            skipWhitespace()
+            guard position < end else {
+                throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an array (truncated file?)")
+            }
+            if bytes[position] == UInt8(ascii: "]") {
+                throw JSONSyntaxError(offset: position, message: "trailing comma before ']'")
+            }
+        }
+        return true
+    }
+
+    // MARK: - Values
+
+    public mutating func readValue() throws -> Value {
+        duplicateKeyOffset = nil
+        return try parseValue(depth: 0)
+    }
+
+    mutating func parseValue(depth: Int) throws -> Value {
+        skipWhitespace()
+        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input, expected a value (truncated file?)") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw unexpected(expected: "a value")
+        }
+    }
+
+    mutating func parseObject(depth: Int) throws -> Value {
+        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+        position += 1
+        var object = JSONObject()
+        skipWhitespace()
+        if position < end, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?)") }
+            guard bytes[position] == UInt8(ascii: "\"") else {
+                if bytes[position] == UInt8(ascii: "}") { throw JSONSyntaxError(offset: position, message: "trailing comma before '}'") }
+                throw unexpected(expected: "a quoted key")
+            }
+            let keyOffset = position
+            let key = try parseString()
+            try expect(UInt8(ascii: ":"), "':' after key")
+            let value = try parseValue(depth: depth)
+            if object.keys.contains(key) {
+                if duplicateKeyOffset == nil { duplicateKeyOffset = keyOffset }
+                object[key] = value
+            } else {
+                object.appendUnchecked(key, value)
+            }
+            skipWhitespace()
+            guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'") }
+            switch bytes[position] {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"): position += 1; return .object(object)
+            default: throw unexpected(expected: "',' or '}'")
+            }
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws -> Value {
+        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+        position += 1
+        var array: [Value] = []
+        var first = true
+        while try nextArrayElement(first: first) {
+            first = false
+            array.append(try parseValue(depth: depth))
+        }
+        return .array(array)
+    }
+
+    mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        let start = position
+        guard end - position >= count else {
+            throw JSONSyntaxError(offset: start, message: "unexpected end of input in literal (truncated file?)")
+        }
+        let matches = word.withUTF8Buffer { expected in
+            (0..<count).allSatisfy { bytes[start + $0] == expected[$0] }
+        }
+        guard matches else { throw JSONSyntaxError(offset: start, message: "invalid literal, expected \(word)") }
+        position += count
+    }
+
+    mutating func parseNumber() throws -> Value {
+        let start = position
+        var isInteger = true
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < end, isDigit(bytes[position]) else {
+            throw JSONSyntaxError(offset: start, message: "invalid number: expected a digit")
+        }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+            if position < end, isDigit(bytes[position]) {
+                throw JSONSyntaxError(offset: start, message: "invalid number: leading zeros are not allowed")
+            }
+        } else {
+            while position < end, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < end, bytes[position] == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard position < end, isDigit(bytes[position]) else {
+                throw JSONSyntaxError(offset: position, message: "invalid number: expected a digit after '.'")
+            }
+            while position < end, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < end, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            isInteger = false
+            position += 1
+            if position < end, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard position < end, isDigit(bytes[position]) else {
+                throw JSONSyntaxError(offset: position, message: "invalid number: expected a digit in the exponent")
+            }
+            while position < end, isDigit(bytes[position]) { position += 1 }
+        }
+        let length = position - start
+        if isInteger, length <= 18 {
+            var negative = false
+            var index = start
+            if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+            var value: Int64 = 0
+            while index < position {
+                value = value &* 10 &+ Int64(bytes[index] &- UInt8(ascii: "0"))
+                index += 1
+            }
+            return .int(negative ? -value : value)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        if isInteger, let exact = Int64(text) { return .int(exact) }
+        guard let double = Double(text), double.isFinite else {
+            throw JSONSyntaxError(offset: start, message: "number \(text) is out of range")
+        }
+        return .double(double)
+    }
+
+    @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    /// Reads a string token, validating UTF-8 and decoding escapes.
+    public mutating func parseString() throws -> String {
+        let open = position
+        position += 1
+        let start = position
+        // Fast path: no escapes.
+        while position < end {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                position += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw controlCharacter(byte) }
+            if byte < 0x80 { position += 1 } else { try skipUTF8Sequence() }
+        }
+        guard position < end else { throw JSONSyntaxError(offset: open, message: "unterminated string (truncated file?)") }
+        var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        while position < end {
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                return String(decoding: buffer, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &buffer)
+            case 0..<0x20:
+                throw controlCharacter(byte)
+            case 0..<0x80:
+                buffer.append(byte)
+                position += 1
+            default:
+                let sequenceStart = position
+                try skipUTF8Sequence()
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[sequenceStart..<position]))
+            }
+        }
+        throw JSONSyntaxError(offset: open, message: "unterminated string (truncated file?)")
+    }
+
+    func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
+        let hex = String(byte, radix: 16, uppercase: true)
+        return JSONSyntaxError(offset: position, message: "control character U+\(hex.count < 2 ? "000" : "00")\(hex) must be escaped inside a string")
+    }
+
+    mutating func parseEscape(into buffer: inout [UInt8]) throws {
+        let escapeStart = position
+        position += 1
+        guard position < end else { throw JSONSyntaxError(offset: escapeStart, message: "unterminated escape sequence") }
+        let byte = bytes[position]
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""): buffer.append(0x22)
+        case UInt8(ascii: "\\"): buffer.append(0x5C)
+        case UInt8(ascii: "/"): buffer.append(0x2F)
+        case UInt8(ascii: "b"): buffer.append(0x08)
+        case UInt8(ascii: "f"): buffer.append(0x0C)
+        case UInt8(ascii: "n"): buffer.append(0x0A)
+        case UInt8(ascii: "r"): buffer.append(0x0D)
+        case UInt8(ascii: "t"): buffer.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hex4(at: escapeStart)
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard end - position >= 6, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                    throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in \\u escape")
+                }
+                position += 2
+                let low = try hex4(at: escapeStart)
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in \\u escape")
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in \\u escape")
+            }
+            buffer.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
+        default:
+            throw JSONSyntaxError(offset: escapeStart, message: "invalid escape sequence '\\\(Character(Unicode.Scalar(byte)))'")
+        }
+    }
+
+    mutating func hex4(at escapeStart: Int) throws -> UInt32 {
+        guard end - position >= 4 else { throw JSONSyntaxError(offset: escapeStart, message: "incomplete \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw JSONSyntaxError(offset: escapeStart, message: "invalid hex digit in \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    /// Advances over one multi-byte UTF-8 sequence starting at `position`, or throws with
+    /// the offset of the first invalid byte. Rejects overlong forms, surrogates and values
+    /// above U+10FFFF.
+    mutating func skipUTF8Sequence() throws {
+        let lead = bytes[position]
+        var count: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: count = 1
+        case 0xE0: count = 2; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: count = 2
+        case 0xED: count = 2; high = 0x9F
+        case 0xF0: count = 3; low = 0x90
+        case 0xF1...0xF3: count = 3
+        case 0xF4: count = 3; high = 0x8F
+        default:
+            throw JSONSyntaxError(offset: position, message: "invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
+        }
+        var index = position + 1
+        while count > 0 {
+            guard index < end, bytes[index] >= low, bytes[index] <= high else {
+                throw JSONSyntaxError(offset: position, message: "invalid UTF-8 sequence starting with byte 0x\(String(lead, radix: 16, uppercase: true))")
+            }
+            low = 0x80
+            high = 0xBF
+            index += 1
+            count -= 1
+        }
+        position = index
+    }
+
+    // MARK: - Skipping and locating
+
+    /// Skips one value without building it, checking its syntax.
+    public mutating func skipValue() throws {
+        _ = try parseValue(depth: 0)
+    }
+
+    /// The byte offset of the value at `path` inside the value that starts at the current
+    /// position, or nil when the path does not exist.
+    public mutating func locate(_ path: FieldPath) -> Int? {
+        for component in path.components {
+            switch peek() {
+            case UInt8(ascii: "{"):
+                let wanted: String
+                switch component {
+                case .key(let key): wanted = key
+                case .index(let index): wanted = String(index)
+                }
+                guard seekKey(wanted) else { return nil }
+            case UInt8(ascii: "["):
+                let wanted: Int
+                switch component {
+                case .index(let index): wanted = index
+                case .key(let key):
+                    guard let index = Int(key) else { return nil }
+                    wanted = index
+                }
+                guard seekElement(wanted) else { return nil }
+            default:
+                return nil
+            }
+        }
+        skipWhitespace()
+        return position < end ? position : nil
+    }
+
+    /// Inside an object at `position`, moves to the value of `key`.
+    mutating func seekKey(_ key: String) -> Bool {
+        position += 1
+        while let byte = peek(), byte != UInt8(ascii: "}") {
+            guard byte == UInt8(ascii: "\""), let name = try? parseString(),
+                (try? expect(UInt8(ascii: ":"), "':'")) != nil
+            else { return false }
+            if name == key { return true }
+            guard (try? skipValue()) != nil else { return false }
+            if peek() == UInt8(ascii: ",") { position += 1 }
+        }
+        return false
+    }
+
+    /// Inside an array at `position`, moves to element `index`.
+    mutating func seekElement(_ index: Int) -> Bool {
+        position += 1
+        for _ in 0..<index {
+            guard peek() != UInt8(ascii: "]"), (try? skipValue()) != nil, peek() == UInt8(ascii: ",") else { return false }
+            position += 1
+        }
+        return peek() != UInt8(ascii: "]")
+    }
+
+    func unexpected(expected: String) -> JSONSyntaxError {
+        let byte = bytes[position]
+        let found: String
+        if byte >= 0x20, byte < 0x7F {
+            found = "'\(Character(Unicode.Scalar(byte)))'"
+        } else {
+            found = "byte 0x\(String(byte, radix: 16, uppercase: true))"
+        }
+        return JSONSyntaxError(offset: position, message: "expected \(expected), found \(found)")
+    }
+}

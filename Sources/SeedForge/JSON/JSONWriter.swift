@@ -1,0 +1,125 @@
+/// Writes values as JSON, deterministically: keys in the order given, numbers in the
+/// shortest form that reads back to the same double, non-ASCII text as UTF-8 (only
+/// quotes, backslashes and control characters are escaped).
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    public static func compact(_ value: Value) -> String {
+        var writer = JSONWriter()
+        writer.write(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    public mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    public mutating func append(byte: UInt8) { bytes.append(byte) }
+
+    /// Compact JSON: no white space.
+    public mutating func write(_ value: Value) {
+        switch value {
+        case .null: append("null")
+        case .bool(let bool): append(bool ? "true" : "false")
+        case .int(let int): append(String(int))
+        case .double(let double): append(Self.format(double))
+        case .string(let string): writeString(string)
+        case .array(let array):
+            append(byte: UInt8(ascii: "["))
+            for (index, element) in array.enumerated() {
+                if index > 0 { append(byte: UInt8(ascii: ",")) }
+                write(element)
+            }
+            append(byte: UInt8(ascii: "]"))
+        case .object(let object):
+            append(byte: UInt8(ascii: "{"))
+            for (index, (key, element)) in object.pairs.enumerated() {
+                if index > 0 { append(byte: UInt8(ascii: ",")) }
+                writeString(key)
+                append(byte: UInt8(ascii: ":"))
+                write(element)
+            }
+            append(byte: UInt8(ascii: "}"))
+        }
+    }
+
+    /// Indented JSON for datasets people diff: one key per line, two spaces a level;
+    /// arrays of scalars stay on one line.
+    public mutating func writePretty(_ value: Value, indent: Int = 0) {
+        switch value {
+        case .array(let array) where !array.isEmpty:
+            if array.allSatisfy(Self.isScalar) {
+                append(byte: UInt8(ascii: "["))
+                for (index, element) in array.enumerated() {
+                    if index > 0 { append(", ") }
+                    write(element)
+                }
+                append(byte: UInt8(ascii: "]"))
+                return
+            }
+            append("[\n")
+            for (index, element) in array.enumerated() {
+                if index > 0 { append(",\n") }
+                pad(indent + 1)
+                writePretty(element, indent: indent + 1)
+            }
+            append(byte: 0x0A)
+            pad(indent)
+            append(byte: UInt8(ascii: "]"))
+        case .object(let object) where object.count > 0:
+            append("{\n")
+            for (index, (key, element)) in object.pairs.enumerated() {
+                if index > 0 { append(",\n") }
+                pad(indent + 1)
+                writeString(key)
+                append(": ")
+                writePretty(element, indent: indent + 1)
+            }
+            append(byte: 0x0A)
+            pad(indent)
+            append(byte: UInt8(ascii: "}"))
+        default:
+            write(value)
+        }
+    }
+
+    static func isScalar(_ value: Value) -> Bool {
+        switch value {
+        case .array, .object: return false
+        default: return true
+        }
+    }
+
+    mutating func pad(_ level: Int) {
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
+    }
+
+    public mutating func writeString(_ string: String) {
+        append(byte: UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            case 0..<0x20:
+                append("\\u00")
+                append(byte: Self.hex[Int(byte >> 4)])
+                append(byte: Self.hex[Int(byte & 0xF)])
+            default: append(byte: byte)
+            }
+        }
+        append(byte: UInt8(ascii: "\""))
+    }
+
+    static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Shortest round-trip text of a double (Swift's own algorithm); always valid JSON
+    /// because the pipeline never holds NaN or infinity.
+    public static func format(_ double: Double) -> String {
+        precondition(double.isFinite, "non-finite number in output")
+        return double.description
+    }
+}

@@ -1,0 +1,74 @@
+/// One record of a collection: its values in schema order, and where it came from.
+public struct Record: Sendable {
+    public var values: [Value]
+    public let origin: Origin
+
+    public init(values: [Value], origin: Origin) {
+        self.values = values
+        self.origin = origin
+    }
+
+    public subscript(field: FieldID) -> Value {
+        get { field.index < values.count ? values[field.index] : .null }
+        set {
+            if field.index >= values.count {
+                values.append(contentsOf: repeatElement(.null, count: field.index - values.count + 1))
+            }
+            values[field.index] = newValue
+        }
+    }
+}
+
+/// Provenance of a record: the source file, the record's position in it and its index.
+/// Line and column are computed from the byte offset only when a message needs them.
+public struct Origin: Sendable {
+    public let source: SourceText
+    /// Byte offset of the record's first byte in the source file.
+    public let offset: Int
+    /// Zero-based position of the record in its source (array index or data line number).
+    public let index: Int
+    /// JSON Pointer of the record inside the file (`/3`, `/results/3`); empty for NDJSON lines.
+    public let pointer: String
+
+    public init(source: SourceText, offset: Int, index: Int, pointer: String) {
+        self.source = source
+        self.offset = offset
+        self.index = index
+        self.pointer = pointer
+    }
+
+    /// The location of the record itself.
+    public var location: Location {
+        let (line, column) = source.lineAndColumn(ofOffset: offset)
+        return Location(file: source.displayPath, line: line, column: column, pointer: pointer.isEmpty ? "" : pointer)
+    }
+
+    /// The location of a value inside the record, found by re-reading the record's JSON;
+    /// falls back to the record's own location when the value is absent.
+    public func location(of path: FieldPath?) -> Location {
+        guard let path, let offset = source.offset(of: path, inValueAt: offset) else {
+            var location = self.location
+            if let path { location.pointer = pointer + path.description }
+            return location
+        }
+        let (line, column) = source.lineAndColumn(ofOffset: offset)
+        return Location(file: source.displayPath, line: line, column: column, pointer: pointer + path.description)
+    }
+}
+
+/// A place in a source file, as shown to users: `file:line:column` and a JSON Pointer.
+public struct Location: Sendable, Hashable {
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var pointer: String
+
+    public init(file: String, line: Int, column: Int, pointer: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.pointer = pointer
+    }
+
+    public var description: String { "\(file):\(line):\(column)" }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// The bytes of one input file, kept for the run so that a finding can be located
+/// (line, column, JSON Pointer) long after the record was read.
+public final class SourceText: @unchecked Sendable {
+    /// The path as shown in messages: relative to the working directory when possible.
+    public let displayPath: String
+    public let bytes: [UInt8]
+    private let lock = NSLock()
+    private var lineStarts: [Int]?
+
+    public init(displayPath: String, bytes: [UInt8]) {
+        self.displayPath = displayPath
+        self.bytes = bytes
+    }
+
+    /// One-based line and column of a byte offset. Lines end at LF (a CR before it
+    /// belongs to the line end); columns count characters, not bytes.
+    public func lineAndColumn(ofOffset offset: Int) -> (line: Int, column: Int) {
+        let starts = computeLineStarts()
+        let clamped = max(0, min(offset, bytes.count))
+        var low = 0
+        var high = starts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if starts[mid] <= clamped { low = mid } else { high = mid - 1 }
+        }
+        let lineStart = starts[low]
+        let prefix = bytes[lineStart..<clamped]
+        let column = String(decoding: prefix, as: UTF8.self).count + 1
+        return (low + 1, column)
+    }
+
+    /// The byte offset of the value at `path` inside the JSON value at `offset`.
+    public func offset(of path: FieldPath, inValueAt offset: Int) -> Int? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(bytes: buffer, start: offset)
+            return reader.locate(path)
+        }
+    }
+
+    private func computeLineStarts() -> [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let lineStarts { return lineStarts }
+        var starts = [0]
+        for (index, byte) in bytes.enumerated() where byte == 0x0A {
+            starts.append(index + 1)
+        }
+        lineStarts = starts
+        return starts
+    }
+}

@@ -1,0 +1,71 @@
+/// `normalize: trim`: removes white space around text, optionally collapses inner runs of
+/// white space to one space, and turns text left empty into null.
+public struct Trim: Step {
+    public static let spec = KindSpec(
+        stage: .normalize, name: "trim",
+        summary: "Trim surrounding white space; optionally collapse inner runs to one space; empty text becomes null.",
+        keys: [
+            CommonKeys.collection,
+            KeySpec("field", "the fields to trim (default: every string field)"),
+            KeySpec("collapse-whitespace", "collapse runs of inner white space (tabs, new lines, doubled spaces) to one space (default false)"),
+            KeySpec("empty-as-null", "turn text that is empty after trimming into null (default true)"),
+        ],
+        example: """
+            - normalize: trim
+              collection: reviews
+              field: [title, comment]
+            """)
+
+    public let collection: String
+    let fields: [FieldID]
+    let collapse: Bool
+    let emptyAsNull: Bool
+
+    public init(config: ConfigMap, plan: PipelinePlan) throws {
+        collection = try plan.collection(config)
+        if config["field"] != nil {
+            fields = try plan.fields(config, key: "field", in: collection)
+        } else {
+            fields = plan.schema(collection).textFields
+        }
+        collapse = try config.bool("collapse-whitespace") ?? false
+        emptyAsNull = try config.bool("empty-as-null") ?? true
+    }
+
+    public func run(_ state: RunState) throws {
+        state.transformRecords(collection, step: "normalize: trim") { record in
+            for field in fields {
+                guard case .string(let text) = record[field] else { continue }
+                let result = collapse ? Self.collapsed(text) : Self.trimmed(text)
+                record[field] = result.isEmpty && emptyAsNull ? .null : .string(result)
+            }
+            return []
+        }
+    }
+
+    /// Text without leading and trailing white space (Unicode white space, including
+    /// no-break spaces and new lines).
+    public static func trimmed(_ text: String) -> String {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }) else { return "" }
+        let last = text.lastIndex(where: { !$0.isWhitespace })!
+        if first == text.startIndex && text.index(after: last) == text.endIndex { return text }
+        return String(text[first...last])
+    }
+
+    /// Trimmed, with every inner run of white space replaced by one space.
+    public static func collapsed(_ text: String) -> String {
+        var out = ""
+        var pendingSpace = false
+        for character in text {
+            if character.isWhitespace {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.append(" ") }
+                pendingSpace = false
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+}

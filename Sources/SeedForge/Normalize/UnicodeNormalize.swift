@@ -1,0 +1,60 @@
+import Foundation
+
+/// `normalize: unicode`: puts text in Unicode NFC (so `é` typed two ways is one string)
+/// and removes control characters (tabs and new lines become spaces).
+public struct UnicodeNormalize: Step {
+    public static let spec = KindSpec(
+        stage: .normalize, name: "unicode",
+        summary: "Unicode NFC normalisation; control characters removed (tab, CR and LF become a space).",
+        keys: [
+            CommonKeys.collection,
+            KeySpec("field", "the fields to normalise (default: every string field)"),
+            KeySpec("strip-control", "remove control characters (default true)"),
+        ],
+        example: """
+            - normalize: unicode
+              collection: shops
+            """)
+
+    public let collection: String
+    let fields: [FieldID]
+    let stripControl: Bool
+
+    public init(config: ConfigMap, plan: PipelinePlan) throws {
+        collection = try plan.collection(config)
+        if config["field"] != nil {
+            fields = try plan.fields(config, key: "field", in: collection)
+        } else {
+            fields = plan.schema(collection).textFields
+        }
+        stripControl = try config.bool("strip-control") ?? true
+    }
+
+    public func run(_ state: RunState) throws {
+        state.transformRecords(collection, step: "normalize: unicode") { record in
+            for field in fields {
+                guard case .string(let text) = record[field] else { continue }
+                record[field] = .string(Self.normalized(text, stripControl: stripControl))
+            }
+            return []
+        }
+    }
+
+    public static func normalized(_ text: String, stripControl: Bool) -> String {
+        var result = text
+        if stripControl, result.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            var scalars = String.UnicodeScalarView()
+            for scalar in result.unicodeScalars {
+                if scalar.properties.generalCategory == .control {
+                    if scalar == "\t" || scalar == "\n" || scalar == "\r" { scalars.append(" ") }
+                } else {
+                    scalars.append(scalar)
+                }
+            }
+            result = String(scalars)
+        }
+        if result.utf8.allSatisfy({ $0 < 0x80 }) { return result }
+        return result.precomposedStringWithCanonicalMapping
+    }
+
+}

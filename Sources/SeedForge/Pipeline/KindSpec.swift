@@ -1,0 +1,43 @@
+/// The six stages of a pipeline. Each kind of source, rule, normaliser, enricher,
+/// aggregation and output belongs to exactly one.
+public enum Stage: String, CaseIterable, Sendable {
+    case ingest, validate, normalize, enrich, aggregate, emit
+}
+
+/// One key a kind accepts in YAML: the single place that lint, loading and the docs read.
+public struct KeySpec: Sendable {
+    public let name: String
+    public let required: Bool
+    public let summary: String
+
+    public init(_ name: String, required: Bool = false, _ summary: String) {
+        self.name = name
+        self.required = required
+        self.summary = summary
+    }
+}
+
+/// The description of a kind: its YAML name, what it does, its keys and an example.
+public struct KindSpec: Sendable {
+    public let stage: Stage
+    public let name: String
+    public let summary: String
+    public let keys: [KeySpec]
+    public let example: String
+
+    public init(stage: Stage, name: String, summary: String, keys: [KeySpec], example: String) {
+        self.stage = stage
+        self.name = name
+        self.summary = summary
+        self.keys = keys
+        self.example = example
+    }
+}
+
+/// Keys every step accepts, whatever its kind.
+enum CommonKeys {
+    static let collection = KeySpec("collection", required: true, "the collection (source name) the step works on")
+    static let severity = KeySpec("severity", "error (default: the record is rejected) or warning (reported, record kept)")
+    static let maxRejects = KeySpec("max-rejects", "fail the run when this rule rejects more records than this")
+    static let maxRejectFraction = KeySpec("max-reject-fraction", "fail the run when this rule rejects more than this fraction (0-1) of the records it checked")
+}

@@ -1,0 +1,284 @@
+import Foundation
+import Yams
+
+/// Loads pipeline definitions from YAML and checks them completely before any data is
+/// read: unknown keys and kinds (with the nearest valid name), wrong types, unknown
+/// collections and fields, missing input files, bad output names. `lint`, `validate` and
+/// `run` all come through here, so they can never disagree about what is valid.
+public enum Loader {
+    static let topKeys = ["name", "description", "sources", "steps", "outputs", "thresholds"]
+    static let stepStages: [Stage] = [.validate, .normalize, .enrich, .aggregate]
+
+    public static func load(path: String) throws -> Pipeline {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw DefinitionError(file: path, line: 1, column: 1, message: "cannot read pipeline file: \(FileManager.default.fileExists(atPath: path) ? "permission denied or not a file" : "no such file")")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw DefinitionError(file: path, line: 1, column: 1, message: "pipeline file is not valid UTF-8")
+        }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return try load(yaml: text, file: path, baseDirectory: base, sha256: SHA256.hex(data))
+    }
+
+    public static func load(yaml: String, file: String, baseDirectory: String, sha256: String = "") throws -> Pipeline {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: yaml) else {
+                throw DefinitionError(file: file, line: 1, column: 1, message: "pipeline file is empty")
+            }
+            root = node
+        } catch let error as YamlError {
+            throw yamlError(error, file: file)
+        }
+        let top = try ConfigNode(node: root, file: file).mapping("the pipeline")
+        var errors = top.unknownKeys(allowed: topKeys)
+        let plan = PipelinePlan(file: file, baseDirectory: baseDirectory)
+
+        func collect<T>(_ body: () throws -> T) -> T? {
+            do {
+                return try body()
+            } catch let error as DefinitionError {
+                errors.append(error)
+            } catch let list as DefinitionErrors {
+                errors += list.errors
+            } catch {
+                errors.append(top.error("\(error)"))
+            }
+            return nil
+        }
+
+        let name = collect { () throws -> String in
+            let node = try top.require("name")
+            let name = try node.string("'name'")
+            guard name.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]*$", options: .regularExpression) != nil else {
+                throw node.error("'name' must be letters, digits, '.', '_' or '-' (it names the output folder), found '\(name)'")
+            }
+            return name
+        } ?? "?"
+        let description = collect { try top.string("description") } ?? nil
+
+        var sources: [SourceDefinition] = []
+        var sourceNodes: [String: ConfigNode] = [:]
+        if let sourcesMap = collect({ try top.require("sources").mapping("'sources'") }) {
+            if sourcesMap.mapping.count == 0 { errors.append(sourcesMap.error("'sources' declares no source")) }
+            for (keyNode, valueNode) in sourcesMap.mapping {
+                let keyConfig = ConfigNode(node: keyNode, file: file)
+                guard let collection = collect({ try keyConfig.string("a source name") }) else { continue }
+                sourceNodes[collection] = keyConfig
+                if let source = collect({ try loadSource(collection, ConfigNode(node: valueNode, file: file), plan: plan) }) {
+                    sources.append(source)
+                }
+            }
+        }
+
+        var steps: [PlannedStep] = []
+        if let stepNodes = collect({ try top["steps"].map { try $0.list("'steps'") } ?? [] }) {
+            for (index, node) in stepNodes.enumerated() {
+                if let step = collect({ try loadStep(node, number: index + 1, plan: plan) }) { steps.append(step) }
+            }
+        }
+
+        var outputs: [OutputDefinition] = []
+        if let outputNodes = collect({ try top.require("outputs").list("'outputs'") }) {
+            var files: Set<String> = []
+            for (index, node) in outputNodes.enumerated() {
+                if let output = collect({ try loadOutput(node, number: index + 1, plan: plan) }) {
+                    if !files.insert(output.file).inserted {
+                        errors.append(node.error("output file '\(output.file)' is written twice"))
+                    }
+                    outputs.append(output)
+                }
+            }
+        }
+
+        // Nothing lost: every collection must end in an output.
+        let emitted = Set(outputs.map(\.collection))
+        for collection in plan.collectionOrder where !emitted.contains(collection) && errors.isEmpty {
+            let node = sourceNodes[collection] ?? top.node
+            errors.append(node.error("collection '\(collection)' is never written: add an entry for it under 'outputs' (every record must end in an output, the rejects or the duplicates log)"))
+        }
+
+        let thresholds = collect { try loadThresholds(top) } ?? Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
+
+        if !errors.isEmpty {
+            throw DefinitionErrors(errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+        }
+        return Pipeline(
+            name: name, description: description, file: file, fileSHA256: sha256, sources: sources, steps: steps,
+            outputs: outputs, thresholds: thresholds, schemas: plan.schemas, collections: plan.collectionOrder)
+    }
+
+    static func yamlError(_ error: YamlError, file: String) -> DefinitionError {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+            return DefinitionError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
+        default:
+            return DefinitionError(file: file, line: 1, column: 1, message: "YAML: \(error)")
+        }
+    }
+
+    static func loadSource(_ collection: String, _ node: ConfigNode, plan: PipelinePlan) throws -> SourceDefinition {
+        let what = "source '\(collection)'"
+        let config = try node.mapping(what)
+        let kindNode = try config.require("kind")
+        let kindName = try kindNode.string("'kind' of \(what)")
+        guard let kindType = Registry.sources.first(where: { $0.spec.name == kindName }) else {
+            let names = Registry.sources.map { $0.spec.name }
+            throw kindNode.error("unknown source kind '\(kindName)'\(Suggestion.phrase(for: kindName, in: names)); source kinds: \(names.joined(separator: ", "))")
+        }
+        var errors = config.unknownKeys(allowed: kindType.spec.keys.map(\.name))
+        var definition: SourceDefinition?
+        do {
+            let kind = try kindType.init(config: ConfigMap(mapping: config.mapping, node: node, what: what))
+            let files = try resolveFiles(config, plan: plan, what: what)
+            var schema = Schema(fields: try FieldMapping.load(config, what: what))
+            if let idNode = config["id"] {
+                schema.idField = try plan.fieldIn(schema, name: idNode.string("'id' of \(what)"), collection: collection, at: idNode)
+            }
+            let unknown = try config.choice("unknown-fields", FieldMapping.UnknownFields.self, choices: FieldMapping.UnknownFields.allCases) ?? .ignore
+            plan.declareCollection(collection, schema: schema)
+            definition = SourceDefinition(
+                collection: collection, kindName: kindName, kind: kind, files: files,
+                mapping: FieldMapping(fields: schema.fields, unknownFields: unknown))
+        } catch let error as DefinitionError {
+            errors.append(error)
+        } catch let list as DefinitionErrors {
+            errors += list.errors
+        }
+        if !errors.isEmpty { throw DefinitionErrors(errors) }
+        return definition!
+    }
+
+    /// Resolves `path:` against the pipeline's folder: a file, or a glob in sorted order.
+    static func resolveFiles(_ config: ConfigMap, plan: PipelinePlan, what: String) throws -> [String] {
+        let node = try config.require("path")
+        let pattern = try node.string("'path' of \(what)")
+        let full = pattern.hasPrefix("/") ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern)
+        if pattern.contains(where: { "*?[".contains($0) }) {
+            let matches = Glob.expand(full)
+            guard !matches.isEmpty else {
+                throw node.error("no file matches '\(pattern)' (paths are relative to the folder of \(plan.file))")
+            }
+            return matches
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) else {
+            throw node.error("input file '\(pattern)' does not exist (looked for \(Paths.display(full)); paths are relative to the folder of \(plan.file))")
+        }
+        guard !isDirectory.boolValue else {
+            throw node.error("'\(pattern)' is a folder; give a file or a glob such as '\(pattern)/*.json'")
+        }
+        return [full]
+    }
+
+    static func loadStep(_ node: ConfigNode, number: Int, plan: PipelinePlan) throws -> PlannedStep {
+        let map = try node.mapping("step \(number)")
+        let stageKeys = map.keys.filter { key in stepStages.contains { $0.rawValue == key } }
+        guard stageKeys.count == 1, let stage = Stage(rawValue: stageKeys[0]) else {
+            if stageKeys.count > 1 {
+                throw node.error("step \(number) names several stages (\(stageKeys.joined(separator: ", "))); write one step per entry")
+            }
+            var hint = ""
+            for key in map.keys {
+                if let guess = Suggestion.nearest(to: key, in: stepStages.map(\.rawValue)) { hint = "; did you mean '\(guess)' instead of '\(key)'?" }
+            }
+            throw node.error("step \(number) must start with one of validate:, normalize:, enrich:, aggregate: naming its kind (e.g. `- validate: range`)\(hint)")
+        }
+        let kindNode = map[stage.rawValue]!
+        let kindName = try kindNode.string("the kind of step \(number)")
+        let what = "step \(number) (\(stage.rawValue): \(kindName))"
+        let config = ConfigMap(mapping: map.mapping, node: node, what: what)
+        if stage == .validate {
+            guard let rule = Registry.rules.first(where: { $0.spec.name == kindName }) else { throw unknownKind(kindName, stage: stage, at: kindNode) }
+            var errors = config.unknownKeys(allowed: [stage.rawValue] + rule.spec.keys.map(\.name))
+            do {
+                let step = try ValidateStep(kind: rule, config: config, plan: plan)
+                if errors.isEmpty { return .validate(step) }
+            } catch let error as DefinitionError {
+                errors.append(error)
+            }
+            throw DefinitionErrors(errors)
+        }
+        guard let kind = Registry.steps(of: stage).first(where: { $0.spec.name == kindName }) else { throw unknownKind(kindName, stage: stage, at: kindNode) }
+        var errors = config.unknownKeys(allowed: [stage.rawValue] + kind.spec.keys.map(\.name))
+        do {
+            let step = try kind.init(config: config, plan: plan)
+            if errors.isEmpty { return .step(step, stage: stage, kind: kindName) }
+        } catch let error as DefinitionError {
+            errors.append(error)
+        }
+        throw DefinitionErrors(errors)
+    }
+
+    static func unknownKind(_ name: String, stage: Stage, at node: ConfigNode) -> DefinitionError {
+        let names = Registry.names(of: stage)
+        for other in stepStages where other != stage && Registry.names(of: other).contains(name) {
+            return node.error("'\(name)' is a \(other.rawValue) kind, not a \(stage.rawValue) kind: write `\(other.rawValue): \(name)`")
+        }
+        return node.error("unknown \(stage.rawValue) kind '\(name)'\(Suggestion.phrase(for: name, in: names)); \(stage.rawValue) kinds: \(names.joined(separator: ", "))")
+    }
+
+    static func loadOutput(_ node: ConfigNode, number: Int, plan: PipelinePlan) throws -> OutputDefinition {
+        let map = try node.mapping("output \(number)")
+        let fileNode = try map.require("file")
+        let file = try fileNode.string("'file' of output \(number)")
+        let what = "output \(number) (\(file))"
+        let config = ConfigMap(mapping: map.mapping, node: node, what: what)
+        let components = file.split(separator: "/", omittingEmptySubsequences: false)
+        if file.hasPrefix("/") || components.contains("..") || components.contains("") || components.contains(".") {
+            throw fileNode.error("'file' must be a relative name inside the dataset folder, without '..', found '\(file)'")
+        }
+        if SideOutputs.reserved.contains(file) {
+            throw fileNode.error("'\(file)' is written by seedforge itself; choose another name")
+        }
+        let formatName: String
+        if let formatNode = map["format"] {
+            formatName = try formatNode.string("'format' of \(what)")
+        } else {
+            let ext = (file as NSString).pathExtension.lowercased()
+            guard let match = Registry.formats.first(where: { $0.extensions.contains(ext) }) else {
+                throw fileNode.error("cannot tell the format of '\(file)' from its extension; add `format:` (\(Registry.formats.map { $0.spec.name }.joined(separator: ", ")))")
+            }
+            formatName = match.spec.name
+        }
+        guard let formatType = Registry.formats.first(where: { $0.spec.name == formatName }) else {
+            let names = Registry.formats.map { $0.spec.name }
+            throw (map["format"] ?? fileNode).error("unknown output format '\(formatName)'\(Suggestion.phrase(for: formatName, in: names)); formats: \(names.joined(separator: ", "))")
+        }
+        var errors = config.unknownKeys(allowed: formatType.spec.keys.map(\.name))
+        let collection = try plan.collection(config)
+        let fields = try config["fields"] == nil
+            ? plan.schema(collection).fields.indices.map(FieldID.init(index:))
+            : plan.fields(config, key: "fields", in: collection)
+        let format = try formatType.init(config: config)
+        if !errors.isEmpty { throw DefinitionErrors(errors) }
+        errors = []
+        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields)
+    }
+
+    static func loadThresholds(_ top: ConfigMap) throws -> Thresholds {
+        var thresholds = Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
+        guard let node = top["thresholds"] else { return thresholds }
+        let map = try node.mapping("'thresholds'")
+        let errors = map.unknownKeys(allowed: ["max-rejects", "max-reject-fraction"])
+        if !errors.isEmpty { throw DefinitionErrors(errors) }
+        thresholds.maxRejects = try map.int("max-rejects")
+        if let fraction = try map.number("max-reject-fraction") {
+            guard (0...1).contains(fraction) else { throw map["max-reject-fraction"]!.error("'max-reject-fraction' must be between 0 and 1") }
+            thresholds.maxRejectFraction = fraction
+        }
+        return thresholds
+    }
+}
+
+extension PipelinePlan {
+    func fieldIn(_ schema: Schema, name: String, collection: String, at node: ConfigNode) throws -> FieldID {
+        guard let id = schema.id(of: name) else {
+            throw node.error("'id' names unknown field '\(name)' of source '\(collection)'\(Suggestion.phrase(for: name, in: schema.names))")
+        }
+        return id
+    }
+}

@@ -1,0 +1,55 @@
+/// A source of a loaded pipeline: its collection name, kind, resolved files and mapping.
+public struct SourceDefinition: Sendable {
+    public let collection: String
+    public let kindName: String
+    public let kind: any SourceKind
+    /// Resolved paths, in read order.
+    public let files: [String]
+    public let mapping: FieldMapping
+}
+
+/// A step of a loaded pipeline.
+public enum PlannedStep: Sendable {
+    case validate(ValidateStep)
+    case step(any Step, stage: Stage, kind: String)
+
+    public var label: String {
+        switch self {
+        case .validate(let step): return step.label
+        case .step(_, let stage, let kind): return "\(stage.rawValue): \(kind)"
+        }
+    }
+
+    public var collection: String {
+        switch self {
+        case .validate(let step): return step.collection
+        case .step(let step, _, _): return step.collection
+        }
+    }
+}
+
+/// Pipeline-wide reject thresholds.
+public struct Thresholds: Sendable {
+    /// Most rejected records allowed over all collections (nil: no limit).
+    public var maxRejects: Int?
+    /// Largest fraction of a collection's records that may be rejected.
+    public var maxRejectFraction: Double
+
+    public static let defaultMaxRejectFraction = 0.5
+}
+
+/// A pipeline definition, loaded and checked: everything a run needs, nothing read yet.
+public struct Pipeline: Sendable {
+    public let name: String
+    public let description: String?
+    /// The definition file as given on the command line.
+    public let file: String
+    public let fileSHA256: String
+    public let sources: [SourceDefinition]
+    public let steps: [PlannedStep]
+    public let outputs: [OutputDefinition]
+    public let thresholds: Thresholds
+    /// Final schema of each collection (after every step has added its fields).
+    public let schemas: [String: Schema]
+    public let collections: [String]
+}

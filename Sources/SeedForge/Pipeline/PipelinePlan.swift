@@ -1,0 +1,67 @@
+/// What is known while a pipeline definition is loaded: the collections and their
+/// schemas as each step sees them. Steps resolve field names here, once, into `FieldID`s,
+/// and declare the fields they add; a wrong name is a definition error with a suggestion.
+public final class PipelinePlan {
+    public let file: String
+    /// The folder relative paths in the definition are resolved against.
+    public let baseDirectory: String
+    public private(set) var schemas: [String: Schema] = [:]
+    public private(set) var collectionOrder: [String] = []
+
+    public init(file: String, baseDirectory: String) {
+        self.file = file
+        self.baseDirectory = baseDirectory
+    }
+
+    func declareCollection(_ name: String, schema: Schema) {
+        if schemas[name] == nil { collectionOrder.append(name) }
+        schemas[name] = schema
+    }
+
+    /// Resolves the collection named under `key` (default `collection`).
+    public func collection(_ config: ConfigMap, key: String = "collection") throws -> String {
+        let node = try config.require(key)
+        let name = try node.string("'\(key)' in \(config.what)")
+        guard schemas[name] != nil else {
+            throw node.error("unknown collection '\(name)' in \(config.what)\(Suggestion.phrase(for: name, in: collectionOrder)); collections are the names under 'sources': \(collectionOrder.joined(separator: ", "))")
+        }
+        return name
+    }
+
+    public func schema(_ collection: String) -> Schema { schemas[collection] ?? Schema() }
+
+    /// Resolves one field name of `collection`, pointing at `node` when it is unknown.
+    public func field(_ name: String, in collection: String, at node: ConfigNode) throws -> FieldID {
+        let schema = self.schema(collection)
+        guard let id = schema.id(of: name) else {
+            throw node.error("unknown field '\(name)' in collection '\(collection)'\(Suggestion.phrase(for: name, in: schema.names)); its fields are: \(schema.names.joined(separator: ", "))")
+        }
+        return id
+    }
+
+    /// Resolves the field named under `key`.
+    public func field(_ config: ConfigMap, key: String, in collection: String) throws -> FieldID {
+        let node = try config.require(key)
+        return try field(node.string("'\(key)' in \(config.what)"), in: collection, at: node)
+    }
+
+    /// Resolves the fields listed under `key` (one name or a list).
+    public func fields(_ config: ConfigMap, key: String, in collection: String) throws -> [FieldID] {
+        let node = try config.require(key)
+        if case .sequence = node.node {
+            return try node.list("'\(key)' in \(config.what)").map {
+                try field($0.string("each entry of '\(key)'"), in: collection, at: $0)
+            }
+        }
+        return [try field(node.string("'\(key)' in \(config.what)"), in: collection, at: node)]
+    }
+
+    /// Adds a computed field to a collection (or finds the existing one of that name).
+    @discardableResult
+    public func addField(_ name: String, type: FieldType, to collection: String) -> FieldID {
+        var schema = self.schema(collection)
+        let id = schema.add(FieldSpec(name: name, type: type, sourcePath: nil))
+        schemas[collection] = schema
+        return id
+    }
+}

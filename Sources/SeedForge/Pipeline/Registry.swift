@@ -1,0 +1,32 @@
+/// Every kind seedforge knows, by stage. Adding a kind is one line here plus its file.
+public enum Registry {
+    public static let sources: [any SourceKind.Type] = [JSONSource.self, NDJSONSource.self]
+    public static let rules: [any Rule.Type] = [
+        RequiredRule.self, RangeRule.self, StepRule.self, LengthRule.self, URLRule.self,
+        TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self,
+    ]
+    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self]
+    public static let enrichers: [any Step.Type] = [RatingSummary.self]
+    public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self]
+    public static let formats: [any OutputFormat.Type] = [JSONFormat.self, NDJSONFormat.self, CSVFormat.self]
+
+    /// The specs of every kind, in stage order (for docs and `seedforge kinds`).
+    public static var allSpecs: [KindSpec] {
+        sources.map { $0.spec } + rules.map { $0.spec } + normalizers.map { $0.spec }
+            + enrichers.map { $0.spec } + aggregators.map { $0.spec } + formats.map { $0.spec }
+    }
+
+    static func steps(of stage: Stage) -> [any Step.Type] {
+        switch stage {
+        case .normalize: return normalizers
+        case .enrich: return enrichers
+        case .aggregate: return aggregators
+        default: return []
+        }
+    }
+
+    /// The kind names usable under a stage key of `steps:`.
+    static func names(of stage: Stage) -> [String] {
+        stage == .validate ? rules.map { $0.spec.name } : steps(of: stage).map { $0.spec.name }
+    }
+}

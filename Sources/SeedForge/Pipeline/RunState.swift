@@ -1,0 +1,89 @@
+/// A record set aside by a rule, with every finding that rejected it.
+public struct Rejection: Sendable {
+    public let collection: String
+    public let record: Record?
+    /// The record's id, when the source declares an id field and the record has one.
+    public let id: Value?
+    public let findings: [Finding]
+    /// The step that rejected it ("ingest", "validate: range").
+    public let step: String
+}
+
+/// A record removed as a duplicate, with the id of the record that won.
+public struct Duplicate: Sendable {
+    public let collection: String
+    public let record: Record
+    public let id: Value?
+    public let winnerID: Value?
+    public let winnerLocation: Location
+    public let key: Value
+    public let step: String
+}
+
+/// A warning-severity finding: reported, the record kept.
+public struct Warning: Sendable {
+    public let collection: String
+    public let id: Value?
+    public let finding: Finding
+    public let step: String
+}
+
+/// Counts and time of one step, for the manifest and progress.
+public struct StepStat: Sendable {
+    public let label: String
+    public let stage: Stage
+    public let collection: String
+    public let recordsIn: Int
+    public let recordsOut: Int
+    public let rejected: Int
+    public let duplicates: Int
+    public let warnings: Int
+    public let seconds: Double
+}
+
+/// Everything a run holds while data flows: the collections, and the side outputs that
+/// make "nothing is lost" checkable.
+public final class RunState {
+    public let schemas: [String: Schema]
+    public var collections: [String: [Record]] = [:]
+    public private(set) var rejects: [Rejection] = []
+    public private(set) var duplicates: [Duplicate] = []
+    public private(set) var warnings: [Warning] = []
+    public var stepStats: [StepStat] = []
+    /// Records each collection received from its sources.
+    public var ingested: [String: Int] = [:]
+
+    public init(schemas: [String: Schema]) {
+        self.schemas = schemas
+    }
+
+    public func records(_ collection: String) -> [Record] { collections[collection] ?? [] }
+
+    public func id(of record: Record, in collection: String) -> Value? {
+        guard let field = schemas[collection]?.idField else { return nil }
+        let value = record[field]
+        return value.isNull ? nil : value
+    }
+
+    public func reject(_ record: Record, in collection: String, findings: [Finding], step: String) {
+        rejects.append(Rejection(collection: collection, record: record, id: id(of: record, in: collection), findings: findings, step: step))
+    }
+
+    /// A source record that could not even become a record (not an object, bad JSON line).
+    public func rejectUnreadable(in collection: String, finding: Finding, step: String) {
+        rejects.append(Rejection(collection: collection, record: nil, id: nil, findings: [finding], step: step))
+    }
+
+    public func removeDuplicate(_ record: Record, in collection: String, winner: Record, key: Value, step: String) {
+        duplicates.append(Duplicate(
+            collection: collection, record: record, id: id(of: record, in: collection),
+            winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step))
+    }
+
+    public func warn(_ finding: Finding, record: Record?, in collection: String, step: String) {
+        warnings.append(Warning(collection: collection, id: record.flatMap { id(of: $0, in: collection) }, finding: finding, step: step))
+    }
+
+    public func rejectedCount(_ collection: String) -> Int { rejects.lazy.filter { $0.collection == collection }.count }
+    public func duplicateCount(_ collection: String) -> Int { duplicates.lazy.filter { $0.collection == collection }.count }
+}

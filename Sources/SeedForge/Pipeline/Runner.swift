@@ -1,0 +1,267 @@
+import Foundation
+import Logging
+
+/// How to run: where outputs go, how long to wait for another run's lock, whether to
+/// write at all (validation writes nothing), and where to log.
+public struct RunOptions {
+    public var outputRoot: String
+    public var lockTimeout: Double
+    public var writeOutputs: Bool
+    public var logger: Logger
+
+    public init(outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger) {
+        self.outputRoot = outputRoot
+        self.lockTimeout = lockTimeout
+        self.writeOutputs = writeOutputs
+        self.logger = logger
+    }
+}
+
+/// The outcome of a run: the counts per collection, the state (for validation reports),
+/// and the folder written.
+public struct RunResult {
+    public struct Counts: Sendable {
+        public let collection: String
+        public let read: Int
+        public let emitted: Int
+        public let rejected: Int
+        public let duplicates: Int
+    }
+
+    public let dataset: String
+    public let counts: [Counts]
+    public let warnings: Int
+    public let seconds: Double
+    public let outputFolder: String?
+    public let state: RunState
+
+    /// One line for the end of a run: what was written, what was set aside, how long.
+    public var summaryLine: String {
+        let written = counts.map { "\($0.emitted) \($0.collection)" }.joined(separator: ", ")
+        let rejected = counts.reduce(0) { $0 + $1.rejected }
+        let duplicates = counts.reduce(0) { $0 + $1.duplicates }
+        let place = outputFolder.map { " to \($0)" } ?? ""
+        let time = String(format: "%.2f", seconds)
+        return "\(dataset): wrote \(written)\(place); \(rejected) rejected, \(duplicates) duplicates removed, \(warnings) warnings (\(time) s)"
+    }
+}
+
+/// Runs a loaded pipeline: ingest every source, apply the steps in order, check the
+/// thresholds and the accounting (records read = emitted + rejected + duplicates), then
+/// write every output into a staging folder and swap it into place.
+public enum Runner {
+    public static func run(_ pipeline: Pipeline, options: RunOptions) throws -> RunResult {
+        let started = Date()
+        var logger = options.logger
+        logger[metadataKey: "dataset"] = "\(pipeline.name)"
+        let root = URL(fileURLWithPath: options.outputRoot)
+        let target = root.appendingPathComponent(pipeline.name)
+        let lock: RunLock? = options.writeOutputs
+            ? try RunLock(path: root.appendingPathComponent(".\(pipeline.name).lock").path, timeout: options.lockTimeout) {
+                logger.notice("waiting for another run of \(pipeline.name) to finish")
+            }
+            : nil
+        defer { withExtendedLifetime(lock) {} }
+
+        let state = RunState(schemas: pipeline.schemas)
+        var inputs: [Manifest.Input] = []
+        for source in pipeline.sources {
+            let clock = ContinuousClock.now
+            for file in source.files {
+                let bytes = try readFile(file)
+                let text = SourceText(displayPath: Paths.display(file), bytes: bytes)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state)
+                try source.kind.read(text, into: &sink)
+                state.ingested[source.collection, default: 0] += sink.count
+                inputs.append(Manifest.Input(
+                    collection: source.collection, file: text.displayPath, sha256: SHA256.hex(bytes),
+                    bytes: bytes.count, records: sink.count))
+                logger.debug("read \(sink.count) records from \(text.displayPath)")
+            }
+            let read = state.ingested[source.collection] ?? 0
+            let kept = state.records(source.collection).count
+            state.stepStats.append(StepStat(
+                label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,
+                recordsOut: kept, rejected: read - kept, duplicates: 0,
+                warnings: state.warnings.filter { $0.collection == source.collection }.count, seconds: seconds(since: clock)))
+            logger.info("ingest \(source.collection): \(read) records read, \(read - kept) rejected")
+        }
+
+        var thresholdFailures: [String] = []
+        var index = 0
+        while index < pipeline.steps.count {
+            if case .validate = pipeline.steps[index] {
+                var block: [ValidateStep] = []
+                while index < pipeline.steps.count, case .validate(let step) = pipeline.steps[index] {
+                    block.append(step)
+                    index += 1
+                }
+                thresholdFailures += runValidation(block, state: state, logger: logger)
+                continue
+            }
+            guard case .step(let step, let stage, _) = pipeline.steps[index] else { break }
+            let label = pipeline.steps[index].label
+            let before = (state.records(step.collection).count, state.rejects.count, state.duplicates.count, state.warnings.count)
+            let clock = ContinuousClock.now
+            try step.run(state)
+            state.stepStats.append(StepStat(
+                label: label, stage: stage, collection: step.collection, recordsIn: before.0,
+                recordsOut: state.records(step.collection).count, rejected: state.rejects.count - before.1,
+                duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
+                seconds: seconds(since: clock)))
+            logger.info("\(label) \(step.collection): \(before.0) in, \(state.records(step.collection).count) out")
+            index += 1
+        }
+
+        // Accounting: every record read is emitted, rejected or a logged duplicate.
+        var accounting: [Manifest.Accounting] = []
+        for collection in pipeline.collections {
+            let entry = Manifest.Accounting(
+                collection: collection, read: state.ingested[collection] ?? 0, emitted: state.records(collection).count,
+                rejected: state.rejectedCount(collection), duplicates: state.duplicateCount(collection))
+            guard entry.balanced else {
+                throw InternalFailure("accounting of \(collection) does not balance: \(entry.read) read ≠ \(entry.emitted) emitted + \(entry.rejected) rejected + \(entry.duplicates) duplicates")
+            }
+            accounting.append(entry)
+        }
+        thresholdFailures += checkThresholds(pipeline, accounting: accounting)
+        let counts = accounting.map {
+            RunResult.Counts(collection: $0.collection, read: $0.read, emitted: $0.emitted, rejected: $0.rejected, duplicates: $0.duplicates)
+        }
+        if !thresholdFailures.isEmpty {
+            throw ThresholdError(dataset: pipeline.name, failures: thresholdFailures)
+        }
+
+        guard options.writeOutputs else {
+            return RunResult(dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started), outputFolder: nil, state: state)
+        }
+        let folder = try OutputDirectory(target: target)
+        do {
+            var outputs: [Manifest.Output] = []
+            func write(_ bytes: [UInt8], _ file: String, collection: String?, format: String, records: Int) throws {
+                try folder.write(bytes, to: file)
+                outputs.append(Manifest.Output(file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes), bytes: bytes.count))
+            }
+            for output in pipeline.outputs {
+                let records = state.records(output.collection)
+                try write(output.render(records, schema: state.schemas[output.collection]!), output.file, collection: output.collection, format: output.formatName, records: records.count)
+            }
+            try write(SideOutputs.rejects(state.rejects, schemas: state.schemas), SideOutputs.rejectsFile, collection: nil, format: "ndjson", records: state.rejects.count)
+            try write(SideOutputs.duplicates(state.duplicates), SideOutputs.duplicatesFile, collection: nil, format: "ndjson", records: state.duplicates.count)
+            try write(SideOutputs.warnings(state.warnings), SideOutputs.warningsFile, collection: nil, format: "ndjson", records: state.warnings.count)
+            var findingCounts: [String: Int] = [:]
+            for rejection in state.rejects { for finding in rejection.findings { findingCounts[finding.rule, default: 0] += 1 } }
+            var warningCounts: [String: Int] = [:]
+            for warning in state.warnings { warningCounts[warning.finding.rule, default: 0] += 1 }
+            let manifest = Manifest(
+                pipeline: pipeline, inputs: inputs, outputs: outputs, accounting: accounting, steps: state.stepStats,
+                findings: findingCounts, warnings: warningCounts, startedAt: started, seconds: seconds(since: started))
+            try folder.write(manifest.render(), to: SideOutputs.manifestFile)
+            try FaultInjection.point("before-swap")
+            try folder.commit()
+        } catch {
+            folder.discard()
+            throw error
+        }
+        let result = RunResult(
+            dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
+            outputFolder: Paths.display(target.path), state: state)
+        logger.info("\(result.summaryLine)")
+        return result
+    }
+
+    static func readFile(_ path: String) throws -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw IOFailure("cannot read \(Paths.display(path)): \(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")")
+        }
+        defer { try? handle.close() }
+        do {
+            return [UInt8](try handle.readToEnd() ?? Data())
+        } catch {
+            throw IOFailure("cannot read \(Paths.display(path)): \(error.localizedDescription)")
+        }
+    }
+
+    /// Runs consecutive validate steps as one pass per collection, so a record that
+    /// breaks several rules is rejected once, with all its findings. Returns per-rule
+    /// threshold failures.
+    static func runValidation(_ block: [ValidateStep], state: RunState, logger: Logger) -> [String] {
+        var failures: [String] = []
+        var collections: [String] = []
+        for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
+        for collection in collections {
+            let records = state.records(collection)
+            let schema = state.schemas[collection]!
+            var perRecord = [[Finding]](repeating: [], count: records.count)
+            for step in block where step.collection == collection {
+                let clock = ContinuousClock.now
+                let results = step.rule.checkAll(records, schema: schema, code: step.code, severity: step.severity)
+                var flagged = 0
+                var warned = 0
+                for (position, findings) in results.enumerated() where !findings.isEmpty {
+                    perRecord[position] += findings
+                    if findings.contains(where: { $0.severity == .error }) { flagged += 1 } else { warned += 1 }
+                }
+                state.stepStats.append(StepStat(
+                    label: step.label, stage: .validate, collection: collection, recordsIn: records.count,
+                    recordsOut: records.count - flagged, rejected: flagged, duplicates: 0, warnings: warned,
+                    seconds: seconds(since: clock)))
+                if let max = step.maxRejects, flagged > max {
+                    failures.append("\(step.label) rejected \(flagged) \(collection) records, more than its max-rejects \(max)")
+                }
+                if let fraction = step.maxRejectFraction, !records.isEmpty, Double(flagged) / Double(records.count) > fraction {
+                    failures.append("\(step.label) rejected \(flagged) of \(records.count) \(collection) records, more than its max-reject-fraction \(fraction)")
+                }
+                logger.info("\(step.label) \(collection): \(flagged) rejected")
+            }
+            var kept: [Record] = []
+            for (position, record) in records.enumerated() {
+                let findings = perRecord[position]
+                for finding in findings where finding.severity == .warning {
+                    state.warn(finding, record: record, in: collection, step: "validate: \(finding.rule)")
+                }
+                let errors = findings.filter { $0.severity == .error }
+                if errors.isEmpty {
+                    kept.append(record)
+                } else {
+                    state.reject(record, in: collection, findings: errors, step: "validate: \(errors[0].rule)")
+                }
+            }
+            state.collections[collection] = kept
+        }
+        return failures
+    }
+
+    static func checkThresholds(_ pipeline: Pipeline, accounting: [Manifest.Accounting]) -> [String] {
+        var failures: [String] = []
+        let total = accounting.reduce(0) { $0 + $1.rejected }
+        if let max = pipeline.thresholds.maxRejects, total > max {
+            failures.append("\(total) records rejected in all, more than thresholds.max-rejects \(max)")
+        }
+        for entry in accounting where entry.read > 0 {
+            let fraction = Double(entry.rejected) / Double(entry.read)
+            if fraction > pipeline.thresholds.maxRejectFraction {
+                failures.append("\(entry.rejected) of \(entry.read) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)")
+            }
+        }
+        return failures
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let duration = ContinuousClock.now - start
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func seconds(since date: Date) -> Double { Date().timeIntervalSince(date) }
+}
+
+/// Named points where a test can make a run fail as a crash would, to prove that a failed
+/// run leaves the previous outputs untouched. Set `SEEDFORGE_FAULT=<point>` to trigger:
+/// `before-swap` aborts the process after every output is staged, before the swap.
+public enum FaultInjection {
+    public static func point(_ name: String) throws {
+        guard ProcessInfo.processInfo.environment["SEEDFORGE_FAULT"] == name else { return }
+        FileHandle.standardError.write(Data("seedforge: fault injected at \(name); aborting\n".utf8))
+        abort()
+    }
+}

@@ -1,0 +1,65 @@
+/// A step of a pipeline's `steps:` list: a normaliser, an enricher or an aggregation.
+/// Its initialiser reads and checks its YAML eagerly, so a bad definition fails at load
+/// (and in `lint`), never halfway through the data.
+public protocol Step: Sendable {
+    static var spec: KindSpec { get }
+    init(config: ConfigMap, plan: PipelinePlan) throws
+    /// The collection whose counts the step's statistics report.
+    var collection: String { get }
+    func run(_ state: RunState) throws
+}
+
+/// A validation rule: checks one record at a time and reports findings. The `validate`
+/// step around it adds the rule code, severity, locations and thresholds.
+public protocol Rule: Sendable {
+    static var spec: KindSpec { get }
+    init(config: ConfigMap, plan: PipelinePlan, collection: String) throws
+    func check(_ record: Record, _ findings: inout RuleFindings)
+    /// Checks a whole collection, returning findings per record (in order). A default
+    /// calls `check` record by record; rules that compare records override it.
+    func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity) -> [[Finding]]
+}
+
+/// Collects what a rule finds wrong with one record.
+public struct RuleFindings {
+    public let record: Record
+    public let schema: Schema
+    let rule: String
+    let severity: Severity
+    public private(set) var list: [Finding] = []
+
+    init(record: Record, schema: Schema, rule: String, severity: Severity) {
+        self.record = record
+        self.schema = schema
+        self.rule = rule
+        self.severity = severity
+    }
+
+    /// Reports `field` as failing, with its location found in the source.
+    public mutating func fail(_ field: FieldID, _ message: String, value: Value? = nil) {
+        let spec = schema[field]
+        list.append(Finding(
+            rule: rule, severity: severity, message: message,
+            location: record.origin.location(of: spec.sourcePath),
+            field: spec.name, value: value ?? record[field]))
+    }
+}
+
+extension RunState {
+    /// Applies `body` to every record of a collection; a record for which it returns
+    /// error findings is rejected, warnings are recorded and the record kept.
+    func transformRecords(_ collection: String, step: String, _ body: (inout Record) -> [Finding]) {
+        var kept: [Record] = []
+        let records = self.records(collection)
+        kept.reserveCapacity(records.count)
+        for var record in records {
+            let findings = body(&record)
+            for finding in findings where finding.severity == .warning {
+                warn(finding, record: record, in: collection, step: step)
+            }
+            let errors = findings.filter { $0.severity == .error }
+            if errors.isEmpty { kept.append(record) } else { reject(record, in: collection, findings: errors, step: step) }
+        }
+        collections[collection] = kept
+    }
+}

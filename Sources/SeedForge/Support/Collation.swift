@@ -1,0 +1,53 @@
+import Foundation
+
+/// The text collation seedforge sorts and searches with, the same on every machine:
+///
+/// 1. Unicode NFKC (compatibility forms: `ﬁ` → `fi`, full-width `Ａ` → `A`);
+/// 2. case and diacritic folding without a locale (`Zürich` → `zurich`, `Straße` → `strasse`);
+/// 3. letters that folding keeps are mapped by a fixed table: `ł`→`l`, `æ`→`ae`, `ø`→`o`,
+///    `œ`→`oe`, `đ`/`ð`→`d`, `þ`→`th`, `ı`→`i`, `ĳ`→`ij`;
+/// 4. keys compare by Unicode scalar value (byte order of UTF-8); equal keys are ordered
+///    by the NFC text itself, then by the caller's tie-breaker (usually the id).
+public enum Collation {
+    static let extraFolds: [Character: String] = [
+        "ł": "l", "æ": "ae", "ø": "o", "œ": "oe", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ĳ": "ij",
+    ]
+
+    /// The folded key of a text.
+    public static func key(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return text.lowercased()
+        }
+        let folded = text.precomposedStringWithCompatibilityMapping
+            .folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        guard folded.contains(where: { extraFolds[$0] != nil }) else { return folded }
+        var out = ""
+        out.reserveCapacity(folded.utf8.count)
+        for character in folded {
+            if let replacement = extraFolds[character] { out += replacement } else { out.append(character) }
+        }
+        return out
+    }
+
+    /// Orders two texts by collation key, then by their NFC text.
+    public static func compare(_ a: String, _ b: String) -> ComparisonResult {
+        let order = compareBytes(key(a), key(b))
+        if order != .orderedSame { return order }
+        return compareBytes(a.precomposedStringWithCanonicalMapping, b.precomposedStringWithCanonicalMapping)
+    }
+
+    /// Byte order of UTF-8, which is Unicode scalar order.
+    public static func compareBytes(_ a: String, _ b: String) -> ComparisonResult {
+        var left = a.utf8.makeIterator()
+        var right = b.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return .orderedSame
+            case (nil, _): return .orderedAscending
+            case (_, nil): return .orderedDescending
+            case let (l?, r?):
+                if l != r { return l < r ? .orderedAscending : .orderedDescending }
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// Strict RFC 3339 timestamps (`2025-09-17T10:15:00Z`, `2025-09-17T12:15:00.250+02:00`):
+/// a full date, `T` (or `t`, or a space), a time with optional fraction, and a mandatory
+/// `Z` or numeric offset. Calendar ranges are checked (months, days per month with leap
+/// years, hours, minutes, seconds up to a leap second 60).
+public enum Timestamp {
+    /// Seconds since 1970-01-01T00:00:00Z, or nil when the text is not a valid timestamp.
+    public static func parse(_ text: String) -> Double? {
+        let b = Array(text.utf8)
+        guard b.count >= 20 else { return nil }
+        func digits(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= b.count else { return nil }
+            var value = 0
+            for i in start..<(start + count) {
+                let d = b[i] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                value = value * 10 + Int(d)
+            }
+            return value
+        }
+        guard let year = digits(0, 4), b[4] == UInt8(ascii: "-"), let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
+            let day = digits(8, 2), [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(b[10]),
+            let hour = digits(11, 2), b[13] == UInt8(ascii: ":"), let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
+            let second = digits(17, 2)
+        else { return nil }
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if index < b.count, b[index] == UInt8(ascii: ".") {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < b.count, b[index] &- UInt8(ascii: "0") < 10 {
+                fraction += Double(b[index] - UInt8(ascii: "0")) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        guard index < b.count else { return nil }
+        var offsetSeconds = 0
+        switch b[index] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            index += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let sign = b[index] == UInt8(ascii: "-") ? -1 : 1
+            guard let oh = digits(index + 1, 2), index + 3 < b.count, b[index + 3] == UInt8(ascii: ":"),
+                let om = digits(index + 4, 2), oh < 24, om < 60
+            else { return nil }
+            offsetSeconds = sign * (oh * 3600 + om * 60)
+            index += 6
+        default:
+            return nil
+        }
+        guard index == b.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Double(seconds) + fraction
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+}

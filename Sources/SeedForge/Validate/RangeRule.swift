@@ -1,0 +1,54 @@
+/// `validate: range`: a number within `min`..`max` (inclusive). Out-of-range values are
+/// reported, never clamped or rescaled. Null passes (that is `required`'s job).
+public struct RangeRule: Rule {
+    public static let spec = KindSpec(
+        stage: .validate, name: "range",
+        summary: "A number must lie within min..max, inclusive. Values are reported, never clamped or rescaled.",
+        keys: ValidateStep.commonKeys + [
+            RuleFields.key,
+            KeySpec("min", "the smallest value allowed"),
+            KeySpec("max", "the largest value allowed"),
+            KeySpec("hint", "text added to the message, e.g. why the range matters"),
+        ],
+        example: """
+            - validate: range
+              collection: shops
+              field: rating
+              min: 0
+              max: 5
+              hint: ratings use a 0-5 scale and are never rescaled
+            """)
+
+    let fields: [FieldID]
+    let min: Double?
+    let max: Double?
+    let hint: String?
+
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+        fields = try RuleFields.resolve(config, plan, collection)
+        min = try config.number("min")
+        max = try config.number("max")
+        hint = try config.string("hint")
+        if min == nil && max == nil { throw config.error("\(config.what) needs 'min', 'max' or both") }
+        if let min, let max, min > max { throw config.error("'min' (\(min)) is greater than 'max' (\(max)) in \(config.what)") }
+    }
+
+    public func check(_ record: Record, _ findings: inout RuleFindings) {
+        for field in fields {
+            let value = record[field]
+            guard !value.isNull else { continue }
+            let name = findings.schema[field].name
+            guard let number = value.number else {
+                findings.fail(field, "\(name) must be a number, found \(value.typeName)")
+                continue
+            }
+            let shown = RuleFields.describe(value)
+            let suffix = hint.map { " (\($0))" } ?? ""
+            if let min, number < min {
+                findings.fail(field, "\(name) \(shown) is below the minimum \(RuleFields.describe(.double(min)))\(suffix)")
+            } else if let max, number > max {
+                findings.fail(field, "\(name) \(shown) is above the maximum \(RuleFields.describe(.double(max)))\(suffix)")
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// `validate: required`: the field is present and not null; a text must not be empty or
+/// only white space (unless `allow-blank: true`).
+public struct RequiredRule: Rule {
+    public static let spec = KindSpec(
+        stage: .validate, name: "required",
+        summary: "The field must be present and non-null; text must be non-blank after trimming.",
+        keys: ValidateStep.commonKeys + [RuleFields.key, KeySpec("allow-blank", "accept empty or white-space-only text (default false)")],
+        example: """
+            - validate: required
+              collection: shops
+              field: [name, address]
+            """)
+
+    let fields: [FieldID]
+    let allowBlank: Bool
+
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+        fields = try RuleFields.resolve(config, plan, collection)
+        allowBlank = try config.bool("allow-blank") ?? false
+    }
+
+    public func check(_ record: Record, _ findings: inout RuleFindings) {
+        for field in fields {
+            let name = findings.schema[field].name
+            switch record[field] {
+            case .null:
+                findings.fail(field, "\(name) is required but missing")
+            case .string(let text) where !allowBlank && text.allSatisfy(\.isWhitespace):
+                findings.fail(field, "\(name) is required but blank")
+            default:
+                break
+            }
+        }
+    }
+}

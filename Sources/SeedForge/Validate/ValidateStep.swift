@@ -1,0 +1,33 @@
+/// A `validate:` step: one rule applied to every record of a collection, with its
+/// severity and reject thresholds. Consecutive validate steps run as one pass, so a
+/// record that breaks several rules is reported with all of them.
+public struct ValidateStep: Sendable {
+    public let rule: any Rule
+    public let code: String
+    public let collection: String
+    public let severity: Severity
+    public let maxRejects: Int?
+    public let maxRejectFraction: Double?
+
+    static let commonKeys: [KeySpec] = [CommonKeys.collection, CommonKeys.severity, CommonKeys.maxRejects, CommonKeys.maxRejectFraction]
+
+    init(kind: any Rule.Type, config: ConfigMap, plan: PipelinePlan) throws {
+        code = kind.spec.name
+        collection = try plan.collection(config)
+        severity = try config.choice("severity", Severity.self, choices: Severity.allCases) ?? .error
+        maxRejects = try config.int("max-rejects")
+        maxRejectFraction = try config.number("max-reject-fraction")
+        if let fraction = maxRejectFraction, !(0...1).contains(fraction) {
+            throw config["max-reject-fraction"]!.error("'max-reject-fraction' must be between 0 and 1, found \(fraction)")
+        }
+        rule = try kind.init(config: config, plan: plan, collection: collection)
+    }
+
+    public var label: String { "validate: \(code)" }
+
+    func check(_ record: Record, schema: Schema) -> [Finding] {
+        var findings = RuleFindings(record: record, schema: schema, rule: code, severity: severity)
+        rule.check(record, &findings)
+        return findings.list
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import SeedForge
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run pipelines and write their datasets.",
+        discussion: """
+            Each pipeline writes its dataset NAME (the pipeline's `name:`) into OUT/NAME/: \
+            the declared outputs plus rejects.ndjson, duplicates.ndjson, warnings.ndjson and \
+            manifest.json. Files are staged in a temporary folder and swapped in at the end, \
+            so a failed or killed run leaves the previous dataset as it was. All definitions \
+            are checked before any data is read; with several pipelines, a failing one does \
+            not stop the others and the exit code is the worst of them.
+
+            Examples:
+              seedforge run pipelines/honey-shops.yml
+              seedforge run pipelines/*.yml --out build/datasets --log-format json
+            """)
+
+    @Argument(help: "Pipeline definition files (YAML).")
+    var pipelines: [String]
+
+    @Option(name: .long, help: "Folder that receives one sub-folder per dataset.")
+    var out = "out"
+
+    @Option(name: .customLong("lock-timeout"), help: "Seconds to wait when another run of the same pipeline holds its lock.")
+    var lockTimeout: Double = 600
+
+    @OptionGroup var log: LogOptions
+
+    func run() throws {
+        let logger = log.makeLogger()
+        var loaded: [Pipeline] = []
+        var worst = ExitStatus.ok
+        for path in pipelines {
+            do {
+                loaded.append(try Loader.load(path: path))
+            } catch {
+                worst = max(worst, log.report(error, logger: logger))
+            }
+        }
+        if worst != .ok { throw ExitCode(worst.rawValue) }
+        for pipeline in loaded {
+            do {
+                let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger))
+                if !log.quiet && log.logFormat == .text { print(result.summaryLine) }
+            } catch {
+                worst = max(worst, log.report(error, logger: logger))
+            }
+        }
+        if worst != .ok { throw ExitCode(worst.rawValue) }
+    }
+}
+
+extension ExitStatus: Comparable {
+    public static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
+}
