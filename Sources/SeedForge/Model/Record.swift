@@ -43,6 +43,16 @@ public struct Origin: Sendable {
         return Location(file: source.displayPath, line: line, column: column, pointer: pointer.isEmpty ? "" : pointer)
     }
 
+    /// The value at `path` as it was written in the source, before any step changed it;
+    /// nil when the source record has nothing there.
+    public func sourceValue(at path: FieldPath) -> Value? {
+        guard let offset = source.offset(of: path, inValueAt: offset) else { return nil }
+        return source.bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(bytes: buffer, start: offset)
+            return try? reader.readValue()
+        }
+    }
+
     /// The location of a value inside the record, found by re-reading the record's JSON;
     /// falls back to the record's own location when the value is absent.
     public func location(of path: FieldPath?) -> Location {

@@ -45,9 +45,9 @@ public struct RangeRule: Rule {
             let shown = RuleFields.describe(value)
             let suffix = hint.map { " (\($0))" } ?? ""
             if let min, number < min {
-                findings.fail(field, "\(name) \(shown) is below the minimum \(RuleFields.describe(.double(min)))\(suffix)")
+                findings.fail(field, "\(name) \(shown) is below the minimum \(RuleFields.describe(limit: min))\(suffix)")
             } else if let max, number > max {
-                findings.fail(field, "\(name) \(shown) is above the maximum \(RuleFields.describe(.double(max)))\(suffix)")
+                findings.fail(field, "\(name) \(shown) is above the maximum \(RuleFields.describe(limit: max))\(suffix)")
             }
         }
     }

@@ -24,12 +24,23 @@ public struct RequiredRule: Rule {
             let name = findings.schema[field].name
             switch record[field] {
             case .null:
-                findings.fail(field, "\(name) is required but missing")
+                findings.fail(field, "\(name) is required but \(Self.describeAbsence(of: field, in: record, findings.schema))")
             case .string(let text) where !allowBlank && text.allSatisfy(\.isWhitespace):
                 findings.fail(field, "\(name) is required but blank")
             default:
                 break
             }
+        }
+    }
+
+    /// Why a null field is null: absent from the source, written as null, or text that
+    /// was blank (and became null when trimmed).
+    static func describeAbsence(of field: FieldID, in record: Record, _ schema: Schema) -> String {
+        guard let path = schema[field].sourcePath, let raw = record.origin.sourceValue(at: path) else { return "missing" }
+        switch raw {
+        case .null: return "null"
+        case .string: return "blank"
+        default: return "missing"
         }
     }
 }

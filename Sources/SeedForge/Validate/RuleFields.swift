@@ -6,6 +6,12 @@ enum RuleFields {
         try plan.fields(config, key: "field", in: collection)
     }
 
+    /// A limit from the pipeline, written as the user would: `5`, not `5.0`.
+    static func describe(limit: Double) -> String {
+        if limit.rounded() == limit, abs(limit) < 1e15 { return String(Int64(limit)) }
+        return JSONWriter.format(limit)
+    }
+
     static func describe(_ value: Value) -> String {
         let text = JSONWriter.compact(value)
         return text.count > 80 ? String(text.prefix(77)) + "..." : text

@@ -1,0 +1,36 @@
+# seedforge: `make run` regenerates every dataset, `make test` runs the whole suite.
+SWIFT ?= swift
+OUT ?= out
+RELEASE_BIN := .build/release/seedforge
+# Every pipeline definition (test files beside them, *.test.yml, are not pipelines).
+PIPELINES := $(filter-out %.test.yml,$(sort $(wildcard pipelines/*.yml)))
+
+.PHONY: run deps build datasets lint test clean help
+
+help:
+	@echo "make run       install missing system packages, build (release), regenerate every dataset into $(OUT)/"
+	@echo "make test      the whole test suite (unit and end-to-end)"
+	@echo "make datasets  regenerate the datasets with the current build"
+	@echo "make lint      check every pipeline definition without reading data"
+	@echo "make clean     remove build products and $(OUT)/"
+
+run: deps datasets
+
+deps:
+	@scripts/bootstrap.sh
+
+build: deps
+	$(SWIFT) build -c release --product seedforge
+
+datasets: build
+	$(RELEASE_BIN) run $(PIPELINES) --out $(OUT)
+
+lint: build
+	$(RELEASE_BIN) lint $(PIPELINES)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build $(OUT)

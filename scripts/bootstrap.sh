@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what seedforge needs on a fresh Debian/Ubuntu machine, or says exactly what
+# to install. Called by `make run` and `make test`; safe to run again (does nothing when
+# everything is present).
+set -euo pipefail
+
+missing_packages=()
+command -v pkg-config >/dev/null 2>&1 || missing_packages+=(pkg-config)
+# libxml2: HTML parsing and XPath for scraped pages; sqlite3: the SQLite dataset outputs.
+if ! pkg-config --exists libxml-2.0 2>/dev/null; then missing_packages+=(libxml2-dev); fi
+if ! pkg-config --exists sqlite3 2>/dev/null; then missing_packages+=(libsqlite3-dev); fi
+
+if ((${#missing_packages[@]})); then
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        echo "bootstrap: installing ${missing_packages[*]}" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing_packages[@]}" >/dev/null
+    else
+        echo "bootstrap: missing system packages: ${missing_packages[*]}" >&2
+        echo "bootstrap: install them with:  sudo apt-get install ${missing_packages[*]}" >&2
+        exit 1
+    fi
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "bootstrap: the Swift toolchain (6.0 or later) is not on PATH; see https://www.swift.org/install/linux/" >&2
+    exit 1
+fi
