@@ -33,8 +33,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SeedForgeTests",
-            dependencies: ["SeedForge"],
-            resources: []
+            dependencies: [
+                "SeedForge",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
         ),
     ]
 )

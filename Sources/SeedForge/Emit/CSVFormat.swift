@@ -15,6 +15,7 @@ public struct CSVFormat: OutputFormat {
             """)
     public static let extensions = ["csv"]
 
+    public init() {}
     public init(config: ConfigMap) throws {}
 
     public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {

@@ -10,7 +10,9 @@ public struct FieldMapping: Sendable {
     }
 
     /// Reads the `fields:` mapping of a source: `name: type` or `name: {type:, from:}`.
-    static func load(_ config: ConfigMap, what: String) throws -> [FieldSpec] {
+    /// Returns every field it could read (a field with a bad type counts as `any`, so
+    /// later steps naming it do not add confusing errors) and the errors found.
+    static func load(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError]) {
         let node = try config.require("fields")
         let mapping = try node.mapping("'fields' of \(what)")
         var specs: [FieldSpec] = []
@@ -37,18 +39,18 @@ public struct FieldMapping: Sendable {
                     typeNode = value
                 }
                 let typeName = try typeNode.string("type of field '\(name)'")
-                guard let type = FieldType(rawValue: typeName) else {
+                let type = FieldType(rawValue: typeName)
+                specs.append(FieldSpec(name: name, type: type ?? .any, sourcePath: path))
+                if type == nil {
                     let names = FieldType.allCases.map(\.rawValue)
                     throw typeNode.error("unknown type '\(typeName)' for field '\(name)'\(Suggestion.phrase(for: typeName, in: names)); types are: \(names.joined(separator: ", "))")
                 }
-                specs.append(FieldSpec(name: name, type: type, sourcePath: path))
             } catch let error as DefinitionError {
                 errors.append(error)
             }
         }
-        if !errors.isEmpty { throw DefinitionErrors(errors) }
-        if specs.isEmpty { throw node.error("'fields' of \(what) declares no field") }
-        return specs
+        if specs.isEmpty && errors.isEmpty { errors.append(node.error("'fields' of \(what) declares no field")) }
+        return (specs, errors)
     }
 
     /// Maps one raw value into a record and the findings about it; a finding of error

@@ -120,36 +120,51 @@ public enum Loader {
         }
     }
 
+    /// Loads one source. Its collection and fields are declared even when something else
+    /// about it is wrong, so one mistake gives one error, not a cascade in later steps.
     static func loadSource(_ collection: String, _ node: ConfigNode, plan: PipelinePlan) throws -> SourceDefinition {
         let what = "source '\(collection)'"
         let config = try node.mapping(what)
-        let kindNode = try config.require("kind")
-        let kindName = try kindNode.string("'kind' of \(what)")
-        guard let kindType = Registry.sources.first(where: { $0.spec.name == kindName }) else {
-            let names = Registry.sources.map { $0.spec.name }
-            throw kindNode.error("unknown source kind '\(kindName)'\(Suggestion.phrase(for: kindName, in: names)); source kinds: \(names.joined(separator: ", "))")
-        }
-        var errors = config.unknownKeys(allowed: kindType.spec.keys.map(\.name))
-        var definition: SourceDefinition?
-        do {
-            let kind = try kindType.init(config: ConfigMap(mapping: config.mapping, node: node, what: what))
-            let files = try resolveFiles(config, plan: plan, what: what)
-            var schema = Schema(fields: try FieldMapping.load(config, what: what))
-            if let idNode = config["id"] {
-                schema.idField = try plan.fieldIn(schema, name: idNode.string("'id' of \(what)"), collection: collection, at: idNode)
+        var errors: [DefinitionError] = []
+        func attempt<T>(_ body: () throws -> T) -> T? {
+            do {
+                return try body()
+            } catch let error as DefinitionError {
+                errors.append(error)
+            } catch let list as DefinitionErrors {
+                errors += list.errors
+            } catch {
+                errors.append(node.error("\(error)"))
             }
-            let unknown = try config.choice("unknown-fields", FieldMapping.UnknownFields.self, choices: FieldMapping.UnknownFields.allCases) ?? .ignore
-            plan.declareCollection(collection, schema: schema)
-            definition = SourceDefinition(
-                collection: collection, kindName: kindName, kind: kind, files: files,
-                mapping: FieldMapping(fields: schema.fields, unknownFields: unknown))
-        } catch let error as DefinitionError {
-            errors.append(error)
-        } catch let list as DefinitionErrors {
-            errors += list.errors
+            return nil
         }
-        if !errors.isEmpty { throw DefinitionErrors(errors) }
-        return definition!
+        let (fields, fieldErrors) = attempt { try FieldMapping.load(config, what: what) } ?? ([], [])
+        errors += fieldErrors
+        var schema = Schema(fields: fields)
+        if let idNode = config["id"] {
+            schema.idField = attempt { try plan.fieldIn(schema, name: idNode.string("'id' of \(what)"), collection: collection, at: idNode) }
+        }
+        plan.declareCollection(collection, schema: schema)
+
+        let kindType: (any SourceKind.Type)? = attempt {
+            let kindNode = try config.require("kind")
+            let kindName = try kindNode.string("'kind' of \(what)")
+            guard let kindType = Registry.sources.first(where: { $0.spec.name == kindName }) else {
+                let names = Registry.sources.map { $0.spec.name }
+                throw kindNode.error("unknown source kind '\(kindName)'\(Suggestion.phrase(for: kindName, in: names)); source kinds: \(names.joined(separator: ", "))")
+            }
+            return kindType
+        }
+        if let kindType { errors += config.unknownKeys(allowed: kindType.spec.keys.map(\.name)) }
+        let kind = kindType.flatMap { type in attempt { try type.init(config: config) } }
+        let files = attempt { try resolveFiles(config, plan: plan, what: what) }
+        let unknown = attempt {
+            try config.choice("unknown-fields", FieldMapping.UnknownFields.self, choices: FieldMapping.UnknownFields.allCases) ?? .ignore
+        }
+        guard errors.isEmpty, let kindType, let kind, let files, let unknown else { throw DefinitionErrors(errors) }
+        return SourceDefinition(
+            collection: collection, kindName: kindType.spec.name, kind: kind, files: files,
+            mapping: FieldMapping(fields: schema.fields, unknownFields: unknown))
     }
 
     /// Resolves `path:` against the pipeline's folder: a file, or a glob in sorted order.

@@ -10,7 +10,13 @@ public enum Suggestion {
         }
         guard let (candidate, distance) = best else { return nil }
         let limit = max(2, min(word.count, candidate.count) / 3)
-        return distance <= limit ? candidate : nil
+        if distance <= limit { return candidate }
+        // A longer or shorter spelling of a valid name: `maximum` for `max`, `coll` for `collection`.
+        let prefixed = candidates.filter { candidate in
+            let c = candidate.lowercased()
+            return min(c.count, lowered.count) >= 3 && (c.hasPrefix(lowered) || lowered.hasPrefix(c))
+        }
+        return prefixed.count == 1 ? prefixed[0] : nil
     }
 
     /// Levenshtein distance over characters.

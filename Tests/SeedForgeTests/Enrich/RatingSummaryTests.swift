@@ -1,0 +1,63 @@
+import Testing
+
+@testable import SeedForge
+
+@Suite("Enrich: rating summary")
+struct RatingSummaryTests {
+    static let yaml = """
+        name: ratings
+        sources:
+          shops:
+            kind: json
+            path: shops.json
+            id: id
+            fields: {id: string, rating: number}
+          reviews:
+            kind: json
+            path: reviews.json
+            id: id
+            fields: {id: string, shopID: string, rating: number}
+        steps:
+          - validate: range
+            collection: shops
+            field: rating
+            max: 5
+          - enrich: rating-summary
+            collection: shops
+            key: id
+            from: reviews
+            foreign-key: shopID
+            rating: rating
+            seed-rating: rating
+            decimals: 2
+        outputs:
+          - {file: shops.json, collection: shops}
+          - {file: reviews.json, collection: reviews}
+        thresholds:
+          max-reject-fraction: 1
+        """
+
+    @Test func displayedRatingIsTheReviewMeanElseTheSeed() throws {
+        let result = try Harness.run(Self.yaml, files: [
+            "shops.json": #"[{"id":"a","rating":4.8},{"id":"b","rating":4.6},{"id":"c","rating":9.6}]"#,
+            "reviews.json": """
+                [{"id":"1","shopID":"a","rating":4.5},{"id":"2","shopID":"a","rating":5},{"id":"3","shopID":"a","rating":3},
+                 {"id":"4","shopID":"zzz","rating":4},{"id":"5","shopID":"c","rating":4}]
+                """,
+        ])
+        let shops = result.records("shops")
+        #expect(shops.map { $0["id"] } == [.string("a"), .string("b")])
+        #expect(shops[0]["reviewCount"] == .int(3))
+        #expect(shops[0]["communityRating"] == .double(4.17))
+        #expect(shops[0]["seedRating"] == .double(4.8))
+        #expect(shops[0]["displayedRating"] == .double(4.17))
+        #expect(shops[1]["reviewCount"] == .int(0))
+        #expect(shops[1]["communityRating"] == .null)
+        #expect(shops[1]["displayedRating"] == .double(4.6))
+        let orphans = result.rejects("reviews").map(\.findings[0])
+        #expect(orphans.map(\.rule) == ["reference", "reference"])
+        #expect(orphans[0].message == #"shopID "zzz" does not match the id of any shops record"#)
+        #expect(orphans[1].message == #"shopID refers to shops id "c", which was rejected (see its entry in rejects)"#)
+        #expect(result.records("reviews").count == 3)
+    }
+}

@@ -1,0 +1,130 @@
+import Testing
+
+@testable import SeedForge
+
+@Suite("Ingest: JSON and NDJSON sources")
+struct SourceTests {
+    static func pipeline(kind: String = "json", path: String = "data.json", extra: String = "", fields: String? = nil) -> String {
+        """
+        name: ingest
+        sources:
+          items:
+            kind: \(kind)
+            path: \(path)
+            id: id
+        \(extra)
+            fields:
+        \(fields ?? "      id: integer\n      name: string\n      lat: {type: number, from: /coord/lat}")
+        outputs:
+          - file: items.json
+            collection: items
+        thresholds:
+          max-reject-fraction: 1
+        """
+    }
+
+    func sourceError(_ yaml: String, _ data: String) -> SourceError? {
+        sourceError(yaml, bytes: Array(data.utf8))
+    }
+
+    func sourceError(_ yaml: String, bytes: [UInt8]) -> SourceError? {
+        do {
+            let dir = try TempDir()
+            try dir.write("data.json", bytes: bytes)
+            let pipeline = try Harness.load(yaml, in: dir)
+            _ = try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path, writeOutputs: false, logger: Harness.silent))
+            return nil
+        } catch let error as SourceError {
+            return error
+        } catch {
+            Issue.record("unexpected \(error)")
+            return nil
+        }
+    }
+
+    @Test func mapsFieldsFromPointersAndChecksTypes() throws {
+        let result = try Harness.run(Self.pipeline(), files: ["data.json": """
+            [{"id": 1, "name": "Hurzuf", "coord": {"lon": 34.28, "lat": 44.55}},
+             {"id": 136256.0, "name": "Float id", "coord": {"lat": 28}},
+             {"id": "7", "name": 5, "coord": {"lat": "north"}},
+             {"id": 136256.5, "name": "Fractional id"},
+             "not an object"]
+            """])
+        #expect(result.records("items").map { $0["id"] } == [.int(1), .int(136256)])
+        #expect(result.records("items").map { $0["lat"] } == [.double(44.55), .int(28)])
+        let rejects = result.rejects("items")
+        #expect(rejects.map(\.findings.count) == [3, 1, 1])
+        #expect(rejects[0].findings.map(\.field) == ["id", "name", "lat"])
+        #expect(rejects[0].findings[2].location?.pointer == "/2/coord/lat")
+        #expect(rejects[0].findings[2].location?.line == 3)
+        #expect(rejects[1].findings[0].message == "field 'id' must be an integer, found number")
+        #expect(rejects[2].findings[0].rule == "not-an-object")
+        #expect(rejects[2].findings[0].location?.line == 5)
+    }
+
+    @Test func readsRecordsInsideADocumentByPointer() throws {
+        let yaml = Self.pipeline(extra: "    records: /results")
+        let result = try Harness.run(yaml, files: ["data.json": #"{"page": 1, "results": [{"id": 1}, {"id": 2}]}"#])
+        #expect(result.records("items").count == 2)
+        #expect(result.state.records("items")[1].origin.pointer == "/results/1")
+    }
+
+    @Test(arguments: [
+        ("[{\"id\": 1}, {\"id\": 2}", 1, 22, "unexpected end of input inside an array"),
+        ("[{\"id\": 1},\n {\"id\": 2},\n]", 3, 1, "trailing comma before ']'"),
+        ("", 1, 1, "the file is empty"),
+        ("  \n ", 2, 2, "the file is empty"),
+        ("{\"id\": 1}", 1, 1, "expected a JSON array of records, found an object; if the records are inside it, set 'records'"),
+        ("[{\"id\": 1}] [", 1, 13, "unexpected data after the end of the JSON document"),
+    ])
+    func malformedJSONFailsTheSourceWithFileLineAndColumn(data: String, line: Int, column: Int, message: String) throws {
+        let error = try #require(sourceError(Self.pipeline(), data))
+        #expect(error.location.file.hasSuffix("data.json"))
+        #expect(error.location.line == line)
+        #expect(error.location.column == column)
+        #expect(error.message.contains(message), "\(error.message)")
+    }
+
+    @Test func invalidUTF8FailsAJSONSourceAtTheBadByte() throws {
+        var bytes = Array("[\n  {\"id\": 1, \"name\": \"Caf".utf8)
+        bytes += [0xE9]  // Latin-1 é in a UTF-8 file
+        bytes += Array("\"}\n]".utf8)
+        let error = try #require(sourceError(Self.pipeline(), bytes: bytes))
+        #expect(error.location.line == 2)
+        #expect(error.location.column == 25)
+        #expect(error.message.contains("invalid UTF-8"))
+    }
+
+    @Test func ndjsonRejectsBadLinesAndKeepsGoing() throws {
+        let yaml = Self.pipeline(kind: "ndjson", path: "data.ndjson")
+        var bytes = Array("{\"id\": 1}\r\n\r\n{\"id\": 2,}\n{\"id\": 3} {\"id\": 4}\n".utf8)
+        bytes += [0x7B, 0x22, 0x6E, 0x61, 0x6D, 0x65, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D, 0x0A]  // {"name":"\xFF"}
+        bytes += Array("{\"id\": 5, \"id\": 6}\n{\"id\": 7}".utf8)
+        let dir = try TempDir()
+        try dir.write("data.ndjson", bytes: bytes)
+        let pipeline = try Harness.load(yaml, in: dir)
+        let result = try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path, writeOutputs: false, logger: Harness.silent))
+        #expect(result.records("items").map { $0["id"] } == [.int(1), .int(7)])
+        let rejects = result.rejects("items")
+        #expect(rejects.map { $0.findings[0].rule } == ["json-syntax", "json-syntax", "json-syntax", "duplicate-key"])
+        #expect(rejects.map { $0.findings[0].location!.line } == [3, 4, 5, 6])
+        #expect(rejects[0].findings[0].message.contains("trailing comma"))
+        #expect(rejects[1].findings[0].message.contains("unexpected data after the record"))
+        #expect(rejects[2].findings[0].message.contains("invalid UTF-8"))
+        #expect(result.counts[0].read == 6)
+    }
+
+    @Test func unknownFieldsCanBeRejected() throws {
+        let yaml = Self.pipeline(extra: "    unknown-fields: reject")
+        let result = try Harness.run(yaml, files: ["data.json": #"[{"id": 1, "name": "a", "raitng": 4}]"#])
+        let finding = try #require(result.rejects("items").first?.findings.first)
+        #expect(finding.rule == "unknown-field")
+        #expect(finding.field == "raitng")
+        #expect(finding.location?.column == 35)
+    }
+
+    @Test func aByteOrderMarkIsSkipped() throws {
+        let result = try Harness.run(Self.pipeline(), files: ["data.json": "\u{FEFF}[{\"id\": 1}]"])
+        #expect(result.records("items").count == 1)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+@Suite("SHA-256")
+struct SHA256Tests {
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
+    ])
+    func standardVectors(input: String, digest: String) {
+        #expect(SHA256.hex(input.utf8) == digest)
+    }
+
+    @Test func incrementalUpdatesMatchOneShot() {
+        let data = Array((0..<1000).map { UInt8($0 % 251) })
+        var hasher = SHA256()
+        hasher.update(Array(data[0..<7]))
+        hasher.update(Array(data[7..<200]))
+        hasher.update(Array(data[200...]))
+        #expect(hasher.finalizeHex() == SHA256.hex(data))
+    }
+}
+
+@Suite("Collation")
+struct CollationTests {
+    @Test(arguments: [
+        ("Gorkhā", "gorkha"), ("Zürich", "zurich"), ("Straße", "strasse"), ("ﬁsh", "fish"),
+        ("Łódź", "lodz"), ("Æble", "aeble"), ("Øresund", "oresund"), ("Œuvre", "oeuvre"),
+        ("Đà Nẵng", "da nang"), ("Þingvellir", "thingvellir"), ("ＡＢＣ", "abc"), ("Hurzuf", "hurzuf"),
+    ])
+    func foldsCaseDiacriticsAndTheDocumentedExtras(text: String, key: String) {
+        #expect(Collation.key(text) == key)
+    }
+
+    @Test func ordersByKeyThenExactText() {
+        let names = ["zeta", "Ápiculture", "apiculture", "Bienenhaus", "Éclair", "eclair"]
+        let sorted = names.sorted { Collation.compare($0, $1) == .orderedAscending }
+        #expect(sorted == ["Ápiculture", "apiculture", "Bienenhaus", "Éclair", "eclair", "zeta"].sorted { Collation.compare($0, $1) == .orderedAscending })
+        #expect(sorted.first.map(Collation.key) == "apiculture")
+        #expect(Collation.compare("Éclair", "eclair") != .orderedSame)
+        #expect(Collation.compare("Alabama", "albuquerque") == .orderedAscending)
+    }
+}
+
+@Suite("Timestamps")
+struct TimestampTests {
+    @Test(arguments: [
+        ("2025-09-17T10:15:00Z", 1_758_104_100.0),
+        ("2025-09-17T12:15:00+02:00", 1_758_104_100.0),
+        ("2025-09-17t10:15:00.250z", 1_758_104_100.25),
+        ("2024-02-29T00:00:00Z", 1_709_164_800.0),
+        ("1970-01-01T00:00:00-00:30", 1800.0),
+    ])
+    func parsesValidTimestamps(text: String, seconds: Double) {
+        #expect(Timestamp.parse(text) == seconds)
+    }
+
+    @Test(arguments: [
+        "2025-02-30T10:00:00Z", "2023-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-09-17T24:00:00Z",
+        "2025-09-17T10:15:00", "2025-09-17", "yesterday", "2025-09-17T10:15:00+2:00", "2025-09-17T10:15:00.Z",
+        "2025-09-17T10:15:00Z trailing",
+    ])
+    func rejectsInvalidTimestamps(text: String) {
+        #expect(Timestamp.parse(text) == nil)
+    }
+}
+
+@Suite("Paths and globs")
+struct GlobTests {
+    @Test func naturalOrderPutsPage2BeforePage10() {
+        let names = ["page-10.json", "page-2.json", "page-1.json", "page-02b.json"]
+        #expect(names.sorted(by: Glob.naturalLess) == ["page-1.json", "page-2.json", "page-02b.json", "page-10.json"])
+    }
+
+    @Test func expandsGlobsToFilesInNaturalOrder() throws {
+        let dir = try TempDir()
+        for name in ["p-10.json", "p-2.json", "p-1.json", "other.txt"] { try dir.write(name, "[]") }
+        try FileManager.default.createDirectory(atPath: dir.path + "/p-3.json", withIntermediateDirectories: true)
+        let files = Glob.expand(dir.path + "/p-*.json").map { ($0 as NSString).lastPathComponent }
+        #expect(files == ["p-1.json", "p-2.json", "p-10.json"])
+    }
+
+    @Test func suggestsTheNearestName() {
+        #expect(Suggestion.nearest(to: "feilds", in: ["fields", "id", "kind"]) == "fields")
+        #expect(Suggestion.nearest(to: "collection", in: ["collections"]) == "collections")
+        #expect(Suggestion.nearest(to: "zzzzzz", in: ["fields", "id"]) == nil)
+    }
+}

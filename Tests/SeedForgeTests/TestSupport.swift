@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import SeedForge
+
+/// A temporary folder removed when the test ends.
+final class TempDir {
+    let url: URL
+    var path: String { url.path }
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("seedforge-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        try write(name, bytes: Array(text.utf8))
+    }
+
+    @discardableResult
+    func write(_ name: String, bytes: [UInt8]) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: file)
+        return file.path
+    }
+
+    func read(_ name: String) throws -> String {
+        try String(contentsOf: url.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    func bytes(_ name: String) throws -> Data {
+        try Data(contentsOf: url.appendingPathComponent(name))
+    }
+}
+
+/// Runs pipelines written inline against inline data through the real loader and runner
+/// (the conformance helper every stage test uses: records in, records and findings out).
+enum Harness {
+    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    static func load(_ yaml: String, files: [String: String] = [:], in dir: TempDir? = nil) throws -> Pipeline {
+        let dir = try dir ?? TempDir()
+        for (name, text) in files { try dir.write(name, text) }
+        let path = try dir.write("pipeline.yml", yaml)
+        return try Loader.load(path: path)
+    }
+
+    /// Loads and runs without writing outputs.
+    static func run(_ yaml: String, files: [String: String]) throws -> RunResult {
+        let dir = try TempDir()
+        let pipeline = try load(yaml, files: files, in: dir)
+        return try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: silent))
+    }
+
+    /// The definition errors a YAML text produces (empty when it loads).
+    static func definitionErrors(_ yaml: String, files: [String: String] = ["data.json": "[]"]) -> [DefinitionError] {
+        do {
+            _ = try load(yaml, files: files)
+            return []
+        } catch let errors as DefinitionErrors {
+            return errors.errors
+        } catch let error as DefinitionError {
+            return [error]
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return []
+        }
+    }
+}
+
+extension RunResult {
+    /// The emitted records of a collection as JSON objects.
+    func records(_ collection: String) -> [[String: Value]] {
+        let schema = state.schemas[collection]!
+        return state.records(collection).map { record in
+            var out: [String: Value] = [:]
+            for (index, field) in schema.fields.enumerated() { out[field.name] = record[FieldID(index: index)] }
+            return out
+        }
+    }
+
+    func rejects(_ collection: String) -> [Rejection] { state.rejects.filter { $0.collection == collection } }
+
+    func rejectedRules(_ collection: String) -> [String] { rejects(collection).map { $0.findings[0].rule } }
+}
+
+/// The real `seedforge` binary, run as a user would.
+enum CLI {
+    static let repoRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var binary: String {
+        if let override = ProcessInfo.processInfo.environment["SEEDFORGE_BIN"] { return override }
+        return repoRoot.appendingPathComponent(".build/debug/seedforge").path
+    }
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = try start(arguments, cwd: cwd, environment: environment)
+        return process.finish()
+    }
+
+    final class Running {
+        let process: Process
+        let out: Pipe
+        let err: Pipe
+        init(process: Process, out: Pipe, err: Pipe) {
+            self.process = process
+            self.out = out
+            self.err = err
+        }
+
+        func finish() -> Result {
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        }
+    }
+
+    static func start(_ arguments: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Running {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: cwd ?? repoRoot.path)
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "SEEDFORGE_FAULT")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return Running(process: process, out: out, err: err)
+    }
+}
+
+/// Parses a JSON file written by seedforge with Foundation (an independent reader).
+func jsonObject(_ data: Data) throws -> Any {
+    try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+}
