@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// The command line as users and CI see it: exit codes, messages, log formats.
+@Suite("End to end: command line")
+struct CLITests {
+    static let pipeline = """
+        name: mini
+        sources:
+          shops:
+            kind: json
+            path: shops.json
+            id: id
+            fields:
+              id: string
+              name: string
+              rating: number
+        steps:
+          - validate: range
+            collection: shops
+            field: rating
+            min: 0
+            max: 5
+        outputs:
+          - file: shops.json
+            collection: shops
+        """
+
+    func workspace(_ shops: [UInt8]) throws -> TempDir {
+        let dir = try TempDir()
+        try dir.write("mini.yml", Self.pipeline)
+        try dir.write("shops.json", bytes: shops)
+        return dir
+    }
+
+    func run(_ dir: TempDir, _ arguments: [String] = []) throws -> CLI.Result {
+        try CLI.run(["run", "mini.yml", "--out", "out"] + arguments, cwd: dir.path)
+    }
+
+    @Test(arguments: [
+        ("[{\"id\": \"a\", \"rating\": 4}", "shops.json:1:26: error: unexpected end of input inside an array"),
+        ("[\n  {\"id\": \"a\"},\n]", "shops.json:3:1: error: trailing comma before ']'"),
+        ("", "shops.json:1:1: error: the file is empty; expected a JSON array of records"),
+        ("{\"shops\": []}", "shops.json:1:1: error: expected a JSON array of records, found an object"),
+    ])
+    func malformedInputsExit1WithFileLineAndColumn(content: String, message: String) throws {
+        let dir = try workspace(Array(content.utf8))
+        let result = try run(dir)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/mini"))
+    }
+
+    @Test func invalidUTF8Exits1AtTheByte() throws {
+        let dir = try workspace(Array("[{\"id\": \"a\", \"name\": \"M".utf8) + [0xFF, 0xFE] + Array("\"}]".utf8))
+        let result = try run(dir)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("shops.json:1:24: error: invalid UTF-8 byte 0xFF"), "\(result.stderr)")
+    }
+
+    @Test func missingInputIsADefinitionErrorExit2() throws {
+        let dir = try TempDir()
+        try dir.write("mini.yml", Self.pipeline)
+        let result = try run(dir)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("mini.yml:5:11: error: input file 'shops.json' does not exist"), "\(result.stderr)")
+    }
+
+    @Test func lintChecksWithoutReadingData() throws {
+        let dir = try workspace(Array("not json at all".utf8))
+        let ok = try CLI.run(["lint", "mini.yml"], cwd: dir.path)
+        #expect(ok.status == 0)
+        #expect(ok.stdout.contains("mini.yml: ok (mini: 1 sources, 1 input files, 1 steps, 1 outputs)"))
+        try dir.write("bad.yml", Self.pipeline.replacingOccurrences(of: "    max: 5", with: "    maxx: 5"))
+        let bad = try CLI.run(["lint", "bad.yml"], cwd: dir.path)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bad.yml:16:5: error: unknown key 'maxx' in step 1 (validate: range); did you mean 'max'?"), "\(bad.stderr)")
+    }
+
+    @Test func usageErrorsExit2() throws {
+        #expect(try CLI.run(["run"]).status == 2)
+        #expect(try CLI.run(["run", "x.yml", "--no-such-flag"]).status == 2)
+        #expect(try CLI.run(["frobnicate"]).status == 2)
+        let help = try CLI.run(["run", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--lock-timeout"))
+    }
+
+    @Test func unwritableOutputExits3() throws {
+        let dir = try workspace(Array(#"[{"id": "a", "rating": 4}]"#.utf8))
+        try dir.write("blocker", "a file where a folder should be")
+        let result = try CLI.run(["run", "mini.yml", "--out", "blocker/out"], cwd: dir.path)
+        #expect(result.status == 3, "\(result.stderr)")
+    }
+
+    @Test func jsonLogsAreOneObjectPerLineAndQuietIsQuiet() throws {
+        let dir = try workspace(Array(#"[{"id": "a", "rating": 4}, {"id": "b", "rating": 7}]"#.utf8))
+        let json = try run(dir, ["--log-format", "json"])
+        #expect(json.status == 0)
+        let events = try json.stderr.split(separator: "\n").map { try #require(jsonObject(Data($0.utf8)) as? [String: Any]) }
+        #expect(events.count >= 3)
+        #expect(events.allSatisfy { $0["level"] != nil && $0["message"] != nil && $0["time"] != nil })
+        #expect(events.contains { ($0["message"] as? String)?.contains("mini: wrote 1 shops") == true && $0["dataset"] as? String == "mini" })
+        let quiet = try run(dir, ["--quiet"])
+        #expect(quiet.status == 0)
+        #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+        let broken = try workspace(Array("[".utf8))
+        let jsonError = try run(broken, ["--log-format", "json"])
+        #expect(jsonError.status == 1)
+        let error = try #require(jsonError.stderr.split(separator: "\n").last.map { try jsonObject(Data($0.utf8)) as? [String: Any] } ?? nil)
+        #expect(error["level"] as? String == "error")
+        #expect(error["file"] as? String == "shops.json")
+        #expect(error["line"] as? String == "1")
+    }
+
+    @Test func severalPipelinesRunIndependentlyAndTheWorstCodeWins() throws {
+        let dir = try workspace(Array(#"[{"id": "a", "rating": 4}]"#.utf8))
+        try dir.write("broken.yml", Self.pipeline.replacingOccurrences(of: "name: mini", with: "name: broken").replacingOccurrences(of: "shops.json\n    id", with: "broken.json\n    id"))
+        try dir.write("broken.json", "[")
+        let result = try CLI.run(["run", "broken.yml", "mini.yml", "--out", "out"], cwd: dir.path)
+        #expect(result.status == 1)
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/out/mini/shops.json"))
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/broken"))
+    }
+
+    @Test func kindsDocumentsEveryKind() throws {
+        let all = try CLI.run(["kinds"])
+        #expect(all.status == 0)
+        for name in ["json", "ndjson", "required", "range", "step", "length", "url", "timestamp", "trim", "stable-id", "rating-summary", "dedupe", "sort", "csv"] {
+            #expect(all.stdout.contains(": \(name)\n"), "\(name) missing from kinds")
+        }
+        let range = try CLI.run(["kinds", "range"])
+        #expect(range.stdout.contains("max-reject-fraction"))
+        #expect(range.stdout.contains("example:"))
+        #expect(try CLI.run(["kinds", "rnage"]).stderr.contains("did you mean 'range'?"))
+    }
+}
