@@ -33,8 +33,7 @@ struct LogOptions: ParsableArguments {
         }
         let format = logFormat
         return Logger(label: "seedforge") { _ in
-            if format == .json { return JSONLogHandler(level: level) as any LogHandler }
-            return TextLogHandler(level: level)
+            LineLogHandler(format: format == .json ? .json : .text, level: level)
         }
     }
 

@@ -96,10 +96,9 @@ public struct JSONSource: SourceKind {
             var reader = JSONReader(bytes: buffer, start: offset)
             return (try? reader.parseString()) ?? "?"
         }
-        let (line, column) = text.lineAndColumn(ofOffset: offset)
         return Finding(
             rule: "duplicate-key", message: "key '\(key)' appears more than once in this record; which value is meant is ambiguous",
-            location: Location(file: text.displayPath, line: line, column: column, pointer: origin.pointer + "/" + key),
+            location: text.location(ofOffset: offset, pointer: origin.pointer + "/" + key),
             field: key, value: value)
     }
 }

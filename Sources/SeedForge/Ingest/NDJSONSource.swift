@@ -41,11 +41,10 @@ public struct NDJSONSource: SourceKind {
                             sink.accept(value, origin: origin)
                         }
                     } catch let error as JSONSyntaxError {
-                        let (line, column) = text.lineAndColumn(ofOffset: error.offset)
                         let raw = String(decoding: UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]), as: UTF8.self)
                         sink.unreadable(Finding(
                             rule: "json-syntax", message: "line is not valid JSON: \(error.message)",
-                            location: Location(file: text.displayPath, line: line, column: column, pointer: ""),
+                            location: text.location(ofOffset: error.offset, pointer: ""),
                             value: .string(String(raw.prefix(200)))))
                     } catch {
                         preconditionFailure("JSONReader throws only JSONSyntaxError")

@@ -31,8 +31,7 @@ public struct SourceError: Error, Sendable, CustomStringConvertible {
     }
 
     init(_ text: SourceText, offset: Int, _ message: String, pointer: String = "") {
-        let (line, column) = text.lineAndColumn(ofOffset: offset)
-        self.init(location: Location(file: text.displayPath, line: line, column: column, pointer: pointer), message: message)
+        self.init(location: text.location(ofOffset: offset, pointer: pointer), message: message)
     }
 
     public var description: String { "\(location.description): error: \(message)" }

@@ -1,13 +1,21 @@
 import Foundation
 import Logging
 
-/// Log lines for people: `seedforge: [dataset] message` on standard error.
-public struct TextLogHandler: LogHandler {
+/// Writes log events as lines on standard error, in one of two formats:
+/// `text` for people (`seedforge: dataset: message`) or `json` for machines (one object
+/// per line: time, level, message and metadata such as the dataset, file, line, column).
+public struct LineLogHandler: LogHandler {
+    public enum Format: Sendable {
+        case text, json
+    }
+
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level
+    let format: Format
     let write: @Sendable (String) -> Void
 
-    public init(level: Logger.Level, write: @escaping @Sendable (String) -> Void = StandardError.write) {
+    public init(format: Format, level: Logger.Level, write: @escaping @Sendable (String) -> Void = StandardError.write) {
+        self.format = format
         self.logLevel = level
         self.write = write
     }
@@ -18,40 +26,23 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var prefix = "seedforge"
-        if let dataset = metadata["dataset"] ?? event.metadata?["dataset"] { prefix += ": \(dataset)" }
-        let level = event.level >= .warning ? "\(event.level): " : ""
-        write("\(prefix): \(level)\(event.message)\n")
-    }
-}
-
-/// One JSON object per line for machines (cron, log shippers): time, level, message and
-/// metadata such as the dataset.
-public struct JSONLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level
-    let write: @Sendable (String) -> Void
-
-    public init(level: Logger.Level, write: @escaping @Sendable (String) -> Void = StandardError.write) {
-        self.logLevel = level
-        self.write = write
-    }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    public func log(event: LogEvent) {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        var object = JSONObject()
-        object.appendUnchecked("time", .string(formatter.string(from: Date())))
-        object.appendUnchecked("level", .string(event.level.rawValue))
-        object.appendUnchecked("message", .string("\(event.message)"))
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        for key in merged.keys.sorted() { object.appendUnchecked(key, .string("\(merged[key]!)")) }
-        write(JSONWriter.compact(.object(object)) + "\n")
+        switch format {
+        case .text:
+            var prefix = "seedforge"
+            if let dataset = merged["dataset"] { prefix += ": \(dataset)" }
+            let level = event.level >= .warning ? "\(event.level): " : ""
+            write("\(prefix): \(level)\(event.message)\n")
+        case .json:
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            var object = JSONObject()
+            object.appendUnchecked("time", .string(formatter.string(from: Date())))
+            object.appendUnchecked("level", .string(event.level.rawValue))
+            object.appendUnchecked("message", .string("\(event.message)"))
+            for key in merged.keys.sorted() { object.appendUnchecked(key, .string("\(merged[key]!)")) }
+            write(JSONWriter.compact(.object(object)) + "\n")
+        }
     }
 }
 

@@ -38,10 +38,7 @@ public struct Origin: Sendable {
     }
 
     /// The location of the record itself.
-    public var location: Location {
-        let (line, column) = source.lineAndColumn(ofOffset: offset)
-        return Location(file: source.displayPath, line: line, column: column, pointer: pointer.isEmpty ? "" : pointer)
-    }
+    public var location: Location { source.location(ofOffset: offset, pointer: pointer) }
 
     /// The value at `path` as it was written in the source, before any step changed it;
     /// nil when the source record has nothing there.
@@ -61,8 +58,7 @@ public struct Origin: Sendable {
             if let path { location.pointer = pointer + path.description }
             return location
         }
-        let (line, column) = source.lineAndColumn(ofOffset: offset)
-        return Location(file: source.displayPath, line: line, column: column, pointer: pointer + path.description)
+        return source.location(ofOffset: offset, pointer: pointer + path.description)
     }
 }
 

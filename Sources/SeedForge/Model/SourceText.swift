@@ -31,6 +31,12 @@ public final class SourceText: @unchecked Sendable {
         return (low + 1, column)
     }
 
+    /// The location of a byte offset, with the JSON Pointer of what is there.
+    public func location(ofOffset offset: Int, pointer: String) -> Location {
+        let (line, column) = lineAndColumn(ofOffset: offset)
+        return Location(file: displayPath, line: line, column: column, pointer: pointer)
+    }
+
     /// The byte offset of the value at `path` inside the JSON value at `offset`.
     public func offset(of path: FieldPath, inValueAt offset: Int) -> Int? {
         bytes.withUnsafeBufferPointer { buffer in

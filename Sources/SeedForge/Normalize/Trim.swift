@@ -23,11 +23,7 @@ public struct Trim: Step {
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
-        if config["field"] != nil {
-            fields = try plan.fields(config, key: "field", in: collection)
-        } else {
-            fields = plan.schema(collection).textFields
-        }
+        fields = try plan.textFields(config, in: collection)
         collapse = try config.bool("collapse-whitespace") ?? false
         emptyAsNull = try config.bool("empty-as-null") ?? true
     }

@@ -22,11 +22,7 @@ public struct UnicodeNormalize: Step {
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
-        if config["field"] != nil {
-            fields = try plan.fields(config, key: "field", in: collection)
-        } else {
-            fields = plan.schema(collection).textFields
-        }
+        fields = try plan.textFields(config, in: collection)
         stripControl = try config.bool("strip-control") ?? true
     }
 

@@ -24,3 +24,23 @@ public struct DefinitionErrors: Error, Sendable, CustomStringConvertible {
 
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }
+
+/// Gathers definition errors while loading goes on, so one pass reports them all.
+struct ErrorCollector {
+    var errors: [DefinitionError] = []
+    let fallback: ConfigNode
+
+    /// Runs `body`; on a definition error records it and returns nil.
+    mutating func attempt<T>(_ body: () throws -> T) -> T? {
+        do {
+            return try body()
+        } catch let error as DefinitionError {
+            errors.append(error)
+        } catch let list as DefinitionErrors {
+            errors += list.errors
+        } catch {
+            errors.append(fallback.error("\(error)"))
+        }
+        return nil
+    }
+}

@@ -34,21 +34,9 @@ public enum Loader {
             throw yamlError(error, file: file)
         }
         let top = try ConfigNode(node: root, file: file).mapping("the pipeline")
-        var errors = top.unknownKeys(allowed: topKeys)
+        var collector = ErrorCollector(errors: top.unknownKeys(allowed: topKeys), fallback: top.node)
         let plan = PipelinePlan(file: file, baseDirectory: baseDirectory)
-
-        func collect<T>(_ body: () throws -> T) -> T? {
-            do {
-                return try body()
-            } catch let error as DefinitionError {
-                errors.append(error)
-            } catch let list as DefinitionErrors {
-                errors += list.errors
-            } catch {
-                errors.append(top.error("\(error)"))
-            }
-            return nil
-        }
+        func collect<T>(_ body: () throws -> T) -> T? { collector.attempt(body) }
 
         let name = collect { () throws -> String in
             let node = try top.require("name")
@@ -63,7 +51,7 @@ public enum Loader {
         var sources: [SourceDefinition] = []
         var sourceNodes: [String: ConfigNode] = [:]
         if let sourcesMap = collect({ try top.require("sources").mapping("'sources'") }) {
-            if sourcesMap.mapping.count == 0 { errors.append(sourcesMap.error("'sources' declares no source")) }
+            if sourcesMap.mapping.count == 0 { collector.errors.append(sourcesMap.error("'sources' declares no source")) }
             for (keyNode, valueNode) in sourcesMap.mapping {
                 let keyConfig = ConfigNode(node: keyNode, file: file)
                 guard let collection = collect({ try keyConfig.string("a source name") }) else { continue }
@@ -87,7 +75,7 @@ public enum Loader {
             for (index, node) in outputNodes.enumerated() {
                 if let output = collect({ try loadOutput(node, number: index + 1, plan: plan) }) {
                     if !files.insert(output.file).inserted {
-                        errors.append(node.error("output file '\(output.file)' is written twice"))
+                        collector.errors.append(node.error("output file '\(output.file)' is written twice"))
                     }
                     outputs.append(output)
                 }
@@ -96,15 +84,15 @@ public enum Loader {
 
         // Nothing lost: every collection must end in an output.
         let emitted = Set(outputs.map(\.collection))
-        for collection in plan.collectionOrder where !emitted.contains(collection) && errors.isEmpty {
+        for collection in plan.collectionOrder where !emitted.contains(collection) && collector.errors.isEmpty {
             let node = sourceNodes[collection] ?? top.node
-            errors.append(node.error("collection '\(collection)' is never written: add an entry for it under 'outputs' (every record must end in an output, the rejects or the duplicates log)"))
+            collector.errors.append(node.error("collection '\(collection)' is never written: add an entry for it under 'outputs' (every record must end in an output, the rejects or the duplicates log)"))
         }
 
         let thresholds = collect { try loadThresholds(top) } ?? Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
 
-        if !errors.isEmpty {
-            throw DefinitionErrors(errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+        if !collector.errors.isEmpty {
+            throw DefinitionErrors(collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
         }
         return Pipeline(
             name: name, description: description, file: file, fileSHA256: sha256, sources: sources, steps: steps,
@@ -125,21 +113,10 @@ public enum Loader {
     static func loadSource(_ collection: String, _ node: ConfigNode, plan: PipelinePlan) throws -> SourceDefinition {
         let what = "source '\(collection)'"
         let config = try node.mapping(what)
-        var errors: [DefinitionError] = []
-        func attempt<T>(_ body: () throws -> T) -> T? {
-            do {
-                return try body()
-            } catch let error as DefinitionError {
-                errors.append(error)
-            } catch let list as DefinitionErrors {
-                errors += list.errors
-            } catch {
-                errors.append(node.error("\(error)"))
-            }
-            return nil
-        }
+        var collector = ErrorCollector(fallback: node)
+        func attempt<T>(_ body: () throws -> T) -> T? { collector.attempt(body) }
         let (fields, fieldErrors) = attempt { try FieldMapping.load(config, what: what) } ?? ([], [])
-        errors += fieldErrors
+        collector.errors += fieldErrors
         var schema = Schema(fields: fields)
         if let idNode = config["id"] {
             schema.idField = attempt { try plan.fieldIn(schema, name: idNode.string("'id' of \(what)"), collection: collection, at: idNode) }
@@ -155,13 +132,13 @@ public enum Loader {
             }
             return kindType
         }
-        if let kindType { errors += config.unknownKeys(allowed: kindType.spec.keys.map(\.name)) }
+        if let kindType { collector.errors += config.unknownKeys(allowed: kindType.spec.keys.map(\.name)) }
         let kind = kindType.flatMap { type in attempt { try type.init(config: config) } }
         let files = attempt { try resolveFiles(config, plan: plan, what: what) }
         let unknown = attempt {
             try config.choice("unknown-fields", FieldMapping.UnknownFields.self, choices: FieldMapping.UnknownFields.allCases) ?? .ignore
         }
-        guard errors.isEmpty, let kindType, let kind, let files, let unknown else { throw DefinitionErrors(errors) }
+        guard collector.errors.isEmpty, let kindType, let kind, let files, let unknown else { throw DefinitionErrors(collector.errors) }
         return SourceDefinition(
             collection: collection, kindName: kindType.spec.name, kind: kind, files: files,
             mapping: FieldMapping(fields: schema.fields, unknownFields: unknown))

@@ -56,6 +56,13 @@ public final class PipelinePlan {
         return [try field(node.string("'\(key)' in \(config.what)"), in: collection, at: node)]
     }
 
+    /// The fields listed under `field`, or every text field of the collection when the
+    /// key is absent (what text normalisers work on by default).
+    public func textFields(_ config: ConfigMap, in collection: String) throws -> [FieldID] {
+        if config["field"] != nil { return try fields(config, key: "field", in: collection) }
+        return schema(collection).textFields
+    }
+
     /// Adds a computed field to a collection (or finds the existing one of that name).
     @discardableResult
     public func addField(_ name: String, type: FieldType, to collection: String) -> FieldID {

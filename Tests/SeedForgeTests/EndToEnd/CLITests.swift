@@ -1,30 +1,15 @@
 import Foundation
 import Testing
 
+@testable import SeedForge
+
 /// The command line as users and CI see it: exit codes, messages, log formats.
 @Suite("End to end: command line")
 struct CLITests {
-    static let pipeline = """
-        name: mini
-        sources:
-          shops:
-            kind: json
-            path: shops.json
-            id: id
-            fields:
-              id: string
-              name: string
-              rating: number
-        steps:
-          - validate: range
-            collection: shops
-            field: rating
-            min: 0
-            max: 5
-        outputs:
-          - file: shops.json
-            collection: shops
-        """
+    /// The loader tests' valid pipeline, named `mini`, reading `shops.json`.
+    static let pipeline = LoaderTests.valid
+        .replacingOccurrences(of: "name: demo", with: "name: mini")
+        .replacingOccurrences(of: "path: data.json", with: "path: shops.json")
 
     func workspace(_ shops: [UInt8]) throws -> TempDir {
         let dir = try TempDir()
