@@ -32,16 +32,9 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let logger = log.makeLogger()
-        var loaded: [Pipeline] = []
+        let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger)
+        if loadStatus != .ok { throw ExitCode(loadStatus.rawValue) }
         var worst = ExitStatus.ok
-        for path in pipelines {
-            do {
-                loaded.append(try Loader.load(path: path))
-            } catch {
-                worst = max(worst, log.report(error, logger: logger))
-            }
-        }
-        if worst != .ok { throw ExitCode(worst.rawValue) }
         for pipeline in loaded {
             do {
                 let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger))

@@ -49,7 +49,7 @@ public struct Dedupe: Step {
         for field in by {
             let value = record[field]
             if value.isNull { return nil }
-            if fold, case .string(let text) = value { parts.append(.string(Collation.key(text))) } else { parts.append(value) }
+            if fold, case .string(let text) = value { parts.append(.string(Collation.key(text))) } else { parts.append(value.joinKey) }
         }
         return parts.count == 1 ? parts[0] : .array(parts)
     }

@@ -56,8 +56,10 @@ public struct Sort: Step {
     }
 
     static func entries(_ node: ConfigNode) throws -> [ConfigNode] {
-        if case .sequence = node.node { return try node.list("'by'") }
-        return [node]
+        guard case .sequence = node.node else { return [node] }
+        let list = try node.list("'by'")
+        if list.isEmpty { throw node.error("'by' must name at least one sort key") }
+        return list
     }
 
     public func run(_ state: RunState) throws {

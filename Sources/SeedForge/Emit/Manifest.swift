@@ -46,7 +46,7 @@ struct Manifest {
         root.appendUnchecked("description", pipeline.description.map(Value.string) ?? .null)
         root.appendUnchecked("tool", .object(JSONObject([("name", .string("seedforge")), ("version", .string(SeedForgeVersion.current))])))
         root.appendUnchecked("pipeline", .object(JSONObject([
-            ("file", .string(Paths.display(pipeline.file))), ("sha256", .string(pipeline.fileSHA256)),
+            ("file", .string((pipeline.file as NSString).lastPathComponent)), ("sha256", .string(pipeline.fileSHA256)),
         ])))
         root.appendUnchecked("inputs", .array(inputs.map { input in
             .object(JSONObject([

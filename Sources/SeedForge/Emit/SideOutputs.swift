@@ -2,18 +2,26 @@
 /// `rejects.ndjson` (records set aside, with every finding), `duplicates.ndjson` (records
 /// removed as duplicates, with the winner's id) and `warnings.ndjson`.
 enum SideOutputs {
+    /// Maps the paths shown in messages (relative to the working folder) to the paths
+    /// written into datasets (relative to the pipeline's folder), so a dataset is the same
+    /// whichever folder the run started in.
+    struct PathMap {
+        let paths: [String: String]
+        func callAsFunction(_ file: String) -> String { paths[file] ?? file }
+    }
+
     static let rejectsFile = "rejects.ndjson"
     static let duplicatesFile = "duplicates.ndjson"
     static let warningsFile = "warnings.ndjson"
     static let manifestFile = "manifest.json"
     static let reserved = [rejectsFile, duplicatesFile, warningsFile, manifestFile]
 
-    static func findingObject(_ finding: Finding) -> JSONObject {
+    static func findingObject(_ finding: Finding, _ path: PathMap) -> JSONObject {
         var object = JSONObject()
         object.appendUnchecked("rule", .string(finding.rule))
         object.appendUnchecked("severity", .string(finding.severity.rawValue))
         object.appendUnchecked("message", .string(finding.message))
-        object.appendUnchecked("file", finding.location.map { .string($0.file) } ?? .null)
+        object.appendUnchecked("file", finding.location.map { .string(path($0.file)) } ?? .null)
         object.appendUnchecked("line", finding.location.map { .int(Int64($0.line)) } ?? .null)
         object.appendUnchecked("column", finding.location.map { .int(Int64($0.column)) } ?? .null)
         object.appendUnchecked("pointer", finding.location.map { .string($0.pointer) } ?? .null)
@@ -29,16 +37,16 @@ enum SideOutputs {
         return value
     }
 
-    static func rejects(_ rejects: [Rejection], schemas: [String: Schema]) -> [UInt8] {
+    static func rejects(_ rejects: [Rejection], schemas: [String: Schema], paths: PathMap) -> [UInt8] {
         var writer = JSONWriter()
         for rejection in rejects {
             let primary = rejection.findings[0]
             var object = JSONObject()
             object.appendUnchecked("collection", .string(rejection.collection))
             object.appendUnchecked("id", rejection.id ?? .null)
-            for (key, value) in findingObject(primary).pairs { object.appendUnchecked(key, value) }
+            for (key, value) in findingObject(primary, paths).pairs { object.appendUnchecked(key, value) }
             object.appendUnchecked("step", .string(rejection.step))
-            object.appendUnchecked("findings", .array(rejection.findings.map { .object(findingObject($0)) }))
+            object.appendUnchecked("findings", .array(rejection.findings.map { .object(findingObject($0, paths)) }))
             if let record = rejection.record, let schema = schemas[rejection.collection] {
                 let fields = schema.fields.filter { $0.sourcePath != nil }
                 object.appendUnchecked("record", record.object(fields: fields, ids: fields.indices.map(FieldID.init(index:))))
@@ -51,7 +59,7 @@ enum SideOutputs {
         return writer.bytes
     }
 
-    static func duplicates(_ duplicates: [Duplicate]) -> [UInt8] {
+    static func duplicates(_ duplicates: [Duplicate], paths: PathMap) -> [UInt8] {
         var writer = JSONWriter()
         for duplicate in duplicates {
             let location = duplicate.record.origin.location
@@ -60,11 +68,11 @@ enum SideOutputs {
             object.appendUnchecked("id", duplicate.id ?? .null)
             object.appendUnchecked("key", duplicate.key)
             object.appendUnchecked("winner", duplicate.winnerID ?? .null)
-            object.appendUnchecked("file", .string(location.file))
+            object.appendUnchecked("file", .string(paths(location.file)))
             object.appendUnchecked("line", .int(Int64(location.line)))
             object.appendUnchecked("column", .int(Int64(location.column)))
             object.appendUnchecked("pointer", .string(location.pointer))
-            object.appendUnchecked("winnerFile", .string(duplicate.winnerLocation.file))
+            object.appendUnchecked("winnerFile", .string(paths(duplicate.winnerLocation.file)))
             object.appendUnchecked("winnerLine", .int(Int64(duplicate.winnerLocation.line)))
             object.appendUnchecked("step", .string(duplicate.step))
             writer.write(.object(object))
@@ -73,13 +81,13 @@ enum SideOutputs {
         return writer.bytes
     }
 
-    static func warnings(_ warnings: [Warning]) -> [UInt8] {
+    static func warnings(_ warnings: [Warning], paths: PathMap) -> [UInt8] {
         var writer = JSONWriter()
         for warning in warnings {
             var object = JSONObject()
             object.appendUnchecked("collection", .string(warning.collection))
             object.appendUnchecked("id", warning.id ?? .null)
-            for (key, value) in findingObject(warning.finding).pairs { object.appendUnchecked(key, value) }
+            for (key, value) in findingObject(warning.finding, paths).pairs { object.appendUnchecked(key, value) }
             object.appendUnchecked("step", .string(warning.step))
             writer.write(.object(object))
             writer.append(byte: 0x0A)

@@ -53,22 +53,28 @@ public struct RatingSummary: Step {
         seedRating = try config["seed-rating"] == nil ? nil : plan.field(config, key: "seed-rating", in: collection)
         decimals = try config.int("decimals")
         if let decimals, !(0...10).contains(decimals) { throw config["decimals"]!.error("'decimals' must be between 0 and 10") }
-        countField = plan.addField(try config.string("count-field") ?? "reviewCount", type: .integer, to: collection)
-        communityField = plan.addField(try config.string("community-field") ?? "communityRating", type: .number, to: collection)
-        seedField = seedRating == nil ? nil : plan.addField(try config.string("seed-field") ?? "seedRating", type: .number, to: collection)
-        displayedField = plan.addField(try config.string("displayed-field") ?? "displayedRating", type: .number, to: collection)
+        let target = collection
+        func add(_ key: String, _ name: String, _ type: FieldType) throws -> FieldID {
+            try plan.addField(config.string(key) ?? name, type: type, to: target, at: config[key] ?? config.node)
+        }
+        let count = try add("count-field", "reviewCount", .integer)
+        let community = try add("community-field", "communityRating", .number)
+        let seed = seedRating == nil ? nil : try add("seed-field", "seedRating", .number)
+        let displayed = try add("displayed-field", "displayedRating", .number)
+        (countField, communityField, seedField, displayedField) = (count, community, seed, displayed)
     }
 
     public func run(_ state: RunState) throws {
-        var sums: [Value: (count: Int, sum: Double)] = [:]
-        let targets = Set(state.records(collection).map { $0[key] })
+        // A running mean per record: stays finite for any finite ratings.
+        var means: [Value: (count: Int, mean: Double)] = [:]
+        let targets = Set(state.records(collection).map { $0[key].joinKey })
         let rejectedTargets = Set(state.rejects.lazy.filter { $0.collection == collection }.compactMap(\.id))
         let keyName = state.schemas[collection]![key].name
         let foreignName = state.schemas[reviews]![foreignKey].name
         let foreignPath = state.schemas[reviews]![foreignKey].sourcePath
         state.transformRecords(reviews, step: "enrich: rating-summary") { review in
             let target = review[foreignKey]
-            guard targets.contains(target), !target.isNull else {
+            guard targets.contains(target.joinKey), !target.isNull else {
                 let shown = RuleFields.describe(target)
                 let why = rejectedTargets.contains(target)
                     ? "refers to \(collection) \(keyName) \(shown), which was rejected (see its entry in rejects)"
@@ -78,20 +84,23 @@ public struct RatingSummary: Step {
                     location: review.origin.location(of: foreignPath), field: foreignName, value: target)]
             }
             if let value = review[rating].number {
-                sums[target, default: (0, 0)].count += 1
-                sums[target, default: (0, 0)].sum += value
+                var entry = means[target.joinKey, default: (0, 0)]
+                entry.count += 1
+                entry.mean += (value - entry.mean) / Double(entry.count)
+                means[target.joinKey] = entry
             }
             return []
         }
         state.transformRecords(collection, step: "enrich: rating-summary") { record in
-            let summary = sums[record[key]] ?? (0, 0)
+            let summary = means[record[key].joinKey] ?? (0, 0)
             let seed = seedRating.map { record[$0] } ?? .null
             record[countField] = .int(Int64(summary.count))
             if summary.count > 0 {
-                var mean = summary.sum / Double(summary.count)
+                var mean = summary.mean
                 if let decimals {
                     let scale = Self.powersOfTen[decimals]
-                    mean = (mean * scale).rounded(.toNearestOrAwayFromZero) / scale
+                    let scaled = (mean * scale).rounded(.toNearestOrAwayFromZero) / scale
+                    if scaled.isFinite { mean = scaled }
                 }
                 record[communityField] = .double(mean)
                 record[displayedField] = .double(mean)

@@ -76,14 +76,14 @@ public struct FieldMapping: Sendable {
             }
         }
         if unknownFields != .ignore {
-            let known = Set(fields.compactMap { field -> String? in
+            let known = fields.compactMap { field -> String? in
                 if case .key(let key)? = field.sourcePath?.components.first { return key }
                 return nil
-            })
+            }
             for key in object.keys where !known.contains(key) {
                 findings.append(Finding(
                     rule: "unknown-field", severity: unknownFields == .warn ? .warning : .error,
-                    message: "field '\(key)' is not declared in the source's 'fields'\(Suggestion.phrase(for: key, in: Array(known)))",
+                    message: "field '\(key)' is not declared in the source's 'fields'\(Suggestion.phrase(for: key, in: known))",
                     location: origin.location(of: FieldPath(components: [.key(key)])), field: key, value: object[key]))
             }
         }

@@ -69,11 +69,8 @@ public struct JSONSource: SourceKind {
                     let offset = reader.position
                     let value = try reader.readValue()
                     let origin = Origin(source: text, offset: offset, index: index, pointer: "\(pointer)/\(index)")
-                    if let duplicate = reader.duplicateKeyOffset {
-                        sink.unreadable(Self.duplicateKey(text, at: duplicate, origin: origin, value: value))
-                    } else {
-                        sink.accept(value, origin: origin)
-                    }
+                    let duplicate = reader.duplicateKeyOffset.map { Self.duplicateKey(text, at: $0, origin: origin) }
+                    sink.accept(value, origin: origin, rejectedFor: duplicate)
                     index += 1
                 }
                 if recordsPath == nil { try Self.expectEnd(&reader, text) }
@@ -90,15 +87,17 @@ public struct JSONSource: SourceKind {
     }
 
     /// A record with a key written twice: JSON readers disagree on which value wins, so the
-    /// record is rejected rather than guessed at.
-    static func duplicateKey(_ text: SourceText, at offset: Int, origin: Origin, value: Value) -> Finding {
-        let key: String = text.bytes.withUnsafeBufferPointer { buffer in
-            var reader = JSONReader(bytes: buffer, start: offset)
-            return (try? reader.parseString()) ?? "?"
+    /// record is rejected rather than guessed at. Points at the second occurrence.
+    static func duplicateKey(_ text: SourceText, at offset: Int, origin: Origin) -> Finding {
+        let path: [FieldPath.Component] = text.bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(bytes: buffer, start: origin.offset)
+            return reader.path(to: offset) ?? []
         }
+        var key = "?"
+        if case .key(let last)? = path.last { key = last }
         return Finding(
-            rule: "duplicate-key", message: "key '\(key)' appears more than once in this record; which value is meant is ambiguous",
-            location: text.location(ofOffset: offset, pointer: origin.pointer + "/" + key),
-            field: key, value: value)
+            rule: "duplicate-key", message: "key '\(key)' appears more than once in the same object; which value is meant is ambiguous",
+            location: text.location(ofOffset: offset, pointer: origin.pointer + FieldPath.pointer(path)),
+            field: key, value: nil)
     }
 }

@@ -35,11 +35,8 @@ public struct NDJSONSource: SourceKind {
                         if reader.peek() != nil {
                             throw JSONSyntaxError(offset: reader.position, message: "unexpected data after the record on this line")
                         }
-                        if let duplicate = reader.duplicateKeyOffset {
-                            sink.unreadable(JSONSource.duplicateKey(text, at: duplicate, origin: origin, value: value))
-                        } else {
-                            sink.accept(value, origin: origin)
-                        }
+                        let duplicate = reader.duplicateKeyOffset.map { JSONSource.duplicateKey(text, at: $0, origin: origin) }
+                        sink.accept(value, origin: origin, rejectedFor: duplicate)
                     } catch let error as JSONSyntaxError {
                         let raw = String(decoding: UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]), as: UTF8.self)
                         sink.unreadable(Finding(

@@ -51,9 +51,13 @@ public struct IngestSink {
         self.state = state
     }
 
-    public mutating func accept(_ raw: Value, origin: Origin) {
+    /// Maps and keeps a record, or rejects it with its findings. `rejectedFor` is a
+    /// finding the source made itself (a key written twice), which rejects the record
+    /// whatever its fields hold.
+    public mutating func accept(_ raw: Value, origin: Origin, rejectedFor sourceFinding: Finding? = nil) {
         count += 1
-        let (record, findings) = mapping.map(raw, origin: origin)
+        var (record, findings) = mapping.map(raw, origin: origin)
+        if let sourceFinding { findings.insert(sourceFinding, at: 0) }
         for finding in findings where finding.severity == .warning {
             state.warn(finding, record: record, in: collection, step: "ingest")
         }

@@ -385,6 +385,51 @@ public struct JSONReader {
         return position < end ? position : nil
     }
 
+    /// The path from the value at the current position down to the key or value that
+    /// starts at byte `target` inside it (the inverse of `locate`).
+    public mutating func path(to target: Int) -> [FieldPath.Component]? {
+        var components: [FieldPath.Component] = []
+        while true {
+            guard let byte = peek() else { return nil }
+            if position == target { return components }
+            var entered = false
+            if byte == UInt8(ascii: "{") {
+                position += 1
+                while let next = peek(), next != UInt8(ascii: "}") {
+                    let keyOffset = position
+                    guard next == UInt8(ascii: "\""), let key = try? parseString() else { return nil }
+                    if keyOffset == target { return components + [.key(key)] }
+                    guard (try? expect(UInt8(ascii: ":"), "':'")) != nil, peek() != nil else { return nil }
+                    let valueStart = position
+                    guard (try? skipValue()) != nil else { return nil }
+                    if target >= valueStart && target < position {
+                        position = valueStart
+                        components.append(.key(key))
+                        entered = true
+                        break
+                    }
+                    if peek() == UInt8(ascii: ",") { position += 1 }
+                }
+            } else if byte == UInt8(ascii: "[") {
+                position += 1
+                var index = 0
+                while let next = peek(), next != UInt8(ascii: "]") {
+                    let valueStart = position
+                    guard (try? skipValue()) != nil else { return nil }
+                    if target >= valueStart && target < position {
+                        position = valueStart
+                        components.append(.index(index))
+                        entered = true
+                        break
+                    }
+                    index += 1
+                    if peek() == UInt8(ascii: ",") { position += 1 }
+                }
+            }
+            if !entered { return nil }
+        }
+    }
+
     /// Inside an object at `position`, moves to the value of `key`.
     mutating func seekKey(_ key: String) -> Bool {
         position += 1

@@ -8,6 +8,9 @@ public final class SourceText: @unchecked Sendable {
     public let bytes: [UInt8]
     private let lock = NSLock()
     private var lineStarts: [Int]?
+    /// The last column computed, so findings met in file order on one long line (a
+    /// minified file) are counted incrementally instead of from the line start each time.
+    private var lastColumn: (lineStart: Int, offset: Int, column: Int)?
 
     public init(displayPath: String, bytes: [UInt8]) {
         self.displayPath = displayPath
@@ -25,9 +28,25 @@ public final class SourceText: @unchecked Sendable {
             let mid = (low + high + 1) / 2
             if starts[mid] <= clamped { low = mid } else { high = mid - 1 }
         }
-        let lineStart = starts[low]
-        let prefix = bytes[lineStart..<clamped]
-        let column = String(decoding: prefix, as: UTF8.self).count + 1
+        var lineStart = starts[low]
+        // A UTF-8 byte order mark is not a character of line 1.
+        if lineStart == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { lineStart = min(3, clamped) }
+        var countFrom = lineStart
+        var column = 1
+        lock.lock()
+        if let last = lastColumn, last.lineStart == lineStart, last.offset <= clamped {
+            countFrom = last.offset
+            column = last.column
+        }
+        lock.unlock()
+        column += String(decoding: bytes[countFrom..<clamped], as: UTF8.self).count
+        // Resume from here next time only at an ASCII byte other than CR/LF: a character
+        // boundary always falls before one, so counting from it gives the same result.
+        if clamped < bytes.count, bytes[clamped] < 0x80, bytes[clamped] != 0x0A, bytes[clamped] != 0x0D {
+            lock.lock()
+            lastColumn = (lineStart, clamped, column)
+            lock.unlock()
+        }
         return (low + 1, column)
     }
 

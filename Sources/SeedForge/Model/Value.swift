@@ -25,6 +25,13 @@ public enum Value: Hashable, Sendable {
         }
     }
 
+    /// The value as a key for joins, dedupe and uniqueness: an integral double (`136256.0`)
+    /// matches the integer it equals; everything else is itself.
+    public var joinKey: Value {
+        if case .double(let double) = self, double.rounded() == double, abs(double) < 9.007e15 { return .int(Int64(double)) }
+        return self
+    }
+
     public var string: String? {
         if case .string(let s) = self { return s }
         return nil
@@ -49,6 +56,9 @@ public enum Value: Hashable, Sendable {
             switch (current, component) {
             case (.object(let object), .key(let key)):
                 guard let next = object[key] else { return nil }
+                current = next
+            case (.object(let object), .index(let index)):
+                guard let next = object[String(index)] else { return nil }
                 current = next
             case (.array(let array), .index(let index)):
                 guard index >= 0, index < array.count else { return nil }

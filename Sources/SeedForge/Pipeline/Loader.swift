@@ -31,7 +31,7 @@ public enum Loader {
             }
             root = node
         } catch let error as YamlError {
-            throw yamlError(error, file: file)
+            throw yamlError(error, file: file, yamlText: yaml)
         }
         let top = try ConfigNode(node: root, file: file).mapping("the pipeline")
         var collector = ErrorCollector(errors: top.unknownKeys(allowed: topKeys), fallback: top.node)
@@ -71,12 +71,15 @@ public enum Loader {
 
         var outputs: [OutputDefinition] = []
         if let outputNodes = collect({ try top.require("outputs").list("'outputs'") }) {
-            var files: Set<String> = []
+            var files: [String] = []
             for (index, node) in outputNodes.enumerated() {
                 if let output = collect({ try loadOutput(node, number: index + 1, plan: plan) }) {
-                    if !files.insert(output.file).inserted {
+                    if files.contains(output.file) {
                         collector.errors.append(node.error("output file '\(output.file)' is written twice"))
+                    } else if let clash = files.first(where: { output.file.hasPrefix($0 + "/") || $0.hasPrefix(output.file + "/") }) {
+                        collector.errors.append(node.error("output file '\(output.file)' and '\(clash)' cannot both exist: one would be a folder holding the other"))
                     }
+                    files.append(output.file)
                     outputs.append(output)
                 }
             }
@@ -95,14 +98,33 @@ public enum Loader {
             throw DefinitionErrors(collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
         }
         return Pipeline(
-            name: name, description: description, file: file, fileSHA256: sha256, sources: sources, steps: steps,
+            name: name, description: description, file: file, fileSHA256: sha256, baseDirectory: baseDirectory,
+            sources: sources, steps: steps,
             outputs: outputs, thresholds: thresholds, schemas: plan.schemas, collections: plan.collectionOrder)
     }
 
-    static func yamlError(_ error: YamlError, file: String) -> DefinitionError {
+    static func yamlError(_ error: YamlError, file: String, yamlText: String) -> DefinitionError {
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
             return DefinitionError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            // Yams gives the mapping's start; point at the key's second occurrence instead.
+            let key = duplicates.first ?? ""
+            let lines = yamlText.split(separator: "\n", omittingEmptySubsequences: false)
+            var seen: [(line: Int, column: Int)] = []
+            for (index, line) in lines.enumerated().dropFirst(max(0, context.mark.line - 1)) {
+                let indent = line.prefix(while: { $0 == " " }).count
+                let rest = line.dropFirst(indent)
+                if rest.hasPrefix(key + ":") || rest.hasPrefix("- " + key + ":") || rest.hasPrefix("\"" + key + "\":") {
+                    seen.append((index + 1, indent + 1))
+                }
+            }
+            let place = seen.count >= 2 ? seen[1] : (line: context.mark.line, column: context.mark.column)
+            return DefinitionError(file: file, line: place.line, column: place.column, message: "key '\(duplicates.joined(separator: "', '"))' appears twice in the same mapping")
+        case .reader(let problem, let offset, _, let yaml):
+            let prefix = offset.map { String(yaml.utf8.prefix($0)) ?? "" } ?? ""
+            let lines = prefix.split(separator: "\n", omittingEmptySubsequences: false)
+            return DefinitionError(file: file, line: lines.count, column: (lines.last?.unicodeScalars.count ?? 0) + 1, message: "YAML: \(problem)")
         default:
             return DefinitionError(file: file, line: 1, column: 1, message: "YAML: \(error)")
         }
@@ -258,6 +280,7 @@ public enum Loader {
         let errors = map.unknownKeys(allowed: ["max-rejects", "max-reject-fraction"])
         if !errors.isEmpty { throw DefinitionErrors(errors) }
         thresholds.maxRejects = try map.int("max-rejects")
+        if let max = thresholds.maxRejects, max < 0 { throw map["max-rejects"]!.error("'max-rejects' must not be negative") }
         if let fraction = try map.number("max-reject-fraction") {
             guard (0...1).contains(fraction) else { throw map["max-reject-fraction"]!.error("'max-reject-fraction' must be between 0 and 1") }
             thresholds.maxRejectFraction = fraction

@@ -45,6 +45,9 @@ public struct Pipeline: Sendable {
     /// The definition file as given on the command line.
     public let file: String
     public let fileSHA256: String
+    /// The folder of the definition file: relative paths in it, and paths written into
+    /// datasets, are relative to this folder.
+    public let baseDirectory: String
     public let sources: [SourceDefinition]
     public let steps: [PlannedStep]
     public let outputs: [OutputDefinition]

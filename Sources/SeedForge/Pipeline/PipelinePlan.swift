@@ -49,9 +49,15 @@ public final class PipelinePlan {
     public func fields(_ config: ConfigMap, key: String, in collection: String) throws -> [FieldID] {
         let node = try config.require(key)
         if case .sequence = node.node {
-            return try node.list("'\(key)' in \(config.what)").map {
-                try field($0.string("each entry of '\(key)'"), in: collection, at: $0)
+            let entries = try node.list("'\(key)' in \(config.what)")
+            guard !entries.isEmpty else { throw node.error("'\(key)' in \(config.what) must name at least one field") }
+            var ids: [FieldID] = []
+            for entry in entries {
+                let id = try field(entry.string("each entry of '\(key)'"), in: collection, at: entry)
+                guard !ids.contains(id) else { throw entry.error("field '\(schema(collection)[id].name)' is listed twice in '\(key)'") }
+                ids.append(id)
             }
+            return ids
         }
         return [try field(node.string("'\(key)' in \(config.what)"), in: collection, at: node)]
     }
@@ -63,10 +69,14 @@ public final class PipelinePlan {
         return schema(collection).textFields
     }
 
-    /// Adds a computed field to a collection (or finds the existing one of that name).
+    /// Adds a computed field to a collection. A name the collection already has is a
+    /// definition error: a step never overwrites a field silently.
     @discardableResult
-    public func addField(_ name: String, type: FieldType, to collection: String) -> FieldID {
+    public func addField(_ name: String, type: FieldType, to collection: String, at node: ConfigNode) throws -> FieldID {
         var schema = self.schema(collection)
+        guard schema.id(of: name) == nil else {
+            throw node.error("collection '\(collection)' already has a field '\(name)'; a step cannot overwrite it, choose another name")
+        }
         let id = schema.add(FieldSpec(name: name, type: type, sourcePath: nil))
         schemas[collection] = schema
         return id

@@ -34,6 +34,9 @@ public struct RunResult {
     public let seconds: Double
     public let outputFolder: String?
     public let state: RunState
+    /// Thresholds exceeded (only ever non-empty when outputs were not written: a writing
+    /// run throws `ThresholdError` instead).
+    public let thresholdFailures: [String]
 
     /// One line for the end of a run: what was written, what was set aside, how long.
     public var summaryLine: String {
@@ -65,6 +68,7 @@ public enum Runner {
 
         let state = RunState(schemas: pipeline.schemas)
         var inputs: [Manifest.Input] = []
+        var datasetPaths: [String: String] = [:]
         for source in pipeline.sources {
             let clock = ContinuousClock.now
             for file in source.files {
@@ -73,8 +77,10 @@ public enum Runner {
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state)
                 try source.kind.read(text, into: &sink)
                 state.ingested[source.collection, default: 0] += sink.count
+                let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
+                datasetPaths[text.displayPath] = datasetPath
                 inputs.append(Manifest.Input(
-                    collection: source.collection, file: text.displayPath, sha256: SHA256.hex(bytes),
+                    collection: source.collection, file: datasetPath, sha256: SHA256.hex(bytes),
                     bytes: bytes.count, records: sink.count))
                 logger.debug("read \(sink.count) records from \(text.displayPath)")
             }
@@ -128,12 +134,13 @@ public enum Runner {
         let counts = accounting.map {
             RunResult.Counts(collection: $0.collection, read: $0.read, emitted: $0.emitted, rejected: $0.rejected, duplicates: $0.duplicates)
         }
+        guard options.writeOutputs else {
+            return RunResult(
+                dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
+                outputFolder: nil, state: state, thresholdFailures: thresholdFailures)
+        }
         if !thresholdFailures.isEmpty {
             throw ThresholdError(dataset: pipeline.name, failures: thresholdFailures)
-        }
-
-        guard options.writeOutputs else {
-            return RunResult(dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started), outputFolder: nil, state: state)
         }
         let folder = try OutputDirectory(target: target)
         do {
@@ -146,9 +153,10 @@ public enum Runner {
                 let records = state.records(output.collection)
                 try write(output.render(records, schema: state.schemas[output.collection]!), output.file, collection: output.collection, format: output.formatName, records: records.count)
             }
-            try write(SideOutputs.rejects(state.rejects, schemas: state.schemas), SideOutputs.rejectsFile, collection: nil, format: "ndjson", records: state.rejects.count)
-            try write(SideOutputs.duplicates(state.duplicates), SideOutputs.duplicatesFile, collection: nil, format: "ndjson", records: state.duplicates.count)
-            try write(SideOutputs.warnings(state.warnings), SideOutputs.warningsFile, collection: nil, format: "ndjson", records: state.warnings.count)
+            let paths = SideOutputs.PathMap(paths: datasetPaths)
+            try write(SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile, collection: nil, format: "ndjson", records: state.rejects.count)
+            try write(SideOutputs.duplicates(state.duplicates, paths: paths), SideOutputs.duplicatesFile, collection: nil, format: "ndjson", records: state.duplicates.count)
+            try write(SideOutputs.warnings(state.warnings, paths: paths), SideOutputs.warningsFile, collection: nil, format: "ndjson", records: state.warnings.count)
             var findingCounts: [String: Int] = [:]
             for rejection in state.rejects { for finding in rejection.findings { findingCounts[finding.rule, default: 0] += 1 } }
             var warningCounts: [String: Int] = [:]
@@ -165,7 +173,7 @@ public enum Runner {
         }
         let result = RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
-            outputFolder: Paths.display(target.path), state: state)
+            outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])
         logger.info("\(result.summaryLine)")
         return result
     }

@@ -14,6 +14,17 @@ public enum Paths {
         if absolute.hasPrefix(cwd + "/") { return String(absolute.dropFirst(cwd.count + 1)) }
         return absolute
     }
+
+    /// `path` relative to the folder `base` (`../Fixtures/shops.json`), the way a
+    /// pipeline's own `path:` values are written. Independent of the working folder.
+    public static func relative(_ path: String, to base: String) -> String {
+        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        let from = URL(fileURLWithPath: base).standardizedFileURL.pathComponents
+        var common = 0
+        while common < min(target.count, from.count), target[common] == from[common] { common += 1 }
+        let ups = Array(repeating: "..", count: from.count - common)
+        return (ups + target[common...]).joined(separator: "/")
+    }
 }
 
 /// File name patterns (`*`, `?`, `[...]`) expanded by the C library's glob(3), sorted
@@ -54,6 +65,8 @@ public enum Glob {
                 j = j.dropFirst()
             }
         }
-        return i.isEmpty && !j.isEmpty
+        if i.isEmpty != j.isEmpty { return i.isEmpty }
+        // Equal in natural order (`page-02`, `page-2`): fall back to byte order.
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 }

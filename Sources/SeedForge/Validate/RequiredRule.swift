@@ -24,7 +24,8 @@ public struct RequiredRule: Rule {
             let name = findings.schema[field].name
             switch record[field] {
             case .null:
-                findings.fail(field, "\(name) is required but \(Self.describeAbsence(of: field, in: record, findings.schema))")
+                let raw = findings.schema[field].sourcePath.flatMap { record.origin.sourceValue(at: $0) }
+                findings.fail(field, "\(name) is required but \(Self.describeAbsence(raw))", value: raw ?? .null)
             case .string(let text) where !allowBlank && text.allSatisfy(\.isWhitespace):
                 findings.fail(field, "\(name) is required but blank")
             default:
@@ -35,12 +36,12 @@ public struct RequiredRule: Rule {
 
     /// Why a null field is null: absent from the source, written as null, or text that
     /// was blank (and became null when trimmed).
-    static func describeAbsence(of field: FieldID, in record: Record, _ schema: Schema) -> String {
-        guard let path = schema[field].sourcePath, let raw = record.origin.sourceValue(at: path) else { return "missing" }
+    static func describeAbsence(_ raw: Value?) -> String {
         switch raw {
+        case nil: return "missing"
         case .null: return "null"
         case .string: return "blank"
-        default: return "missing"
+        default: return "null after normalisation"
         }
     }
 }

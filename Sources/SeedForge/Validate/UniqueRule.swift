@@ -24,7 +24,7 @@ public struct UniqueRule: Rule {
         var first: [[Value]: Record] = [:]
         return records.map { record in
             var findings = RuleFindings(record: record, schema: schema, rule: code, severity: severity)
-            let key = fields.map { record[$0] }
+            let key = fields.map { record[$0].joinKey }
             guard !key.contains(where: \.isNull) else { return [] }
             if let earlier = first[key] {
                 let names = fields.map { schema[$0].name }.joined(separator: " + ")

@@ -79,7 +79,8 @@ struct HoneyShopsEndToEndTests {
         let rejects = try lines(dir.bytes("out/honey-shops/rejects.ndjson"))
         let orphan = try #require(rejects.first { $0["id"] as? String == "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d02" })
         #expect(orphan["rule"] as? String == "reference")
-        #expect(orphan["file"] as? String == "Fixtures/honey-shops/reviews.ndjson")
+        // Paths in datasets are relative to the pipeline's folder, like its `path:` values.
+        #expect(orphan["file"] as? String == "../Fixtures/honey-shops/reviews.ndjson")
         #expect(orphan["line"] as? Int == 18)
         #expect(orphan["column"] as? Int == 58)
         #expect(orphan["field"] as? String == "shopID")

@@ -162,28 +162,27 @@ struct RuleTests {
     }
 
     @Test func perRuleThresholdsFailTheRun() throws {
-        #expect(throws: ThresholdError.self) {
-            try RuleHarness.run(
-                fields: "id: integer\nrating: number",
-                steps: "- validate: range\n  collection: items\n  field: rating\n  max: 5\n  max-rejects: 1",
-                records: #"[{"id":1,"rating":7},{"id":2,"rating":8},{"id":3,"rating":1}]"#)
-        }
+        let failed = try RuleHarness.run(
+            fields: "id: integer\nrating: number",
+            steps: "- validate: range\n  collection: items\n  field: rating\n  max: 5\n  max-rejects: 1",
+            records: #"[{"id":1,"rating":7},{"id":2,"rating":8},{"id":3,"rating":1}]"#)
+        #expect(failed.thresholdFailures == ["validate: range rejected 2 items records, more than its max-rejects 1"])
         let ok = try RuleHarness.run(
             fields: "id: integer\nrating: number",
             steps: "- validate: range\n  collection: items\n  field: rating\n  max: 5\n  max-reject-fraction: 0.5",
             records: #"[{"id":1,"rating":7},{"id":2,"rating":1}]"#)
         #expect(ok.rejects("items").count == 1)
+        #expect(ok.thresholdFailures.isEmpty)
     }
 
-    @Test func pipelineThresholdsCountWholeCollections() {
-        #expect(throws: ThresholdError.self) {
-            try Harness.run("""
+    @Test func pipelineThresholdsCountWholeCollections() throws {
+        let result = try Harness.run("""
                 name: t
                 sources:
                   items: {kind: json, path: data.json, fields: {id: integer}}
                 outputs:
                   - {file: items.json, collection: items}
                 """, files: ["data.json": #"[{"id":"a"},{"id":"b"},{"id":3}]"#])
-        }
+        #expect(result.thresholdFailures == ["2 of 3 items records rejected (67%), more than thresholds.max-reject-fraction 0.5"])
     }
 }
