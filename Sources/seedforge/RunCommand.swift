@@ -38,7 +38,11 @@ struct RunCommand: ParsableCommand {
         for pipeline in loaded {
             do {
                 let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger))
-                if !log.quiet && log.logFormat == .text { print(result.summaryLine) }
+                if log.logFormat == .json {
+                    logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])
+                } else if !log.quiet {
+                    print(result.summaryLine)
+                }
             } catch {
                 worst = max(worst, log.report(error, logger: logger))
             }

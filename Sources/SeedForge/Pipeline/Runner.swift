@@ -115,7 +115,11 @@ public enum Runner {
                 recordsOut: state.records(step.collection).count, rejected: state.rejects.count - before.1,
                 duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
                 seconds: seconds(since: clock)))
-            logger.info("\(label) \(step.collection): \(before.0) in, \(state.records(step.collection).count) out")
+            let stat = state.stepStats[state.stepStats.count - 1]
+            var line = "\(label) \(step.collection): \(stat.recordsIn) in, \(stat.recordsOut) out"
+            if stat.rejected > 0 { line += ", \(stat.rejected) rejected" }
+            if stat.duplicates > 0 { line += ", \(stat.duplicates) duplicates" }
+            logger.info("\(line)")
             index += 1
         }
 
@@ -171,11 +175,9 @@ public enum Runner {
             folder.discard()
             throw error
         }
-        let result = RunResult(
+        return RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
             outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])
-        logger.info("\(result.summaryLine)")
-        return result
     }
 
     static func readFile(_ path: String) throws -> [UInt8] {
