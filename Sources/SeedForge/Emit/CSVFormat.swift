@@ -3,7 +3,7 @@
 /// `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` so a spreadsheet shows them as text
 /// instead of running them as formulas; numbers are written as numbers and never altered.
 /// Null is an empty cell; arrays and objects are compact JSON.
-public struct CSVFormat: OutputFormat {
+public struct CSVFormat: SingleFileFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "csv",
         summary: "RFC 4180 CSV with a header row; text cells neutralised against formula injection.",
@@ -16,7 +16,7 @@ public struct CSVFormat: OutputFormat {
     public static let extensions = ["csv"]
 
     public init() {}
-    public init(config: ConfigMap) throws {}
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
     public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
         var out: [UInt8] = []

@@ -1,6 +1,6 @@
 /// `format: json`: the collection as one JSON array, one key per line with two-space
 /// indentation (so dataset diffs in git are readable), keys in field order, a final new line.
-public struct JSONFormat: OutputFormat {
+public struct JSONFormat: SingleFileFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "json",
         summary: "A JSON array of objects, indented, keys in field order.",
@@ -11,9 +11,14 @@ public struct JSONFormat: OutputFormat {
             """)
     public static let extensions = ["json"]
 
-    public init(config: ConfigMap) throws {}
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
     public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
+        Self.array(records[...], fields: fields, ids: ids)
+    }
+
+    /// The records as an indented JSON array (also the page files of `pages`).
+    static func array(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
         var writer = JSONWriter()
         if records.isEmpty {
             writer.append("[]\n")

@@ -19,6 +19,8 @@ struct Manifest {
         let records: Int
         let sha256: String
         let bytes: Int
+        /// Files written: 1, or more for folder formats such as pages.
+        let files: Int
     }
 
     struct Accounting {
@@ -58,7 +60,7 @@ struct Manifest {
             .object(JSONObject([
                 ("file", .string(output.file)), ("collection", output.collection.map(Value.string) ?? .null),
                 ("format", .string(output.format)), ("records", .int(Int64(output.records))),
-                ("bytes", .int(Int64(output.bytes))), ("sha256", .string(output.sha256)),
+                ("bytes", .int(Int64(output.bytes))), ("files", .int(Int64(output.files))), ("sha256", .string(output.sha256)),
             ]))
         }))
         var accountingObject = JSONObject()

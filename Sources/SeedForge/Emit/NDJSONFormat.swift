@@ -1,5 +1,5 @@
 /// `format: ndjson`: one compact JSON object per line, keys in field order.
-public struct NDJSONFormat: OutputFormat {
+public struct NDJSONFormat: SingleFileFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "ndjson",
         summary: "One compact JSON object per line.",
@@ -10,7 +10,7 @@ public struct NDJSONFormat: OutputFormat {
             """)
     public static let extensions = ["ndjson", "jsonl"]
 
-    public init(config: ConfigMap) throws {}
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
     public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
         var writer = JSONWriter()

@@ -56,6 +56,14 @@ public struct OutputDirectory {
         guard fsync(fd) == 0 else { throw IOFailure("cannot flush \(url.path): \(String(cString: strerror(errno)))") }
     }
 
+    /// Flushes a file written into the staging folder by other means (SQLite) to disk.
+    public func sync(_ name: String) throws {
+        let fd = open(staging.appendingPathComponent(name).path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IOFailure("cannot open \(name) to flush it: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw IOFailure("cannot flush \(name): \(String(cString: strerror(errno)))") }
+    }
+
     /// Puts the staged folder in place of the target and removes the previous contents.
     public func commit() throws {
         let fileManager = FileManager.default

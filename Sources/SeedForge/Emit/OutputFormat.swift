@@ -1,18 +1,77 @@
+import Foundation
+
 /// A file format a collection can be written in (`format:` of an entry under `outputs:`).
 public protocol OutputFormat: Sendable {
     static var spec: KindSpec { get }
     /// File name endings that select this format when `format:` is left out.
     static var extensions: [String] { get }
-    init(config: ConfigMap) throws
+    /// Reads the format's own keys. `collection` is the collection being written.
+    init(config: ConfigMap, plan: PipelinePlan, collection: String) throws
+    /// Writes the records: one file at `out.file`, or a folder of files under it.
+    func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws
+}
+
+/// A format that renders one file's bytes; most formats are this simple.
+public protocol SingleFileFormat: OutputFormat {
     func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8]
+}
+
+extension SingleFileFormat {
+    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+        try out.write(render(records, fields: fields, ids: ids))
+    }
+}
+
+/// Where an output writes: the dataset's staging folder, under the output's `file`.
+/// Records what it wrote for the manifest.
+public final class OutputWriter {
+    let folder: OutputDirectory
+    public let file: String
+    public private(set) var written: [(file: String, bytes: Int, sha256: String)] = []
+
+    init(folder: OutputDirectory, file: String) {
+        self.folder = folder
+        self.file = file
+    }
+
+    /// Writes bytes to `file`, or to `file/subpath` for formats that make a folder.
+    public func write(_ bytes: [UInt8], to subpath: String? = nil) throws {
+        let name = subpath.map { "\(file)/\($0)" } ?? file
+        try folder.write(bytes, to: name)
+        written.append((name, bytes.count, SHA256.hex(bytes)))
+    }
+
+    /// A path in the staging folder for formats that write files themselves (SQLite);
+    /// call `recordWritten` once the file is complete.
+    public func stagingPath(_ subpath: String? = nil) throws -> String {
+        let name = subpath.map { "\(file)/\($0)" } ?? file
+        let url = folder.staging.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        return url.path
+    }
+
+    /// The SHA-256 of a single file, or for a folder the SHA-256 of its listing
+    /// (`name sha256` lines, in name order), so any change to any file changes it.
+    public var digest: String {
+        if written.count == 1 { return written[0].sha256 }
+        let listing = written.sorted { $0.file < $1.file }.map { "\($0.file) \($0.sha256)\n" }.joined()
+        return SHA256.hex(listing.utf8)
+    }
+
+    public func recordWritten(_ subpath: String? = nil) throws {
+        let name = subpath.map { "\(file)/\($0)" } ?? file
+        let bytes = try [UInt8](Data(contentsOf: folder.staging.appendingPathComponent(name)))
+        try folder.sync(name)
+        written.append((name, bytes.count, SHA256.hex(bytes)))
+    }
 }
 
 /// Keys every output accepts.
 enum OutputKeys {
     static let common: [KeySpec] = [
-        KeySpec("file", required: true, "the file name inside the dataset folder (a sub-folder path is allowed, never '..')"),
+        KeySpec("file", required: true, "the file (or, for folder formats, the folder) inside the dataset folder; sub-folders allowed, never '..'"),
         KeySpec("collection", required: true, "the collection written to this file"),
-        KeySpec("format", "json, ndjson or csv (default: from the file name's extension)"),
+        KeySpec("format", "the output format (default: from the file name's extension)"),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
     ]
 }
@@ -25,8 +84,8 @@ public struct OutputDefinition: Sendable {
     public let format: any OutputFormat
     public let fields: [FieldID]
 
-    public func render(_ records: [Record], schema: Schema) -> [UInt8] {
-        format.render(records, fields: fields.map { schema[$0] }, ids: fields)
+    func write(_ records: [Record], schema: Schema, into out: OutputWriter) throws {
+        try format.write(records, fields: fields.map { schema[$0] }, ids: fields, into: out)
     }
 }
 

@@ -267,7 +267,7 @@ public enum Loader {
         let fields = try config["fields"] == nil
             ? plan.schema(collection).fields.indices.map(FieldID.init(index:))
             : plan.fields(config, key: "fields", in: collection)
-        let format = try formatType.init(config: config)
+        let format = try formatType.init(config: config, plan: plan, collection: collection)
         if !errors.isEmpty { throw DefinitionErrors(errors) }
         errors = []
         return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields)

@@ -151,11 +151,15 @@ public enum Runner {
             var outputs: [Manifest.Output] = []
             func write(_ bytes: [UInt8], _ file: String, collection: String?, format: String, records: Int) throws {
                 try folder.write(bytes, to: file)
-                outputs.append(Manifest.Output(file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes), bytes: bytes.count))
+                outputs.append(Manifest.Output(file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes), bytes: bytes.count, files: 1))
             }
             for output in pipeline.outputs {
                 let records = state.records(output.collection)
-                try write(output.render(records, schema: state.schemas[output.collection]!), output.file, collection: output.collection, format: output.formatName, records: records.count)
+                let writer = OutputWriter(folder: folder, file: output.file)
+                try output.write(records, schema: state.schemas[output.collection]!, into: writer)
+                outputs.append(Manifest.Output(
+                    file: output.file, collection: output.collection, format: output.formatName, records: records.count,
+                    sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes }, files: writer.written.count))
             }
             let paths = SideOutputs.PathMap(paths: datasetPaths)
             try write(SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile, collection: nil, format: "ndjson", records: state.rejects.count)
