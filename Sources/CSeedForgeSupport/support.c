@@ -18,3 +18,67 @@ int seedforge_exchange_paths(const char *first, const char *second) {
     return -1;
 #endif
 }
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output, size_t *output_length,
+                     char *error, size_t error_size) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
+        snprintf(error, error_size, "cannot start gzip decompression");
+        return -1;
+    }
+    size_t capacity = input_length * 4 + 1024;
+    uint8_t *buffer = malloc(capacity);
+    if (!buffer) { inflateEnd(&stream); snprintf(error, error_size, "out of memory"); return -1; }
+    size_t length = 0;
+    stream.next_in = (Bytef *)input;
+    for (;;) {
+        if (length == capacity) {
+            capacity *= 2;
+            uint8_t *grown = realloc(buffer, capacity);
+            if (!grown) { free(buffer); inflateEnd(&stream); snprintf(error, error_size, "out of memory"); return -1; }
+            buffer = grown;
+        }
+        size_t remaining_in = input_length - (size_t)((const uint8_t *)stream.next_in - input);
+        stream.avail_in = remaining_in > UINT32_MAX ? UINT32_MAX : (uInt)remaining_in;
+        size_t room = capacity - length;
+        stream.next_out = buffer + length;
+        stream.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
+        uInt before = stream.avail_out;
+        int status = inflate(&stream, Z_NO_FLUSH);
+        length += before - stream.avail_out;
+        if (status == Z_STREAM_END) {
+            size_t consumed = (size_t)((const uint8_t *)stream.next_in - input);
+            if (consumed < input_length) {
+                /* Another gzip member follows (concatenated .gz files). */
+                if (inflateReset(&stream) != Z_OK) break;
+                continue;
+            }
+            inflateEnd(&stream);
+            *output = buffer;
+            *output_length = length;
+            return 0;
+        }
+        if (status != Z_OK && status != Z_BUF_ERROR) {
+            snprintf(error, error_size, "corrupt gzip data (%s) after %zu compressed bytes", stream.msg ? stream.msg : "unknown error",
+                     (size_t)((const uint8_t *)stream.next_in - input));
+            free(buffer);
+            inflateEnd(&stream);
+            return -1;
+        }
+        if (status == Z_BUF_ERROR && stream.avail_in == 0 && stream.avail_out != 0) {
+            snprintf(error, error_size, "truncated gzip file: the compressed data ends early");
+            free(buffer);
+            inflateEnd(&stream);
+            return -1;
+        }
+    }
+    free(buffer);
+    inflateEnd(&stream);
+    snprintf(error, error_size, "corrupt gzip data");
+    return -1;
+}

@@ -6,4 +6,14 @@
 /// file system or kernel cannot exchange).
 int seedforge_exchange_paths(const char *first, const char *second);
 
+
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Decompresses a gzip stream (one or more members). On success returns 0 and sets
+/// *output (malloc'd; free with free()) and *output_length. On failure returns -1 and
+/// writes a message into error (error_size bytes).
+int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output, size_t *output_length,
+                     char *error, size_t error_size);
 #endif

@@ -15,6 +15,7 @@ public struct Dedupe: Step {
             KeySpec("keep", "the winner: first (default) or last in input order, or lowest / highest value of 'keep-by'"),
             KeySpec("keep-by", "the field compared when keep is lowest or highest"),
             KeySpec("fold", "compare text keys case- and diacritic-insensitively (default false)"),
+            KeySpec("precision", "round numbers in the key to this many decimals (e.g. 2 for coordinates about 1 km apart)"),
         ],
         example: """
             - aggregate: dedupe
@@ -28,12 +29,19 @@ public struct Dedupe: Step {
     let keep: Keep
     let keepBy: FieldID?
     let fold: Bool
+    let scale: Double?
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         by = try plan.fields(config, key: "by", in: collection)
         keep = try config.choice("keep", Keep.self, choices: Keep.allCases) ?? .first
         fold = try config.bool("fold") ?? false
+        if let precision = try config.int("precision") {
+            guard (0...10).contains(precision) else { throw config["precision"]!.error("'precision' must be between 0 and 10") }
+            scale = RatingSummary.powersOfTen[precision]
+        } else {
+            scale = nil
+        }
         switch keep {
         case .lowest, .highest:
             guard config["keep-by"] != nil else { throw config.error("keep: \(keep.rawValue) needs 'keep-by', the field to compare") }
@@ -49,7 +57,16 @@ public struct Dedupe: Step {
         for field in by {
             let value = record[field]
             if value.isNull { return nil }
-            if fold, case .string(let text) = value { parts.append(.string(Collation.key(text))) } else { parts.append(value.joinKey) }
+            switch value {
+            case .string(let text) where fold: parts.append(.string(Collation.key(text)))
+            case .int, .double:
+                if let scale, let number = value.number {
+                    parts.append(Value.double((number * scale).rounded(.toNearestOrAwayFromZero) / scale).joinKey)
+                } else {
+                    parts.append(value.joinKey)
+                }
+            default: parts.append(value)
+            }
         }
         return parts.count == 1 ? parts[0] : .array(parts)
     }

@@ -53,6 +53,7 @@ public struct Sort: Step {
             }
         }
         self.keys = keys
+        plan.sortedBy[collection] = (keys[0].field, keys[0].collation == .exact && !keys[0].timestamp, keys[0].descending)
     }
 
     static func entries(_ node: ConfigNode) throws -> [ConfigNode] {

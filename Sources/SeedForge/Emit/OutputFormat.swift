@@ -27,11 +27,14 @@ extension SingleFileFormat {
 public final class OutputWriter {
     let folder: OutputDirectory
     public let file: String
+    /// Every output of the pipeline (an index may need to know about the pages it points to).
+    public let outputs: [OutputDefinition]
     public private(set) var written: [(file: String, bytes: Int, sha256: String)] = []
 
-    init(folder: OutputDirectory, file: String) {
+    init(folder: OutputDirectory, file: String, outputs: [OutputDefinition]) {
         self.folder = folder
         self.file = file
+        self.outputs = outputs
     }
 
     /// Writes bytes to `file`, or to `file/subpath` for formats that make a folder.
@@ -71,7 +74,7 @@ enum OutputKeys {
     static let common: [KeySpec] = [
         KeySpec("file", required: true, "the file (or, for folder formats, the folder) inside the dataset folder; sub-folders allowed, never '..'"),
         KeySpec("collection", required: true, "the collection written to this file"),
-        KeySpec("format", "the output format (default: from the file name's extension)"),
+        KeySpec("format", "json, ndjson, csv, sqlite, pages or prefix-index (default: from the file name's extension)"),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
     ]
 }

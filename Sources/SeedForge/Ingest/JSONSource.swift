@@ -7,6 +7,8 @@ public struct JSONSource: SourceKind {
         summary: "A JSON document holding an array of record objects.",
         keys: SourceKeys.common + [
             KeySpec("records", "JSON Pointer to the array of records inside the document (default: the document itself is the array)"),
+            KeySpec("page-number", "JSON Pointer to the page number in each page file of a paginated dump (e.g. /page); pages must then run 1...N with none missing or repeated, and are read in page order"),
+            KeySpec("page-count", "JSON Pointer to the total number of pages in each page file (e.g. /total_pages); every page must agree"),
         ],
         example: """
             shops:
@@ -19,20 +21,28 @@ public struct JSONSource: SourceKind {
             """)
 
     let recordsPath: FieldPath?
+    let pageNumberPath: FieldPath?
+    let pageCountPath: FieldPath?
 
     public init(config: ConfigMap) throws {
-        if let node = config["records"] {
-            let text = try node.string("'records'")
+        func pointer(_ key: String, _ example: String) throws -> FieldPath? {
+            guard let node = config[key] else { return nil }
+            let text = try node.string("'\(key)'")
             guard text.hasPrefix("/"), let path = FieldPath(parsing: text) else {
-                throw node.error("'records' must be a JSON Pointer such as /results")
+                throw node.error("'\(key)' must be a JSON Pointer such as \(example)")
             }
-            recordsPath = path
-        } else {
-            recordsPath = nil
+            return path
+        }
+        recordsPath = try pointer("records", "/results")
+        pageNumberPath = try pointer("page-number", "/page")
+        pageCountPath = try pointer("page-count", "/total_pages")
+        if pageNumberPath == nil, let node = config["page-count"] { throw node.error("'page-count' needs 'page-number' too") }
+        if pageNumberPath != nil, recordsPath == nil, let node = config["page-number"] {
+            throw node.error("'page-number' needs 'records': page metadata sits beside the array of records in an object")
         }
     }
 
-    public func read(_ text: SourceText, into sink: inout IngestSink) throws {
+    public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
         try text.bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONReader(bytes: buffer)
             reader.skipByteOrderMark()
@@ -77,7 +87,27 @@ public struct JSONSource: SourceKind {
             } catch let error as JSONSyntaxError {
                 throw SourceError(text, offset: error.offset, error.message)
             }
+            guard let pageNumberPath else { return nil }
+            let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)
+            let count = try pageCountPath.map { try Self.pageValue($0, "page-count", &reader, text, documentStart) }
+            reader.position = documentStart
+            let offset = reader.locate(pageNumberPath) ?? documentStart
+            return PageMetadata(file: text.displayPath, number: number, count: count, location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
         }
+    }
+
+    /// A positive whole number at `path` in the document, or a source error.
+    static func pageValue(_ path: FieldPath, _ key: String, _ reader: inout JSONReader, _ text: SourceText, _ start: Int) throws -> Int {
+        reader.position = start
+        guard let offset = reader.locate(path) else {
+            throw SourceError(text, offset: start, "no \(key) at \(path) in this page file")
+        }
+        reader.position = offset
+        let value = try? reader.readValue()
+        guard case .int(let number)? = value?.joinKey, number >= 1 else {
+            throw SourceError(text, offset: offset, "the \(key) at \(path) must be a whole number of at least 1, found \(value.map(JSONWriter.compact) ?? "nothing")", pointer: path.description)
+        }
+        return Int(number)
     }
 
     static func expectEnd(_ reader: inout JSONReader, _ text: SourceText) throws {

@@ -17,7 +17,7 @@ public struct NDJSONSource: SourceKind {
 
     public init(config: ConfigMap) throws {}
 
-    public func read(_ text: SourceText, into sink: inout IngestSink) throws {
+    public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
         text.bytes.withUnsafeBufferPointer { buffer in
             var lineStart = 0
             var index = 0
@@ -51,5 +51,6 @@ public struct NDJSONSource: SourceKind {
                 lineStart = lineEnd + 1
             }
         }
+        return nil
     }
 }

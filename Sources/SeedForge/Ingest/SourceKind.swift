@@ -5,14 +5,15 @@ public protocol SourceKind: Sendable {
     init(config: ConfigMap) throws
     /// Reads one file. Throws `SourceError` when the file as a whole cannot be read
     /// (the run fails and the previous outputs stay); a single bad record goes to the sink.
-    func read(_ text: SourceText, into sink: inout IngestSink) throws
+    /// Returns what the file says about its place in a paginated dump, if anything.
+    func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata?
 }
 
 /// Keys every source accepts; the kind adds its own.
 enum SourceKeys {
     static let common: [KeySpec] = [
         KeySpec("kind", required: true, "the source kind: json or ndjson"),
-        KeySpec("path", required: true, "a file or a glob (*, ?, [..]), relative to the folder of the pipeline file"),
+        KeySpec("path", required: true, "a file or a glob (*, ?, [..]), relative to the folder of the pipeline file; gzip-compressed files are read as they are"),
         KeySpec("fields", required: true, "the fields to take from each record: `name: type` or `name: {type: T, from: /json/pointer}`; types: string, number, integer, boolean, array, object, any"),
         KeySpec("id", "the field that identifies a record (shown in rejects and the duplicates log)"),
         KeySpec("unknown-fields", "what to do with keys of a record that 'fields' does not declare: ignore (default), warn or reject"),

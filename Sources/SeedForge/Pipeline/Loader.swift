@@ -85,6 +85,15 @@ public enum Loader {
             }
         }
 
+        // An index must point at a pages output of its collection.
+        if let outputNodes = try? top.require("outputs").list("'outputs'") {
+            for (output, node) in zip(outputs, outputNodes) where outputs.count == outputNodes.count {
+                if let index = output.format as? PrefixIndexFormat, let problem = index.pagesOutput(in: outputs, collection: output.collection) {
+                    collector.errors.append(node.error(problem))
+                }
+            }
+        }
+
         // Nothing lost: every collection must end in an output.
         let emitted = Set(outputs.map(\.collection))
         for collection in plan.collectionOrder where !emitted.contains(collection) && collector.errors.isEmpty {

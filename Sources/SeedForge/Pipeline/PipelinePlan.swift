@@ -7,6 +7,8 @@ public final class PipelinePlan {
     public let baseDirectory: String
     public private(set) var schemas: [String: Schema] = [:]
     public private(set) var collectionOrder: [String] = []
+    /// The first key of the last `sort` of each collection: what order its records leave in.
+    public internal(set) var sortedBy: [String: (field: FieldID, exact: Bool, descending: Bool)] = [:]
 
     public init(file: String, baseDirectory: String) {
         self.file = file

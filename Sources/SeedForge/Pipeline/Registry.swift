@@ -3,12 +3,14 @@ public enum Registry {
     public static let sources: [any SourceKind.Type] = [JSONSource.self, NDJSONSource.self]
     public static let rules: [any Rule.Type] = [
         RequiredRule.self, RangeRule.self, StepRule.self, LengthRule.self, URLRule.self,
-        TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self,
+        TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
     ]
-    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self]
+    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self]
     public static let enrichers: [any Step.Type] = [RatingSummary.self]
     public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self]
-    public static let formats: [any OutputFormat.Type] = [JSONFormat.self, NDJSONFormat.self, CSVFormat.self]
+    public static let formats: [any OutputFormat.Type] = [
+        JSONFormat.self, NDJSONFormat.self, CSVFormat.self, SQLiteFormat.self, PagesFormat.self, PrefixIndexFormat.self,
+    ]
 
     /// The specs of every kind, in stage order (for docs and `seedforge kinds`).
     public static var allSpecs: [KindSpec] {

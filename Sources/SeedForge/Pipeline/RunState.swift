@@ -84,6 +84,19 @@ public final class RunState {
         warnings.append(Warning(collection: collection, id: record.flatMap { id(of: $0, in: collection) }, finding: finding, step: step))
     }
 
+    /// Puts the records of a paginated source in page-number order (files are read in
+    /// natural name order, which may differ from the pages' own numbers).
+    func orderByPage(_ collection: String, pages: [PageMetadata]) {
+        let number = Dictionary(uniqueKeysWithValues: pages.map { ($0.file, $0.number) })
+        let records = self.records(collection)
+        let order = records.indices.sorted { a, b in
+            let pa = number[records[a].origin.source.displayPath] ?? 0
+            let pb = number[records[b].origin.source.displayPath] ?? 0
+            return pa != pb ? pa < pb : a < b
+        }
+        if order != Array(records.indices) { collections[collection] = order.map { records[$0] } }
+    }
+
     public func rejectedCount(_ collection: String) -> Int { rejects.lazy.filter { $0.collection == collection }.count }
     public func duplicateCount(_ collection: String) -> Int { duplicates.lazy.filter { $0.collection == collection }.count }
 }

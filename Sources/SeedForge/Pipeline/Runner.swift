@@ -71,18 +71,23 @@ public enum Runner {
         var datasetPaths: [String: String] = [:]
         for source in pipeline.sources {
             let clock = ContinuousClock.now
+            var pages: [PageMetadata] = []
             for file in source.files {
-                let bytes = try readFile(file)
-                let text = SourceText(displayPath: Paths.display(file), bytes: bytes)
+                let contents = try InputFile.read(file)
+                let text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state)
-                try source.kind.read(text, into: &sink)
+                if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                 state.ingested[source.collection, default: 0] += sink.count
                 let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
                 datasetPaths[text.displayPath] = datasetPath
                 inputs.append(Manifest.Input(
-                    collection: source.collection, file: datasetPath, sha256: SHA256.hex(bytes),
-                    bytes: bytes.count, records: sink.count))
+                    collection: source.collection, file: datasetPath, sha256: SHA256.hex(contents.raw),
+                    bytes: contents.raw.count, records: sink.count))
                 logger.debug("read \(sink.count) records from \(text.displayPath)")
+            }
+            if !pages.isEmpty {
+                if let problem = PageSequence.problems(pages).first { throw problem }
+                state.orderByPage(source.collection, pages: pages)
             }
             let read = state.ingested[source.collection] ?? 0
             let kept = state.records(source.collection).count
@@ -155,7 +160,7 @@ public enum Runner {
             }
             for output in pipeline.outputs {
                 let records = state.records(output.collection)
-                let writer = OutputWriter(folder: folder, file: output.file)
+                let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs)
                 try output.write(records, schema: state.schemas[output.collection]!, into: writer)
                 outputs.append(Manifest.Output(
                     file: output.file, collection: output.collection, format: output.formatName, records: records.count,
@@ -182,18 +187,6 @@ public enum Runner {
         return RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
             outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])
-    }
-
-    static func readFile(_ path: String) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw IOFailure("cannot read \(Paths.display(path)): \(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")")
-        }
-        defer { try? handle.close() }
-        do {
-            return [UInt8](try handle.readToEnd() ?? Data())
-        } catch {
-            throw IOFailure("cannot read \(Paths.display(path)): \(error.localizedDescription)")
-        }
     }
 
     /// Runs consecutive validate steps as one pass per collection, so a record that

@@ -1,0 +1,99 @@
+/// `format: prefix-index`: lets a reader find every record whose key starts with a prefix
+/// without scanning the dataset. The folder holds:
+///
+/// - `keys.tsv`: one line per record, in dataset order, `KEY<TAB>POSITION` (POSITION is the
+///   0-based place in the dataset; tabs and line breaks in keys become spaces). The
+///   collection must be sorted by the key in byte order (`aggregate: sort` with
+///   `collation: exact` on the key, first), so the file is sorted too and a reader finds
+///   the first line with a prefix by binary search over byte offsets, then reads on while
+///   lines match.
+/// - `meta.json`: the key field, the record count, the folder and size of the pages that
+///   hold the records (POSITION / size + 1 is the page, POSITION % size the place in it), and
+///   the fields a text listing shows.
+///
+/// `seedforge query` reads exactly these files.
+public struct PrefixIndexFormat: OutputFormat {
+    public static let spec = KindSpec(
+        stage: .emit, name: "prefix-index",
+        summary: "Sorted keys (keys.tsv) and meta.json, for prefix search by binary search; records come from a pages output.",
+        keys: OutputKeys.common + [
+            KeySpec("key", required: true, "the folded key field the collection is sorted by (see normalize: search-key)"),
+            KeySpec("pages", required: true, "the 'file' of the pages output of the same collection that holds the records"),
+            KeySpec("display", "fields a text listing shows, joined by ', ' (default: the key)"),
+        ],
+        example: """
+            - file: prefix-index
+              format: prefix-index
+              collection: cities
+              key: searchKey
+              pages: pages
+              display: [name, country]
+            """)
+    public static let extensions: [String] = []
+
+    let key: FieldID
+    let keyName: String
+    let pages: String
+    let display: [String]
+
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+        key = try plan.field(config, key: "key", in: collection)
+        keyName = plan.schema(collection)[key].name
+        pages = try config.requiredString("pages")
+        display = try config["display"] == nil ? [keyName] : plan.fields(config, key: "display", in: collection).map { plan.schema(collection)[$0].name }
+        guard let sorted = plan.sortedBy[collection], sorted.field == key, sorted.exact, !sorted.descending else {
+            throw config.error("""
+                prefix-index needs '\(collection)' sorted by '\(keyName)' in byte order first: add a step \
+                `- aggregate: sort` with `by: [{field: \(keyName), collation: exact}, ...]` before the outputs
+                """)
+        }
+    }
+
+    /// The `pages` output this index reads records from, checked once all outputs are known.
+    func pagesOutput(in outputs: [OutputDefinition], collection: String) -> String? {
+        guard let match = outputs.first(where: { $0.file == pages }) else {
+            return "prefix-index names pages '\(pages)', but no output has that file\(Suggestion.phrase(for: pages, in: outputs.map(\.file)))"
+        }
+        guard match.format is PagesFormat, match.collection == collection else {
+            return "prefix-index's pages '\(pages)' must be a pages output of collection '\(collection)'"
+        }
+        return nil
+    }
+
+    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.count * 24)
+        var previous: [UInt8] = []
+        for (position, record) in records.enumerated() {
+            let text = record[key].string ?? ""
+            var keyBytes = Array(text.utf8)
+            for index in keyBytes.indices where keyBytes[index] == 0x09 || keyBytes[index] == 0x0A || keyBytes[index] == 0x0D {
+                keyBytes[index] = 0x20
+            }
+            guard !keyBytes.lexicographicallyPrecedes(previous) else {
+                throw InternalFailure("prefix-index: records are not sorted by \(keyName) at position \(position)")
+            }
+            previous = keyBytes
+            bytes += keyBytes
+            bytes.append(0x09)
+            bytes += Array(String(position).utf8)
+            bytes.append(0x0A)
+        }
+        try out.write(bytes, to: "keys.tsv")
+        let pageSize = (out.outputs.first { $0.file == pages }?.format as? PagesFormat)?.size ?? 0
+        let meta = Value.object(JSONObject([
+            ("format", .string("seedforge prefix index 1")), ("key", .string(keyName)), ("records", .int(Int64(records.count))),
+            ("pages", .string(Self.relative(from: out.file, to: pages))), ("pageSize", .int(Int64(pageSize))),
+            ("display", .array(display.map(Value.string))),
+        ]))
+        var writer = JSONWriter()
+        writer.writePretty(meta)
+        writer.append(byte: 0x0A)
+        try out.write(writer.bytes, to: "meta.json")
+    }
+
+    /// The pages folder as seen from the index folder (both inside the dataset folder).
+    static func relative(from indexFolder: String, to pages: String) -> String {
+        Paths.relative("/dataset/" + pages, to: "/dataset/" + indexFolder)
+    }
+}

@@ -1,0 +1,71 @@
+/// `validate: country-code`: an ISO 3166-1 alpha-2 country code, from the list of the
+/// 249 officially assigned codes that ships with seedforge (withdrawn codes such as `AN`
+/// and `CS` are not in it; user-assigned codes such as GeoNames' `XK` for Kosovo can be
+/// allowed with `allow:`). Codes are upper case; `ua` is reported with a suggestion.
+public struct CountryCodeRule: Rule {
+    public static let spec = KindSpec(
+        stage: .validate, name: "country-code",
+        summary: "An ISO 3166-1 alpha-2 country code (the assigned codes ship with seedforge).",
+        keys: ValidateStep.commonKeys + [
+            RuleFields.key,
+            KeySpec("allow", "extra codes to accept, e.g. [XK] for Kosovo as GeoNames writes it"),
+        ],
+        example: """
+            - validate: country-code
+              collection: cities
+              field: country
+              allow: [XK]
+            """)
+
+    /// ISO 3166-1 alpha-2, the officially assigned codes (249).
+    public static let assigned: Set<String> = [
+        "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ",
+        "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS",
+        "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN",
+        "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ", "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE",
+        "EG", "EH", "ER", "ES", "ET", "FI", "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF",
+        "GG", "GH", "GI", "GL", "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK", "HM",
+        "HN", "HR", "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM",
+        "JO", "JP", "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA", "LB", "LC",
+        "LI", "LK", "LR", "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME", "MF", "MG", "MH", "MK",
+        "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS", "MT", "MU", "MV", "MW", "MX", "MY", "MZ", "NA",
+        "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP", "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG",
+        "PH", "PK", "PL", "PM", "PN", "PR", "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW",
+        "SA", "SB", "SC", "SD", "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS",
+        "ST", "SV", "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO",
+        "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE", "VG", "VI",
+        "VN", "VU", "WF", "WS", "YE", "YT", "ZA", "ZM", "ZW",
+    ]
+
+    let fields: [FieldID]
+    let allowed: Set<String>
+
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+        fields = try RuleFields.resolve(config, plan, collection)
+        let extra = try config.strings("allow") ?? []
+        if let node = config["allow"], let bad = extra.first(where: { $0.count != 2 || $0.uppercased() != $0 }) {
+            throw node.error("'allow' takes two-letter upper-case codes, found '\(bad)'")
+        }
+        allowed = Self.assigned.union(extra)
+    }
+
+    public func check(_ record: Record, _ findings: inout RuleFindings) {
+        for field in fields {
+            let value = record[field]
+            guard !value.isNull else { continue }
+            let name = findings.schema[field].name
+            guard case .string(let code) = value else {
+                findings.fail(field, "\(name) must be a country code text, found \(value.typeName)")
+                continue
+            }
+            guard !allowed.contains(code) else { continue }
+            if code.isEmpty {
+                findings.fail(field, "\(name) is empty; expected an ISO 3166-1 alpha-2 country code")
+            } else if allowed.contains(code.uppercased()) {
+                findings.fail(field, "\(name) \(RuleFields.describe(value)) must be upper case: \(code.uppercased())")
+            } else {
+                findings.fail(field, "\(name) \(RuleFields.describe(value)) is not an ISO 3166-1 alpha-2 country code")
+            }
+        }
+    }
+}
