@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import SeedForge
+
+/// Pages, the prefix index, SQLite and `seedforge query` on a dataset of five cities.
+@Suite("Emit and query: pages, prefix index, SQLite")
+struct CityOutputsTests {
+    static let pipeline = """
+        name: five
+        sources:
+          cities:
+            kind: json
+            path: cities.json
+            id: id
+            fields: {id: integer, name: string, country: string}
+        steps:
+          - {normalize: search-key, collection: cities, from: name, field: searchKey}
+          - aggregate: sort
+            collection: cities
+            by: [{field: searchKey, collation: exact}, country, id]
+        outputs:
+          - {file: cities.json, collection: cities}
+          - {file: pages, format: pages, collection: cities, size: 2, key: searchKey}
+          - {file: index, format: prefix-index, collection: cities, key: searchKey, pages: pages, display: [name, country]}
+          - {file: cities.sqlite, collection: cities, index: [searchKey], full-text: [name]}
+        """
+
+    static let cities = """
+        [{"id": 5, "name": "Sydney", "country": "AU"}, {"id": 4, "name": "Arizona", "country": "US"},
+         {"id": 3, "name": "Anaheim", "country": "US"}, {"id": 2, "name": "Albuquerque", "country": "US"},
+         {"id": 1, "name": "Alabama", "country": "US"}]
+        """
+
+    static func dataset() throws -> TempDir {
+        let dir = try TempDir()
+        try dir.write("five.yml", pipeline)
+        try dir.write("cities.json", cities)
+        let result = try CLI.run(["run", "five.yml", "--out", "out"], cwd: dir.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        return dir
+    }
+
+    @Test func prefixSearchAnswersTheAppsExamples() throws {
+        let dir = try Self.dataset()
+        let query = try PrefixQuery(folder: dir.path + "/out/five")
+        func names(_ prefix: String) throws -> [String] { try query.search(prefix, limit: 100).map { query.displayLine($0.record) } }
+        #expect(try names("A") == ["Alabama, US", "Albuquerque, US", "Anaheim, US", "Arizona, US"])
+        #expect(try names("s") == ["Sydney, AU"])
+        #expect(try names("Al") == ["Alabama, US", "Albuquerque, US"])
+        #expect(try names("Alb") == ["Albuquerque, US"])
+        #expect(try names("x").isEmpty)
+        #expect(try names("ÁL") == ["Alabama, US", "Albuquerque, US"])
+        #expect(try names("") == ["Alabama, US", "Albuquerque, US", "Anaheim, US", "Arizona, US", "Sydney, AU"])
+        #expect(try query.search("", limit: 2, page: 3).map { query.displayLine($0.record) } == ["Sydney, AU"])
+        #expect(try query.search("a", limit: 3, page: 2).map(\.position) == [3])
+    }
+
+    @Test func theQueryCommandPrintsTextOrJSON() throws {
+        let dir = try Self.dataset()
+        let text = try CLI.run(["query", "out/five", "al"], cwd: dir.path)
+        #expect(text.status == 0)
+        #expect(text.stdout == "Alabama, US\nAlbuquerque, US\n")
+        let json = try CLI.run(["query", "out/five", "an", "--format", "json"], cwd: dir.path)
+        let records = try #require(jsonObject(Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(records.map { $0["name"] as? String } == ["Anaheim"])
+        #expect(records.first?["searchKey"] as? String == "anaheim")
+        let none = try CLI.run(["query", "out/five", "x"], cwd: dir.path)
+        #expect(none.status == 0 && none.stdout.isEmpty)
+        let notADataset = try CLI.run(["query", "nowhere", "a"], cwd: dir.path)
+        #expect(notADataset.status == 2)
+        #expect(notADataset.stderr.contains("not a seedforge dataset folder"))
+        #expect(try CLI.run(["query", "out/five", "a", "--limit", "0"], cwd: dir.path).status == 2)
+    }
+
+    @Test func pagesHaveAnIndexWithFirstAndLastKeys() throws {
+        let dir = try Self.dataset()
+        let index = try #require(jsonObject(dir.bytes("out/five/pages/index.json")) as? [String: Any])
+        #expect(index["total"] as? Int == 5)
+        #expect(index["pageCount"] as? Int == 3)
+        let pages = try #require(index["pages"] as? [[String: Any]])
+        #expect(pages.map { $0["first"] as? String } == ["alabama", "anaheim", "sydney"])
+        #expect(pages.map { $0["last"] as? String } == ["albuquerque", "arizona", "sydney"])
+        let third = try #require(jsonObject(dir.bytes("out/five/pages/3.json")) as? [[String: Any]])
+        #expect(third.map { $0["name"] as? String } == ["Sydney"])
+        let keys = try dir.read("out/five/index/keys.tsv")
+        #expect(keys == "alabama\t0\nalbuquerque\t1\nanaheim\t2\narizona\t3\nsydney\t4\n")
+    }
+
+    @Test func theSQLiteFileHasTheTableIndexAndFullTextSearch() throws {
+        let dir = try Self.dataset()
+        let queue = try DatabaseQueue(path: dir.path + "/out/five/cities.sqlite")
+        try queue.read { db in
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM cities ORDER BY rowid") == ["Alabama", "Albuquerque", "Anaheim", "Arizona", "Sydney"])
+            let plan = try String.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM cities WHERE searchKey >= 'al' AND searchKey < 'am'").joined()
+            #expect(try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM cities WHERE searchKey >= 'al' AND searchKey < 'am'")
+                .contains { ($0["detail"] as String?)?.contains("USING INDEX cities_searchKey") == true }, "\(plan)")
+            #expect(try String.fetchAll(db, sql: "SELECT c.name FROM cities_fts f JOIN cities c ON c.rowid = f.rowid WHERE cities_fts MATCH 'sydney'") == ["Sydney"])
+            #expect(try Int.fetchOne(db, sql: "SELECT typeof(id) = 'integer' FROM cities LIMIT 1") == 1)
+        }
+    }
+
+    @Test func aPrefixIndexNeedsTheCollectionSortedByItsKey() {
+        let errors = Harness.definitionErrors(
+            Self.pipeline.replacingOccurrences(of: "by: [{field: searchKey, collation: exact}, country, id]", with: "by: [name, id]"),
+            files: ["cities.json": "[]"])
+        #expect(errors.first?.message.contains("prefix-index needs 'cities' sorted by 'searchKey' in byte order") == true, "\(errors)")
+        let wrongPages = Harness.definitionErrors(
+            Self.pipeline.replacingOccurrences(of: "pages: pages,", with: "pages: pagez,"), files: ["cities.json": "[]"])
+        #expect(wrongPages.first?.message.contains("no output has that file; did you mean 'pages'?") == true, "\(wrongPages)")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+/// The cities pipeline on its fixture dump: what happens to every dirty record.
+@Suite("End to end: cities", .serialized)
+struct CitiesEndToEndTests {
+    static func workspace() throws -> TempDir {
+        let dir = try TempDir()
+        var files = ["pipelines/cities.yml"]
+        for page in try FileManager.default.contentsOfDirectory(atPath: CLI.repoRoot.appendingPathComponent("Fixtures/cities").path) {
+            files.append("Fixtures/cities/\(page)")
+        }
+        for file in files {
+            try dir.write(file, bytes: [UInt8](try Data(contentsOf: CLI.repoRoot.appendingPathComponent(file))))
+        }
+        return dir
+    }
+
+    func lines(_ data: Data) throws -> [[String: Any]] {
+        try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try #require(jsonObject(Data($0.utf8)) as? [String: Any]) }
+    }
+
+    @Test func everyDirtyRecordEndsWhereItShould() throws {
+        let dir = try Self.workspace()
+        let result = try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("cities: wrote 24 cities to out/cities; 8 rejected, 3 duplicates removed"))
+
+        let cities = try #require(jsonObject(dir.bytes("out/cities/cities.json")) as? [[String: Any]])
+        let byID = Dictionary(uniqueKeysWithValues: cities.map { ($0["id"] as! Int, $0) })
+        // Sorted by folded name, then country, then id: Paris FR before Paris US.
+        let keys = cities.map { $0["searchKey"] as! String }
+        #expect(keys == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) || $0 == $1 })
+        let paris = cities.filter { $0["name"] as? String == "Paris" }.map { $0["country"] as! String }
+        #expect(paris == ["FR", "US"])
+        // Normalised names and keys.
+        #expect(byID[702550]?["name"] as? String == "Lviv")
+        #expect(byID[693805]?["name"] as? String == "Novyi Svit")
+        #expect(byID[703447]?["name"] as? String == "Kyiv")
+        #expect(byID[1283240]?["searchKey"] as? String == "gorkha")
+        #expect(byID[2657896]?["searchKey"] as? String == "zurich")
+        #expect(byID[3093133]?["searchKey"] as? String == "lodz")
+        // Ids written as integral floats are ids; integer coordinates are numbers.
+        #expect(byID[136256]?["name"] as? String == "Qaraçala")
+        #expect(byID[1275339]?["latitude"] as? Int == 19)
+        // Any script survives, Kosovo's XK is allowed.
+        for id in [703448, 1850147, 360630, 293397, 786714] { #expect(byID[id] != nil, "\(id) missing") }
+
+        let rejects = try lines(dir.bytes("out/cities/rejects.ndjson"))
+        let reasons = Dictionary(uniqueKeysWithValues: rejects.map { ("\($0["id"]!)", "\($0["rule"]!): \($0["message"]!)") })
+        #expect(reasons == [
+            "136257.5": "type: field 'id' must be an integer, found number",
+            "900001": "required: name is required but blank",
+            "900002": "required: name is required but blank",
+            "6255148": "required: country is required but blank",
+            "6255146": "country-code: country \"EU\" is not an ISO 3166-1 alpha-2 country code",
+            "900003": "range: latitude 91.5 is above the maximum 90",
+            "900004": "range: longitude -200.0 is below the minimum -180",
+            "900005": "country-code: country \"ua\" must be upper case: UA",
+        ])
+        let polar = try #require(rejects.first { $0["id"] as? Int == 900003 })
+        #expect(polar["file"] as? String == "../Fixtures/cities/page-3.json")
+        #expect(polar["line"] as? Int == 47)
+        #expect(polar["pointer"] as? String == "/results/4/coord/lat")
+
+        let duplicates = try lines(dir.bytes("out/cities/duplicates.ndjson"))
+        #expect(duplicates.map { "\($0["id"]!)->\($0["winner"]!)" } == ["707860->707860", "4829799->4829764", "2657897->2657896"])
+
+        let manifest = try #require(jsonObject(dir.bytes("out/cities/manifest.json")) as? [String: Any])
+        let accounting = try #require((manifest["accounting"] as? [String: [String: Any]])?["cities"])
+        #expect(accounting["read"] as? Int == 35)
+        #expect(accounting["balanced"] as? Bool == true)
+        let inputs = try #require(manifest["inputs"] as? [[String: Any]])
+        #expect(inputs.map { $0["file"] as? String } == (1...3).map { "../Fixtures/cities/page-\($0).json" } + ["../Fixtures/cities/page-4.json.gz"])
+
+        let query = try CLI.run(["query", "out/cities", "zur"], cwd: dir.path)
+        #expect(query.stdout == "Zürich, CH\n")
+    }
+
+    @Test func twoRunsGiveIdenticalFilesIncludingSQLite() throws {
+        let dir = try Self.workspace()
+        #expect(try CLI.run(["run", "pipelines/cities.yml", "--out", "a"], cwd: dir.path).status == 0)
+        #expect(try CLI.run(["run", "pipelines/cities.yml", "--out", "b"], cwd: dir.path).status == 0)
+        var first = try HoneyShopsEndToEndTests.snapshot(dir.path + "/a/cities")
+        var second = try HoneyShopsEndToEndTests.snapshot(dir.path + "/b/cities")
+        #expect(first["cities.sqlite"] != nil && first["pages/index.json"] != nil && first["prefix-index/keys.tsv"] != nil)
+        first.removeValue(forKey: "manifest.json")
+        second.removeValue(forKey: "manifest.json")
+        #expect(first == second)
+    }
+}
