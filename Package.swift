@@ -15,7 +15,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        .target(name: "CSeedForgeSupport", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CSeedForgeSupport", linkerSettings: [.linkedLibrary("z"), .linkedLibrary("crypto")]),
         .target(
             name: "SeedForge",
             dependencies: [

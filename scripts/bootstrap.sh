@@ -9,6 +9,9 @@ command -v pkg-config >/dev/null 2>&1 || missing_packages+=(pkg-config)
 # libxml2: HTML parsing and XPath for scraped pages; sqlite3: the SQLite dataset outputs.
 if ! pkg-config --exists libxml-2.0 2>/dev/null; then missing_packages+=(libxml2-dev); fi
 if ! pkg-config --exists sqlite3 2>/dev/null; then missing_packages+=(libsqlite3-dev); fi
+# zlib: gzip-compressed dumps; OpenSSL's libcrypto: SHA-256 checksums.
+if ! pkg-config --exists zlib 2>/dev/null; then missing_packages+=(zlib1g-dev); fi
+if ! pkg-config --exists libcrypto 2>/dev/null; then missing_packages+=(libssl-dev); fi
 
 if ((${#missing_packages[@]})); then
     if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then

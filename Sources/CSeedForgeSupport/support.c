@@ -82,3 +82,10 @@ int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output
     snprintf(error, error_size, "corrupt gzip data");
     return -1;
 }
+
+#include <openssl/evp.h>
+
+int seedforge_sha256(const uint8_t *input, size_t length, uint8_t digest[32]) {
+    unsigned int size = 0;
+    return EVP_Digest(input, length, digest, &size, EVP_sha256(), NULL) == 1 && size == 32 ? 0 : -1;
+}

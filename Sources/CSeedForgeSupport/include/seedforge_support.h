@@ -16,4 +16,8 @@ int seedforge_exchange_paths(const char *first, const char *second);
 /// writes a message into error (error_size bytes).
 int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output, size_t *output_length,
                      char *error, size_t error_size);
+
+/// SHA-256 of a buffer (OpenSSL, using the CPU's SHA instructions where present).
+/// Writes 32 bytes to digest; returns 0, or -1 if OpenSSL fails.
+int seedforge_sha256(const uint8_t *input, size_t length, uint8_t digest[32]);
 #endif

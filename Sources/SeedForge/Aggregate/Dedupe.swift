@@ -52,23 +52,27 @@ public struct Dedupe: Step {
         }
     }
 
-    func key(of record: Record) -> Value? {
+    /// The record's key as bytes (nil when a part is null), and as a value for the log.
+    func key(of record: Record) -> (bytes: ByteKey, value: Value)? {
+        var bytes = ByteKey()
         var parts: [Value] = []
         for field in by {
-            let value = record[field]
+            var value = record[field]
             if value.isNull { return nil }
             switch value {
-            case .string(let text) where fold: parts.append(.string(Collation.key(text)))
+            case .string(let text) where fold: value = .string(Collation.key(text))
             case .int, .double:
                 if let scale, let number = value.number {
-                    parts.append(Value.double((number * scale).rounded(.toNearestOrAwayFromZero) / scale).joinKey)
+                    value = Value.double((number * scale).rounded(.toNearestOrAwayFromZero) / scale).joinKey
                 } else {
-                    parts.append(value.joinKey)
+                    value = value.joinKey
                 }
-            default: parts.append(value)
+            default: break
             }
+            bytes.append(value, text: .exact)
+            parts.append(value)
         }
-        return parts.count == 1 ? parts[0] : .array(parts)
+        return (bytes, parts.count == 1 ? parts[0] : .array(parts))
     }
 
     /// Whether `candidate` should replace `current` as the winner.
@@ -77,33 +81,37 @@ public struct Dedupe: Step {
         case .first: return false
         case .last: return true
         case .lowest, .highest:
-            let order = SortKey.compare(SortKey(candidate[keepBy!], collation: TextOrder.exact), SortKey(current[keepBy!], collation: TextOrder.exact))
-            return keep == .lowest ? order == .orderedAscending : order == .orderedDescending
+            var a = ByteKey()
+            a.append(candidate[keepBy!], text: .exact)
+            var b = ByteKey()
+            b.append(current[keepBy!], text: .exact)
+            return keep == .lowest ? a < b : b < a
         }
     }
 
     public func run(_ state: RunState) throws {
         let records = state.records(collection)
-        var winnerOf: [Value: Int] = [:]
-        var losers: [(index: Int, key: Value)] = []
+        var winnerOf: [ByteKey: Int] = [:]
+        winnerOf.reserveCapacity(records.count)
+        var losers: [(index: Int, key: ByteKey, value: Value)] = []
         for (index, record) in records.enumerated() {
-            guard let key = key(of: record) else { continue }
+            guard let (key, value) = key(of: record) else { continue }
             if let current = winnerOf[key] {
                 if beats(record, records[current]) {
-                    losers.append((current, key))
+                    losers.append((current, key, value))
                     winnerOf[key] = index
                 } else {
-                    losers.append((index, key))
+                    losers.append((index, key, value))
                 }
             } else {
                 winnerOf[key] = index
             }
         }
-        var removed = Set<Int>()
-        for (index, key) in losers.sorted(by: { $0.index < $1.index }) {
-            removed.insert(index)
-            state.removeDuplicate(records[index], in: collection, winner: records[winnerOf[key]!], key: key, step: "aggregate: dedupe")
+        var removed = [Bool](repeating: false, count: records.count)
+        for loser in losers.sorted(by: { $0.index < $1.index }) {
+            removed[loser.index] = true
+            state.removeDuplicate(records[loser.index], in: collection, winner: records[winnerOf[loser.key]!], key: loser.value, step: "aggregate: dedupe")
         }
-        state.collections[collection] = records.indices.filter { !removed.contains($0) }.map { records[$0] }
+        state.collections[collection] = records.indices.filter { !removed[$0] }.map { records[$0] }
     }
 }

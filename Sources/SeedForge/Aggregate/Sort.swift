@@ -3,7 +3,8 @@ import Foundation
 /// `aggregate: sort`: orders a collection by one or more keys. Text sorts by the documented
 /// collation (see `Collation`) unless `collation: exact`; numbers numerically; timestamps
 /// (`as: timestamp`) by instant; nulls last in either direction. Ties keep input order,
-/// so the result is the same on every run.
+/// so the result is the same on every run. Keys are encoded once per record as a
+/// `ByteKey`, so each comparison is a `memcmp`.
 public struct Sort: Step {
     public static let spec = KindSpec(
         stage: .aggregate, name: "sort",
@@ -65,76 +66,26 @@ public struct Sort: Step {
 
     public func run(_ state: RunState) throws {
         let records = state.records(collection)
-        let sortKeys: [[SortKey]] = records.map { record in
-            keys.map { key in
-                let value = record[key.field]
-                if key.timestamp, case .string(let text) = value, let instant = Timestamp.parse(text) {
-                    return SortKey.number(instant)
+        let sortKeys: [ByteKey] = records.map { record in
+            var key = ByteKey()
+            for part in keys {
+                let value = record[part.field]
+                if part.timestamp, case .string(let text) = value, let instant = Timestamp.parse(text) {
+                    key.append(.double(instant), text: .exact, descending: part.descending)
+                } else {
+                    key.append(value, text: part.collation, descending: part.descending)
                 }
-                return SortKey(value, collation: key.collation)
             }
+            return key
         }
+        // Ties keep input order, so the result never depends on the sort algorithm.
         let order = records.indices.sorted { a, b in
-            for (position, key) in keys.enumerated() {
-                let left = sortKeys[a][position]
-                let right = sortKeys[b][position]
-                var result = SortKey.compare(left, right)
-                if result == .orderedSame { continue }
-                if key.descending, !left.isNull, !right.isNull { result = result == .orderedAscending ? .orderedDescending : .orderedAscending }
-                return result == .orderedAscending
-            }
-            return a < b
+            let left = sortKeys[a]
+            let right = sortKeys[b]
+            if left == right { return a < b }
+            return left < right
         }
         state.collections[collection] = order.map { records[$0] }
-    }
-}
-
-/// A value prepared for comparison. Order across types: numbers, text, booleans,
-/// other values (by their JSON text), null last.
-public enum SortKey: Sendable {
-    case number(Double)
-    case text(key: String, exact: String)
-    case bool(Bool)
-    case other(String)
-    case null
-
-    public init(_ value: Value, collation: TextOrder) {
-        switch value {
-        case .null: self = .null
-        case .int, .double: self = .number(value.number!)
-        case .string(let text):
-            let nfc = text.precomposedStringWithCanonicalMapping
-            self = .text(key: collation == .folded ? Collation.key(text) : nfc, exact: nfc)
-        case .bool(let bool): self = .bool(bool)
-        default: self = .other(JSONWriter.compact(value))
-        }
-    }
-
-    var isNull: Bool {
-        if case .null = self { return true }
-        return false
-    }
-
-    var rank: Int {
-        switch self {
-        case .number: return 0
-        case .text: return 1
-        case .bool: return 2
-        case .other: return 3
-        case .null: return 4
-        }
-    }
-
-    public static func compare(_ a: SortKey, _ b: SortKey) -> ComparisonResult {
-        switch (a, b) {
-        case let (.number(x), .number(y)): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
-        case let (.text(k1, e1), .text(k2, e2)):
-            let order = Collation.compareBytes(k1, k2)
-            return order != .orderedSame ? order : Collation.compareBytes(e1, e2)
-        case let (.bool(x), .bool(y)): return x == y ? .orderedSame : (!x ? .orderedAscending : .orderedDescending)
-        case let (.other(x), .other(y)): return Collation.compareBytes(x, y)
-        default: return a.rank < b.rank ? .orderedAscending : (a.rank > b.rank ? .orderedDescending : .orderedSame)
-        }
     }
 }
 

@@ -24,11 +24,26 @@ public struct JSONFormat: SingleFileFormat {
             writer.append("[]\n")
             return writer.bytes
         }
+        writer.reserve(records.count * (fields.count * 24 + 8))
+        // Field names are escaped once, not once per record.
+        let keys: [[UInt8]] = fields.map { field in
+            var key = JSONWriter()
+            key.append("    ")
+            key.writeString(field.name)
+            key.append(": ")
+            return key.bytes
+        }
         writer.append("[\n")
-        for (index, record) in records.enumerated() {
-            if index > 0 { writer.append(",\n") }
-            writer.pad(1)
-            writer.writePretty(record.object(fields: fields, ids: ids), indent: 1)
+        var first = true
+        for record in records {
+            writer.append(first ? "  {\n" : ",\n  {\n")
+            first = false
+            for (position, id) in ids.enumerated() {
+                if position > 0 { writer.append(",\n") }
+                writer.append(bytes: keys[position])
+                writer.writePretty(record[id], indent: 2)
+            }
+            writer.append("\n  }")
         }
         writer.append("\n]\n")
         return writer.bytes

@@ -13,7 +13,10 @@ public struct JSONWriter {
     }
 
     public mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    public mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
     public mutating func append(byte: UInt8) { bytes.append(byte) }
+    public mutating func append(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
 
     /// Compact JSON: no white space.
     public mutating func write(_ value: Value) {
@@ -95,6 +98,12 @@ public struct JSONWriter {
 
     public mutating func writeString(_ string: String) {
         append(byte: UInt8(ascii: "\""))
+        // Most text needs no escape: copy it in one go.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: string.utf8)
+            append(byte: UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): append("\\\"")

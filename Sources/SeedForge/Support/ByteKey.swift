@@ -1,0 +1,88 @@
+import Foundation
+
+/// A sort or grouping key encoded as bytes whose byte order is the key's order, so sorting
+/// is one `memcmp` per comparison and grouping hashes one buffer.
+///
+/// Each component is a rank byte then its payload: numbers (rank 0x10) as the IEEE 754
+/// bits with the sign flipped (negative numbers inverted), then the exact integer for ties
+/// beyond 2^53; text (0x20) as UTF-8 with 0x00 escaped to 0x00 0xFF and ended by 0x00 0x00
+/// (folded text: the collation key, then the NFC text); booleans (0x30); other values
+/// (0x40) as compact JSON; null (0xF0). A descending component has its bytes inverted,
+/// except null, which stays last either way.
+public struct ByteKey: Hashable, Comparable, Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    public static func == (a: ByteKey, b: ByteKey) -> Bool { a.bytes == b.bytes }
+
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    public static func < (a: ByteKey, b: ByteKey) -> Bool {
+        a.bytes.withUnsafeBufferPointer { x in
+            b.bytes.withUnsafeBufferPointer { y in
+                let common = min(x.count, y.count)
+                if common > 0 {
+                    let order = memcmp(x.baseAddress!, y.baseAddress!, common)
+                    if order != 0 { return order < 0 }
+                }
+                return x.count < y.count
+            }
+        }
+    }
+
+    /// Appends one component.
+    public mutating func append(_ value: Value, text order: TextOrder, descending: Bool = false) {
+        if value.isNull {
+            bytes.append(0xF0)
+            return
+        }
+        let start = bytes.count
+        switch value {
+        case .int(let int):
+            appendNumber(Double(int), exact: int)
+        case .double(let double):
+            appendNumber(double, exact: double.rounded() == double && abs(double) < 9.2e18 ? Int64(double) : 0)
+        case .string(let text):
+            bytes.append(0x20)
+            if order == .folded { appendText(Collation.key(text)) }
+            appendText(Self.nfc(text))
+        case .bool(let bool):
+            bytes.append(0x30)
+            bytes.append(bool ? 1 : 0)
+        default:
+            bytes.append(0x40)
+            appendText(JSONWriter.compact(value))
+        }
+        if descending {
+            for index in start..<bytes.count { bytes[index] = ~bytes[index] }
+        }
+    }
+
+    /// Appends a number component (used for timestamps too).
+    public mutating func appendNumber(_ double: Double, exact: Int64 = 0) {
+        bytes.append(0x10)
+        let normalized = double == 0 ? 0.0 : double
+        let bits = normalized.bitPattern
+        let ordered = normalized.sign == .minus ? ~bits : bits | (1 << 63)
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift))) }
+        let biased = UInt64(bitPattern: exact) ^ (1 << 63)
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: biased >> UInt64(shift))) }
+    }
+
+    mutating func appendText(_ text: String) {
+        for byte in text.utf8 {
+            bytes.append(byte)
+            if byte == 0 { bytes.append(0xFF) }
+        }
+        bytes.append(0)
+        bytes.append(0)
+    }
+
+    /// NFC, with the common all-ASCII case (already NFC) left alone.
+    static func nfc(_ text: String) -> String {
+        text.utf8.allSatisfy({ $0 < 0x80 }) ? text : text.precomposedStringWithCanonicalMapping
+    }
+}
