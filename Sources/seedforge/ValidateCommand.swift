@@ -22,7 +22,14 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "Pipeline definition files (YAML).")
     var pipelines: [String]
 
+    @Option(name: .long, help: "Threads for parsing, per-record steps and outputs (default: all cores). Outputs are the same for any value.")
+    var threads: Int?
+
     @OptionGroup var log: LogOptions
+
+    func validate() throws {
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+    }
 
     func run() throws {
         let logger = log.makeLogger()
@@ -32,7 +39,7 @@ struct ValidateCommand: ParsableCommand {
         var worst = ExitStatus.ok
         for pipeline in loaded {
             do {
-                report.add(try Runner.run(pipeline, options: RunOptions(writeOutputs: false, logger: logger)))
+                report.add(try Runner.run(pipeline, options: RunOptions(writeOutputs: false, logger: logger, threads: threads)))
             } catch let error as SourceError {
                 report.addFailure(error.description)
             } catch {

@@ -94,8 +94,9 @@ public struct Dedupe: Step {
         var winnerOf: [ByteKey: Int] = [:]
         winnerOf.reserveCapacity(records.count)
         var losers: [(index: Int, key: ByteKey, value: Value)] = []
+        let keys = Parallel.map(records, threads: state.threads) { key(of: $0) }
         for (index, record) in records.enumerated() {
-            guard let (key, value) = key(of: record) else { continue }
+            guard let (key, value) = keys[index] else { continue }
             if let current = winnerOf[key] {
                 if beats(record, records[current]) {
                     losers.append((current, key, value))

@@ -66,7 +66,7 @@ public struct Sort: Step {
 
     public func run(_ state: RunState) throws {
         let records = state.records(collection)
-        let sortKeys: [ByteKey] = records.map { record in
+        let sortKeys: [ByteKey] = Parallel.map(records, threads: state.threads) { record in
             var key = ByteKey()
             for part in keys {
                 let value = record[part.field]

@@ -90,6 +90,20 @@ public struct FieldMapping: Sendable {
         return (Record(values: values, origin: origin), findings)
     }
 
+    /// Whether `raw` maps without any finding (cheap check, no locations computed).
+    public func isClean(_ raw: Value) -> Bool {
+        guard case .object(let object) = raw else { return false }
+        for field in fields where Self.convert(raw.value(at: field.sourcePath!) ?? .null, to: field.type) == nil { return false }
+        if unknownFields != .ignore {
+            let known = Set(fields.compactMap { field -> String? in
+                if case .key(let key)? = field.sourcePath?.components.first { return key }
+                return nil
+            })
+            if object.keys.contains(where: { !known.contains($0) }) { return false }
+        }
+        return true
+    }
+
     /// The value converted to `type`, nil when it does not fit. Null fits every type
     /// (whether it may be null is the `required` rule's business). An integral number
     /// written as a float (`136256.0`) fits `integer`.

@@ -71,19 +71,15 @@ public struct JSONSource: SourceKind {
                     ? "; if the records are inside it, set 'records' to their JSON Pointer (e.g. records: /results)" : ""
                 throw SourceError(text, offset: reader.position, "expected a JSON array of records\(pointer.isEmpty ? "" : " at \(pointer)"), found \(found)\(hint)")
             }
+            text.recordsPointer = pointer
+            let arrayStart = reader.position
             do {
-                reader.position += 1
-                var index = 0
-                while try reader.nextArrayElement(first: index == 0) {
-                    reader.skipWhitespace()
-                    let offset = reader.position
-                    let value = try reader.readValue()
-                    let origin = Origin(source: text, offset: offset, index: index, pointer: "\(pointer)/\(index)")
-                    let duplicate = reader.duplicateKeyOffset.map { Self.duplicateKey(text, at: $0, origin: origin) }
-                    sink.accept(value, origin: origin, rejectedFor: duplicate)
-                    index += 1
+                let (chunks, arrayEnd) = try Self.parseElements(buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads)
+                sink.merge(chunks)
+                if recordsPath == nil {
+                    reader.position = arrayEnd
+                    try Self.expectEnd(&reader, text)
                 }
-                if recordsPath == nil { try Self.expectEnd(&reader, text) }
             } catch let error as JSONSyntaxError {
                 throw SourceError(text, offset: error.offset, error.message)
             }
@@ -108,6 +104,108 @@ public struct JSONSource: SourceKind {
             throw SourceError(text, offset: offset, "the \(key) at \(path) must be a whole number of at least 1, found \(value.map(JSONWriter.compact) ?? "nothing")", pointer: path.description)
         }
         return Int(number)
+    }
+
+    /// Reads the elements of the array at `arrayStart`: in one piece, or for a large
+    /// array in one chunk per thread. A chunk after the first starts at a guessed element
+    /// boundary (`}` `,` `{`); the chunk before it must end exactly there, or the guess was
+    /// wrong (a look-alike inside a string) and the array is read again in one piece.
+    static func parseElements(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, mapping: FieldMapping, threads: Int
+    ) throws -> (chunks: [[IngestEntry]], end: Int) {
+        var splits: [Int] = []
+        let length = buffer.count - arrayStart
+        if threads > 1, length >= 1 << 20 {
+            for piece in 1..<threads {
+                if let split = elementStart(near: arrayStart + length * piece / threads, in: buffer), split > (splits.last ?? arrayStart) {
+                    splits.append(split)
+                }
+            }
+        }
+        if !splits.isEmpty {
+            let starts = [arrayStart] + splits
+            let results = Parallel.run(starts.count) { piece in
+                parseChunk(buffer, text, from: starts[piece], first: piece == 0, stop: piece + 1 < starts.count ? starts[piece + 1] : nil, mapping: mapping)
+            }
+            var aligned = true
+            for (piece, result) in results.enumerated() {
+                if let error = result.error { throw error }
+                if piece + 1 < starts.count, result.stoppedAt != starts[piece + 1] {
+                    aligned = false
+                    break
+                }
+            }
+            if aligned { return (results.map(\.entries), results.last!.end) }
+        }
+        let whole = parseChunk(buffer, text, from: arrayStart, first: true, stop: nil, mapping: mapping)
+        if let error = whole.error { throw error }
+        return ([whole.entries], whole.end)
+    }
+
+    struct Chunk {
+        var entries: [IngestEntry] = []
+        var error: JSONSyntaxError?
+        /// Where the chunk stopped: the start of the element at or after `stop`, or nil at ']'.
+        var stoppedAt: Int?
+        /// The position just after the closing ']' (last chunk).
+        var end = 0
+    }
+
+    /// Parses elements from `from` (the '[' for the first chunk, else an element start)
+    /// until the element starting at or after `stop`, or the closing bracket.
+    static func parseChunk(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, from: Int, first: Bool, stop: Int?, mapping: FieldMapping
+    ) -> Chunk {
+        var chunk = Chunk()
+        var reader = JSONReader(bytes: buffer, start: from)
+        var index = 0
+        do {
+            if first { reader.position += 1 }
+            var atElement = !first
+            while true {
+                if !atElement {
+                    guard try reader.nextArrayElement(first: first && index == 0) else { break }
+                }
+                atElement = false
+                reader.skipWhitespace()
+                let offset = reader.position
+                if let stop, offset >= stop {
+                    chunk.stoppedAt = offset
+                    return chunk
+                }
+                let value = try reader.readValue()
+                chunk.entries.append(IngestEntry.make(
+                    value, origin: Origin(source: text, offset: offset, index: index), duplicateKey: reader.duplicateKeyOffset, mapping: mapping))
+                index += 1
+            }
+            chunk.end = reader.position
+        } catch let error as JSONSyntaxError {
+            chunk.error = error
+        } catch {
+            preconditionFailure("JSONReader throws only JSONSyntaxError")
+        }
+        return chunk
+    }
+
+    /// The start of an object element near `guess`: a `{` whose previous non-blank byte
+    /// is `,` preceded (past blanks) by `}`. Only a guess: the parse verifies it.
+    static func elementStart(near guess: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        let limit = min(buffer.count, guess + (1 << 16))
+        var position = guess
+        while position < limit {
+            if buffer[position] == UInt8(ascii: "{") {
+                var back = position - 1
+                while back > 0, isBlank(buffer[back]) { back -= 1 }
+                if back > 0, buffer[back] == UInt8(ascii: ",") {
+                    back -= 1
+                    while back > 0, isBlank(buffer[back]) { back -= 1 }
+                    if buffer[back] == UInt8(ascii: "}") { return position }
+                }
+            }
+            position += 1
+        }
+        return nil
     }
 
     static func expectEnd(_ reader: inout JSONReader, _ text: SourceText) throws {

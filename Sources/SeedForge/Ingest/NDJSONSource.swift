@@ -29,7 +29,7 @@ public struct NDJSONSource: SourceKind {
                 if skipBOM { reader.skipByteOrderMark(); skipBOM = false }
                 if reader.peek() != nil {
                     let offset = reader.position
-                    let origin = Origin(source: text, offset: offset, index: index, pointer: "")
+                    let origin = Origin(source: text, offset: offset, index: index)
                     do {
                         let value = try reader.readValue()
                         if reader.peek() != nil {

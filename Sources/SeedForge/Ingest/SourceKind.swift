@@ -42,14 +42,17 @@ public struct SourceError: Error, Sendable, CustomStringConvertible {
 /// that fail are rejected with their findings, so every record read is accounted for.
 public struct IngestSink {
     let collection: String
-    let mapping: FieldMapping
+    public let mapping: FieldMapping
     let state: RunState
+    /// How many threads a source may parse with.
+    public let threads: Int
     public private(set) var count = 0
 
-    init(collection: String, mapping: FieldMapping, state: RunState) {
+    init(collection: String, mapping: FieldMapping, state: RunState, threads: Int = 1) {
         self.collection = collection
         self.mapping = mapping
         self.state = state
+        self.threads = threads
     }
 
     /// Maps and keeps a record, or rejects it with its findings. `rejectedFor` is a
@@ -78,5 +81,50 @@ public struct IngestSink {
     public mutating func unreadable(_ finding: Finding) {
         count += 1
         state.rejectUnreadable(in: collection, finding: finding, step: "ingest")
+    }
+
+    /// Takes the entries of chunks parsed in parallel, in order: gives records their
+    /// index in the file, and maps again, now with that index, the few records that had
+    /// findings, so every location and pointer is the one a sequential read gives.
+    public mutating func merge(_ chunks: [[IngestEntry]]) {
+        var base = 0
+        for chunk in chunks {
+            var local = 0
+            for entry in chunk {
+                switch entry {
+                case .record(var record):
+                    record.origin.index += base
+                    count += 1
+                    state.collections[collection, default: []].append(record)
+                    local += 1
+                case .deferred(let raw, var origin, let duplicateKey):
+                    origin.index += base
+                    let finding = duplicateKey.map { JSONSource.duplicateKey(origin.source, at: $0, origin: origin) }
+                    accept(raw, origin: origin, rejectedFor: finding)
+                    local += 1
+                case .unreadable(let finding):
+                    unreadable(finding)
+                    local += 1
+                }
+            }
+            base += local
+        }
+    }
+}
+
+/// One element read by a chunk of a parallel parse, before its index in the file is known.
+public enum IngestEntry: Sendable {
+    /// A record that mapped without any finding.
+    case record(Record)
+    /// A record with findings (or a repeated key at this offset): mapped again at merge.
+    case deferred(Value, Origin, duplicateKey: Int?)
+    /// A line that is not JSON (its finding does not depend on the index).
+    case unreadable(Finding)
+
+    public static func make(_ raw: Value, origin: Origin, duplicateKey: Int?, mapping: FieldMapping) -> IngestEntry {
+        if duplicateKey == nil, mapping.isClean(raw), let record = mapping.map(raw, origin: origin).record {
+            return .record(record)
+        }
+        return .deferred(raw, origin, duplicateKey: duplicateKey)
     }
 }

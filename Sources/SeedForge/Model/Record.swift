@@ -1,7 +1,7 @@
 /// One record of a collection: its values in schema order, and where it came from.
 public struct Record: Sendable {
     public var values: [Value]
-    public let origin: Origin
+    public internal(set) var origin: Origin
 
     public init(values: [Value], origin: Origin) {
         self.values = values
@@ -25,16 +25,21 @@ public struct Origin: Sendable {
     public let source: SourceText
     /// Byte offset of the record's first byte in the source file.
     public let offset: Int
-    /// Zero-based position of the record in its source (array index or data line number).
-    public let index: Int
-    /// JSON Pointer of the record inside the file (`/3`, `/results/3`); empty for NDJSON lines.
-    public let pointer: String
+    /// Zero-based position of the record in its source (array index, or record number
+    /// of an NDJSON file).
+    public internal(set) var index: Int
 
-    public init(source: SourceText, offset: Int, index: Int, pointer: String) {
+    public init(source: SourceText, offset: Int, index: Int) {
         self.source = source
         self.offset = offset
         self.index = index
-        self.pointer = pointer
+    }
+
+    /// JSON Pointer of the record inside the file (`/3`, `/results/3`); empty for the
+    /// records of line-based files, whose pointers are relative to their line.
+    public var pointer: String {
+        guard let prefix = source.recordsPointer else { return "" }
+        return "\(prefix)/\(index)"
     }
 
     /// The location of the record itself.

@@ -6,6 +6,10 @@ public final class SourceText: @unchecked Sendable {
     /// The path as shown in messages: relative to the working directory when possible.
     public let displayPath: String
     public let bytes: [UInt8]
+    /// JSON Pointer of the array holding this file's records ("" for a top-level array,
+    /// "/results" inside an object); nil for line-based files. Set by the source kind
+    /// before it reads records.
+    public var recordsPointer: String?
     private let lock = NSLock()
     private var lineStarts: [Int]?
     /// The last column computed, so findings met in file order on one long line (a

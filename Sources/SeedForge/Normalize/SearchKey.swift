@@ -29,7 +29,7 @@ public struct SearchKey: Step {
     }
 
     public func run(_ state: RunState) throws {
-        state.transformRecords(collection, step: "normalize: search-key") { record in
+        state.transformRecords(collection, step: "normalize: search-key", parallel: true) { record in
             let parts = from.compactMap { record[$0].string }
             record[field] = parts.isEmpty ? .null : .string(Collation.key(parts.joined(separator: " ")))
             return []

@@ -29,7 +29,7 @@ public struct Trim: Step {
     }
 
     public func run(_ state: RunState) throws {
-        state.transformRecords(collection, step: "normalize: trim") { record in
+        state.transformRecords(collection, step: "normalize: trim", parallel: true) { record in
             for field in fields {
                 guard case .string(let text) = record[field] else { continue }
                 let result = collapse ? Self.collapsed(text) : Self.trimmed(text)

@@ -53,8 +53,12 @@ public final class RunState {
     /// Records each collection received from its sources.
     public var ingested: [String: Int] = [:]
 
-    public init(schemas: [String: Schema]) {
+    /// Threads per-record work may use.
+    public let threads: Int
+
+    public init(schemas: [String: Schema], threads: Int = 1) {
         self.schemas = schemas
+        self.threads = threads
     }
 
     public func records(_ collection: String) -> [Record] { collections[collection] ?? [] }

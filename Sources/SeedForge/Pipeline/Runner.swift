@@ -8,12 +8,15 @@ public struct RunOptions {
     public var lockTimeout: Double
     public var writeOutputs: Bool
     public var logger: Logger
+    /// Threads for parsing, per-record steps and outputs; results never depend on it.
+    public var threads: Int
 
-    public init(outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger) {
+    public init(outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger, threads: Int? = nil) {
         self.outputRoot = outputRoot
         self.lockTimeout = lockTimeout
         self.writeOutputs = writeOutputs
         self.logger = logger
+        self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
     }
 }
 
@@ -66,7 +69,7 @@ public enum Runner {
             : nil
         defer { withExtendedLifetime(lock) {} }
 
-        let state = RunState(schemas: pipeline.schemas)
+        let state = RunState(schemas: pipeline.schemas, threads: options.threads)
         var inputs: [Manifest.Input] = []
         var datasetPaths: [String: String] = [:]
         for source in pipeline.sources {
@@ -75,7 +78,7 @@ public enum Runner {
             for file in source.files {
                 let contents = try InputFile.read(file)
                 let text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
-                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
                 if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                 state.ingested[source.collection, default: 0] += sink.count
                 let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
@@ -158,14 +161,19 @@ public enum Runner {
                 try folder.write(bytes, to: file)
                 outputs.append(Manifest.Output(file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes), bytes: bytes.count, files: 1))
             }
-            for output in pipeline.outputs {
+            // Outputs are independent files: write them concurrently, list them in order.
+            let written: [Result<Manifest.Output, Error>] = Parallel.run(pipeline.outputs.count) { index in
+                let output = pipeline.outputs[index]
                 let records = state.records(output.collection)
                 let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs)
-                try output.write(records, schema: state.schemas[output.collection]!, into: writer)
-                outputs.append(Manifest.Output(
-                    file: output.file, collection: output.collection, format: output.formatName, records: records.count,
-                    sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes }, files: writer.written.count))
+                return Result {
+                    try output.write(records, schema: state.schemas[output.collection]!, into: writer)
+                    return Manifest.Output(
+                        file: output.file, collection: output.collection, format: output.formatName, records: records.count,
+                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes }, files: writer.written.count)
+                }
             }
+            for result in written { outputs.append(try result.get()) }
             let paths = SideOutputs.PathMap(paths: datasetPaths)
             try write(SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile, collection: nil, format: "ndjson", records: state.rejects.count)
             try write(SideOutputs.duplicates(state.duplicates, paths: paths), SideOutputs.duplicatesFile, collection: nil, format: "ndjson", records: state.duplicates.count)
@@ -202,7 +210,7 @@ public enum Runner {
             var perRecord = [[Finding]](repeating: [], count: records.count)
             for step in block where step.collection == collection {
                 let clock = ContinuousClock.now
-                let results = step.rule.checkAll(records, schema: schema, code: step.code, severity: step.severity)
+                let results = step.rule.checkAll(records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
                 var flagged = 0
                 var warned = 0
                 for (position, findings) in results.enumerated() where !findings.isEmpty {

@@ -17,7 +17,7 @@ public protocol Rule: Sendable {
     func check(_ record: Record, _ findings: inout RuleFindings)
     /// Checks a whole collection, returning findings per record (in order). A default
     /// calls `check` record by record; rules that compare records override it.
-    func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity) -> [[Finding]]
+    func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Int) -> [[Finding]]
 }
 
 /// Collects what a rule finds wrong with one record.
@@ -47,13 +47,24 @@ public struct RuleFindings {
 
 extension RunState {
     /// Applies `body` to every record of a collection; a record for which it returns
-    /// error findings is rejected, warnings are recorded and the record kept.
-    func transformRecords(_ collection: String, step: String, _ body: (inout Record) -> [Finding]) {
+    /// error findings is rejected, warnings are recorded and the record kept. With
+    /// `parallel`, `body` runs on chunks of records concurrently, so it must only read
+    /// shared state; results are merged in record order.
+    func transformRecords(_ collection: String, step: String, parallel: Bool = false, _ body: (inout Record) -> [Finding]) {
         var kept: [Record] = []
-        let records = self.records(collection)
-        kept.reserveCapacity(records.count)
-        for var record in records {
-            let findings = body(&record)
+        let input = self.records(collection)
+        collections[collection] = []
+        kept.reserveCapacity(input.count)
+        let results: [(Record, [Finding])] = Parallel.chunks(input.count, threads: parallel ? threads : 1) { range in
+            var out: [(Record, [Finding])] = []
+            out.reserveCapacity(range.count)
+            for var record in input[range] {
+                let findings = body(&record)
+                out.append((record, findings))
+            }
+            return out
+        }.flatMap { $0 }
+        for (record, findings) in results {
             for finding in findings where finding.severity == .warning {
                 warn(finding, record: record, in: collection, step: step)
             }

@@ -21,8 +21,8 @@ enum RuleFields {
 extension Rule {
     /// Checks every record; the default checks them one at a time. Rules that compare
     /// records with each other (`unique`) override it. Returns findings per record.
-    public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity) -> [[Finding]] {
-        records.map { record in
+    public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Int) -> [[Finding]] {
+        Parallel.map(records, threads: threads) { record in
             var findings = RuleFindings(record: record, schema: schema, rule: code, severity: severity)
             check(record, &findings)
             return findings.list

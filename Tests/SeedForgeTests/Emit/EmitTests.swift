@@ -22,7 +22,7 @@ struct EmitTests {
     @Test func csvRowsEndWithCRLF() throws {
         let schema = Schema(fields: [FieldSpec(name: "id", type: .integer, sourcePath: nil), FieldSpec(name: "name", type: .string, sourcePath: nil)])
         let source = SourceText(displayPath: "x", bytes: [])
-        let records = [Record(values: [.int(1), .string("a")], origin: Origin(source: source, offset: 0, index: 0, pointer: ""))]
+        let records = [Record(values: [.int(1), .string("a")], origin: Origin(source: source, offset: 0, index: 0))]
         let bytes = CSVFormat().render(records, fields: schema.fields, ids: [FieldID(index: 0), FieldID(index: 1)])
         #expect(String(decoding: bytes, as: UTF8.self) == "id,name\r\n1,a\r\n")
     }

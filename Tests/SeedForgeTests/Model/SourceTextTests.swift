@@ -29,7 +29,8 @@ struct SourceTextTests {
         let json = #"[{"name":"A","coordinates":[1,2]},{"name":"B","coordinates":[3,999]}]"#
         let text = SourceText(displayPath: "x.json", bytes: Array(json.utf8))
         let second = try #require(json.range(of: #"{"name":"B""#)).lowerBound.utf16Offset(in: json)
-        let origin = Origin(source: text, offset: second, index: 1, pointer: "/1")
+        text.recordsPointer = ""
+        let origin = Origin(source: text, offset: second, index: 1)
         let location = origin.location(of: FieldPath(parsing: "/coordinates/1"))
         #expect(location.line == 1)
         #expect(location.column == 64)
