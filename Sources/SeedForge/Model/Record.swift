@@ -22,7 +22,10 @@ public struct Record: Sendable {
 /// Provenance of a record: the source file, the record's position in it and its index.
 /// Line and column are computed from the byte offset only when a message needs them.
 public struct Origin: Sendable {
-    public let source: SourceText
+    /// Not retained: copying a record must not touch a reference count shared by every
+    /// record of the file (from several cores that is a hot spot). Whoever holds records
+    /// keeps their sources alive: `RunState.sources` during a run.
+    public unowned(unsafe) let source: SourceText
     /// Byte offset of the record's first byte in the source file.
     public let offset: Int
     /// Zero-based position of the record in its source (array index, or record number

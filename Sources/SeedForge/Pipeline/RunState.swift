@@ -55,6 +55,10 @@ public final class RunState {
 
     /// Threads per-record work may use.
     public let threads: Int
+    /// Every file read, kept alive as long as records point at it.
+    public private(set) var sources: [SourceText] = []
+
+    func keep(_ source: SourceText) { sources.append(source) }
 
     public init(schemas: [String: Schema], threads: Int = 1) {
         self.schemas = schemas

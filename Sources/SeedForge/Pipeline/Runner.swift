@@ -78,6 +78,7 @@ public enum Runner {
             for file in source.files {
                 let contents = try InputFile.read(file)
                 let text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
+                state.keep(text)
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
                 if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                 state.ingested[source.collection, default: 0] += sink.count

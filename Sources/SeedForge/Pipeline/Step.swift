@@ -22,7 +22,7 @@ public protocol Rule: Sendable {
 
 /// Collects what a rule finds wrong with one record.
 public struct RuleFindings {
-    public let record: Record
+    public private(set) var record: Record
     public let schema: Schema
     let rule: String
     let severity: Severity
@@ -33,6 +33,12 @@ public struct RuleFindings {
         self.schema = schema
         self.rule = rule
         self.severity = severity
+    }
+
+    /// Starts over for the next record (one collector serves a whole chunk of records).
+    mutating func reset(_ next: Record) {
+        record = next
+        if !list.isEmpty { list = [] }
     }
 
     /// Reports `field` as failing, with its location found in the source.

@@ -22,10 +22,17 @@ extension Rule {
     /// Checks every record; the default checks them one at a time. Rules that compare
     /// records with each other (`unique`) override it. Returns findings per record.
     public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Int) -> [[Finding]] {
-        Parallel.map(records, threads: threads) { record in
-            var findings = RuleFindings(record: record, schema: schema, rule: code, severity: severity)
-            check(record, &findings)
-            return findings.list
-        }
+        Parallel.chunks(records.count, threads: threads) { range in
+            guard let first = range.first else { return [[Finding]]() }
+            var findings = RuleFindings(record: records[first], schema: schema, rule: code, severity: severity)
+            var out: [[Finding]] = []
+            out.reserveCapacity(range.count)
+            for index in range {
+                findings.reset(records[index])
+                check(records[index], &findings)
+                out.append(findings.list)
+            }
+            return out
+        }.flatMap { $0 }
     }
 }

@@ -36,5 +36,6 @@ struct SourceTextTests {
         #expect(location.column == 64)
         #expect(location.pointer == "/1/coordinates/1")
         #expect(origin.sourceValue(at: FieldPath(parsing: "/coordinates/1")!) == .int(999))
+        withExtendedLifetime(text) {}
     }
 }
