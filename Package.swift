@@ -33,6 +33,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "seedforge-query-bench",
+            dependencies: ["SeedForge"],
+            path: "Benchmarks/QueryBench"
+        ),
         .testTarget(
             name: "SeedForgeTests",
             dependencies: [

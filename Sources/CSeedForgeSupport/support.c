@@ -10,6 +10,16 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
+int seedforge_sync_filesystem(const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int status = syncfs(fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return status;
+}
+
 int seedforge_exchange_paths(const char *first, const char *second) {
 #ifdef SYS_renameat2
     return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);

@@ -6,6 +6,10 @@
 /// file system or kernel cannot exchange).
 int seedforge_exchange_paths(const char *first, const char *second);
 
+/// Flushes every file of the file system holding `path` to disk (Linux syncfs), one call
+/// instead of an fsync per file. Returns 0, or -1 with errno set.
+int seedforge_sync_filesystem(const char *path);
+
 
 
 #include <stddef.h>

@@ -32,7 +32,8 @@ public struct OutputDirectory {
         }
     }
 
-    /// Writes one file into the staging folder and flushes it to disk.
+    /// Writes one file into the staging folder (flushed to disk, with every other file,
+    /// by `commit`).
     public func write(_ bytes: [UInt8], to name: String) throws {
         let url = staging.appendingPathComponent(name)
         let folder = url.deletingLastPathComponent()
@@ -53,19 +54,15 @@ public struct OutputDirectory {
                 written += result
             }
         }
-        guard fsync(fd) == 0 else { throw IOFailure("cannot flush \(url.path): \(String(cString: strerror(errno)))") }
-    }
-
-    /// Flushes a file written into the staging folder by other means (SQLite) to disk.
-    public func sync(_ name: String) throws {
-        let fd = open(staging.appendingPathComponent(name).path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw IOFailure("cannot open \(name) to flush it: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw IOFailure("cannot flush \(name): \(String(cString: strerror(errno)))") }
     }
 
     /// Puts the staged folder in place of the target and removes the previous contents.
+    /// Every staged file is flushed to disk first (one `syncfs`), so after a crash the
+    /// target is either the old dataset or the complete new one.
     public func commit() throws {
+        guard seedforge_sync_filesystem(staging.path) == 0 else {
+            throw IOFailure("cannot flush \(staging.path) to disk: \(String(cString: strerror(errno)))")
+        }
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: target.path) {
             if seedforge_exchange_paths(staging.path, target.path) != 0 {

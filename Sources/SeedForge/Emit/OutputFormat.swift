@@ -64,7 +64,6 @@ public final class OutputWriter {
     public func recordWritten(_ subpath: String? = nil) throws {
         let name = subpath.map { "\(file)/\($0)" } ?? file
         let bytes = try [UInt8](Data(contentsOf: folder.staging.appendingPathComponent(name)))
-        try folder.sync(name)
         written.append((name, bytes.count, SHA256.hex(bytes)))
     }
 }

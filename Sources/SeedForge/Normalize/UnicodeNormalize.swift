@@ -49,8 +49,14 @@ public struct UnicodeNormalize: Step {
             }
             result = String(scalars)
         }
-        if result.utf8.allSatisfy({ $0 < 0x80 }) { return result }
-        return result.precomposedStringWithCanonicalMapping
+        return nfc(result)
+    }
+
+    /// NFC. Text with no character at or above U+0300 is already in NFC (every code
+    /// point below it is NFC-stable), which covers most Latin-script data.
+    public static func nfc(_ text: String) -> String {
+        if text.unicodeScalars.allSatisfy({ $0.value < 0x300 }) { return text }
+        return text.precomposedStringWithCanonicalMapping
     }
 
 }

@@ -81,8 +81,5 @@ public struct ByteKey: Hashable, Comparable, Sendable {
         bytes.append(0)
     }
 
-    /// NFC, with the common all-ASCII case (already NFC) left alone.
-    static func nfc(_ text: String) -> String {
-        text.utf8.allSatisfy({ $0 < 0x80 }) ? text : text.precomposedStringWithCanonicalMapping
-    }
+    static func nfc(_ text: String) -> String { UnicodeNormalize.nfc(text) }
 }

@@ -18,6 +18,12 @@ public enum Collation {
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             return text.lowercased()
         }
+        if let latin = latinKey(text) { return latin }
+        return foundationKey(text)
+    }
+
+    /// The key computed by Foundation, for any text (the definition the fast path copies).
+    static func foundationKey(_ text: String) -> String {
         let folded = text.precomposedStringWithCompatibilityMapping
             .folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
         guard folded.contains(where: { extraFolds[$0] != nil }) else { return folded }
@@ -25,6 +31,30 @@ public enum Collation {
         out.reserveCapacity(folded.utf8.count)
         for character in folded {
             if let replacement = extraFolds[character] { out += replacement } else { out.append(character) }
+        }
+        return out
+    }
+
+    /// The folded form of each Latin character below U+0250, computed once by
+    /// `foundationKey`, so the fast path gives exactly what Foundation gives.
+    static let latinFolds: [String] = (0..<0x250).map { value in
+        foundationKey(String(Character(Unicode.Scalar(UInt32(value))!)))
+    }
+
+    /// The key of a text made only of characters below U+0250 (most Latin-script names),
+    /// one table look-up per character; nil for other text.
+    static func latinKey(_ text: String) -> String? {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                out.unicodeScalars.append((0x41...0x5A).contains(value) ? Unicode.Scalar(value + 0x20)! : scalar)
+            } else if value < 0x250 {
+                out += latinFolds[Int(value)]
+            } else {
+                return nil
+            }
         }
         return out
     }

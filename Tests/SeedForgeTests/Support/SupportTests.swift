@@ -33,6 +33,33 @@ struct CollationTests {
         #expect(Collation.key(text) == key)
     }
 
+    @Test func theLatinFastPathGivesExactlyWhatFoundationGives() {
+        // Every character below U+0250 alone, and seeded random names mixing them.
+        for value in 0x20..<0x250 {
+            let text = String(Character(Unicode.Scalar(UInt32(value))!))
+            #expect(Collation.latinKey(text) == Collation.foundationKey(text), "U+\(String(value, radix: 16))")
+        }
+        var seed: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for _ in 0..<2_000 {
+            var text = ""
+            for _ in 0..<(1 + next(12)) {
+                let value = next(4) == 0 ? 0x20 + next(0x5F) : 0xC0 + next(0x250 - 0xC0)
+                text.unicodeScalars.append(Unicode.Scalar(UInt32(value))!)
+            }
+            #expect(Collation.latinKey(text) == Collation.foundationKey(text), "\(text)")
+        }
+    }
+
+    @Test func nfcQuickCheckLeavesComposedTextAlone() {
+        #expect(UnicodeNormalize.nfc("Qaraçala") == "Qaraçala")
+        #expect(UnicodeNormalize.nfc("Qualita\u{308}t") == "Qualität")
+        #expect(UnicodeNormalize.nfc("Qualita\u{308}t").unicodeScalars.count == 8)
+    }
+
     @Test func ordersByKeyThenExactText() {
         let names = ["zeta", "Ápiculture", "apiculture", "Bienenhaus", "Éclair", "eclair"]
         let sorted = names.sorted { Collation.compare($0, $1) == .orderedAscending }

