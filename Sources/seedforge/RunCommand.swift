@@ -42,9 +42,12 @@ struct RunCommand: ParsableCommand {
         let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger)
         if loadStatus != .ok { throw ExitCode(loadStatus.rawValue) }
         var worst = ExitStatus.ok
+        var finished: [RunResult] = []
+        defer { RunResults.keepUntilExit(finished) }
         for pipeline in loaded {
             do {
                 let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: threads))
+                finished.append(result)
                 if log.logFormat == .json {
                     logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])
                 } else if !log.quiet {
@@ -60,4 +63,13 @@ struct RunCommand: ParsableCommand {
 
 extension ExitStatus: Comparable {
     public static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Results of finished runs are kept until the process exits: freeing hundreds of
+/// thousands of records one by one just before exit is wasted time (the system reclaims
+/// the memory at once).
+enum RunResults {
+    nonisolated(unsafe) private static var kept: [RunResult] = []
+
+    static func keepUntilExit(_ results: [RunResult]) { kept += results }
 }

@@ -21,6 +21,8 @@ struct Manifest {
         let bytes: Int
         /// Files written: 1, or more for folder formats such as pages.
         let files: Int
+        /// Time spent writing it (reported only in the run section).
+        var seconds: Double = 0
     }
 
     struct Accounting {
@@ -89,6 +91,9 @@ struct Manifest {
             ("seconds", .double((seconds * 1000).rounded() / 1000)),
             ("steps", .array(steps.map { stat in
                 .object(JSONObject([("step", .string(stat.label)), ("collection", .string(stat.collection)), ("seconds", .double((stat.seconds * 1e6).rounded() / 1e6))]))
+            })),
+            ("outputs", .array(outputs.map { output in
+                .object(JSONObject([("file", .string(output.file)), ("seconds", .double((output.seconds * 1e6).rounded() / 1e6))]))
             })),
         ])))
         var writer = JSONWriter()

@@ -1,5 +1,9 @@
 import Foundation
 import GRDB
+import GRDBSQLite
+
+/// SQLite's marker for text it must copy (the Swift string is gone after the call).
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// `format: sqlite`: an SQLite database an app can bundle: one table with a column per
 /// field (integer → INTEGER, number → REAL, string → TEXT, boolean → INTEGER 0/1, arrays
@@ -49,14 +53,25 @@ public struct SQLiteFormat: OutputFormat {
         }
     }
 
-    static func databaseValue(_ value: Value) -> DatabaseValue {
+    static func bind(_ value: Value, to statement: OpaquePointer, at index: Int32) {
         switch value {
-        case .null: return .null
-        case .bool(let bool): return (bool ? 1 : 0).databaseValue
-        case .int(let int): return int.databaseValue
-        case .double(let double): return double.databaseValue
-        case .string(let text): return text.databaseValue
-        case .array, .object: return JSONWriter.compact(value).databaseValue
+        case .null: sqlite3_bind_null(statement, index)
+        case .bool(let bool): sqlite3_bind_int64(statement, index, bool ? 1 : 0)
+        case .int(let int): sqlite3_bind_int64(statement, index, int)
+        case .double(let double): sqlite3_bind_double(statement, index, double)
+        case .string(let text): bindText(text, to: statement, at: index)
+        case .array, .object: bindText(JSONWriter.compact(value), to: statement, at: index)
+        }
+    }
+
+    static func bindText(_ text: String, to statement: OpaquePointer, at index: Int32) {
+        if text.isEmpty {
+            sqlite3_bind_text(statement, index, "", 0, transient)
+            return
+        }
+        var text = text
+        text.withUTF8 { bytes in
+            _ = sqlite3_bind_text(statement, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
         }
     }
 
@@ -75,10 +90,15 @@ public struct SQLiteFormat: OutputFormat {
                     try db.execute(sql: "CREATE TABLE \"\(table)\" (\(columns.joined(separator: ", ")))")
                     let placeholders = Array(repeating: "?", count: fields.count).joined(separator: ", ")
                     let insert = try db.makeStatement(sql: "INSERT INTO \"\(table)\" VALUES (\(placeholders))")
-                    var arguments = [DatabaseValue](repeating: .null, count: ids.count)
+                    // Bound with SQLite's C API: one call per value, no per-row arrays.
+                    let handle = insert.sqliteStatement
                     for record in records {
-                        for (index, id) in ids.enumerated() { arguments[index] = Self.databaseValue(record[id]) }
-                        try insert.execute(arguments: StatementArguments(arguments))
+                        for (index, id) in ids.enumerated() { Self.bind(record[id], to: handle, at: Int32(index + 1)) }
+                        let status = sqlite3_step(handle)
+                        guard status == SQLITE_DONE else {
+                            throw IOFailure("cannot write \(out.file): \(String(cString: sqlite3_errmsg(db.sqliteConnection)))")
+                        }
+                        sqlite3_reset(handle)
                     }
                     for field in indexed {
                         try db.execute(sql: "CREATE INDEX \"\(table)_\(field)\" ON \"\(table)\"(\"\(field)\")")

@@ -73,8 +73,14 @@ public final class SourceText: @unchecked Sendable {
         defer { lock.unlock() }
         if let lineStarts { return lineStarts }
         var starts = [0]
-        for (index, byte) in bytes.enumerated() where byte == 0x0A {
-            starts.append(index + 1)
+        bytes.withUnsafeBufferPointer { buffer in
+            var position = 0
+            while position < buffer.count {
+                guard let found = memchr(buffer.baseAddress! + position, 0x0A, buffer.count - position) else { break }
+                let index = buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                starts.append(index + 1)
+                position = index + 1
+            }
         }
         lineStarts = starts
         return starts

@@ -155,6 +155,7 @@ public enum Runner {
         if !thresholdFailures.isEmpty {
             throw ThresholdError(dataset: pipeline.name, failures: thresholdFailures)
         }
+        let emitClock = ContinuousClock.now
         let folder = try OutputDirectory(target: target)
         do {
             var outputs: [Manifest.Output] = []
@@ -167,11 +168,13 @@ public enum Runner {
                 let output = pipeline.outputs[index]
                 let records = state.records(output.collection)
                 let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs)
+                let clock = ContinuousClock.now
                 return Result {
                     try output.write(records, schema: state.schemas[output.collection]!, into: writer)
                     return Manifest.Output(
                         file: output.file, collection: output.collection, format: output.formatName, records: records.count,
-                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes }, files: writer.written.count)
+                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes }, files: writer.written.count,
+                        seconds: seconds(since: clock))
                 }
             }
             for result in written { outputs.append(try result.get()) }
@@ -187,6 +190,7 @@ public enum Runner {
                 pipeline: pipeline, inputs: inputs, outputs: outputs, accounting: accounting, steps: state.stepStats,
                 findings: findingCounts, warnings: warningCounts, startedAt: started, seconds: seconds(since: started))
             try folder.write(manifest.render(), to: SideOutputs.manifestFile)
+            logger.debug("outputs written in \(String(format: "%.3f", seconds(since: emitClock))) s")
             try FaultInjection.point("before-swap")
             try folder.commit()
         } catch {

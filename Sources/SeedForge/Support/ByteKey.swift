@@ -73,9 +73,13 @@ public struct ByteKey: Hashable, Comparable, Sendable {
     }
 
     mutating func appendText(_ text: String) {
-        for byte in text.utf8 {
-            bytes.append(byte)
-            if byte == 0 { bytes.append(0xFF) }
+        if !text.utf8.contains(0) {
+            bytes.append(contentsOf: text.utf8)
+        } else {
+            for byte in text.utf8 {
+                bytes.append(byte)
+                if byte == 0 { bytes.append(0xFF) }
+            }
         }
         bytes.append(0)
         bytes.append(0)
