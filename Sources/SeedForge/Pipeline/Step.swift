@@ -52,31 +52,44 @@ public struct RuleFindings {
 }
 
 extension RunState {
-    /// Applies `body` to every record of a collection; a record for which it returns
-    /// error findings is rejected, warnings are recorded and the record kept. With
-    /// `parallel`, `body` runs on chunks of records concurrently, so it must only read
-    /// shared state; results are merged in record order.
+    /// Applies `body` to every record of a collection, in place; a record for which it
+    /// returns error findings is rejected, warnings are recorded and the record kept.
+    /// With `parallel`, `body` runs on chunks of records concurrently, so it must only
+    /// read shared state; findings are taken in record order, so the result is the same
+    /// for any thread count.
     func transformRecords(_ collection: String, step: String, parallel: Bool = false, _ body: (inout Record) -> [Finding]) {
-        var kept: [Record] = []
-        let input = self.records(collection)
-        collections[collection] = []
-        kept.reserveCapacity(input.count)
-        let results: [(Record, [Finding])] = Parallel.chunks(input.count, threads: parallel ? threads : 1) { range in
-            var out: [(Record, [Finding])] = []
-            out.reserveCapacity(range.count)
-            for var record in input[range] {
-                let findings = body(&record)
-                out.append((record, findings))
+        // Taking the array out of the state leaves it uniquely owned: records change in
+        // place, without copying their values.
+        var records = collections.removeValue(forKey: collection) ?? []
+        let count = records.count
+        let flagged: [[(Int, [Finding])]] = records.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let buffer = buffer
+            return Parallel.chunks(count, threads: parallel ? threads : 1) { range in
+                var found: [(Int, [Finding])] = []
+                for index in range {
+                    let findings = body(&buffer[index])
+                    if !findings.isEmpty { found.append((index, findings)) }
+                }
+                return found
             }
-            return out
-        }.flatMap { $0 }
-        for (record, findings) in results {
+        }
+        var rejected: [Bool]?
+        for (index, findings) in flagged.joined() {
+            let record = records[index]
             for finding in findings where finding.severity == .warning {
                 warn(finding, record: record, in: collection, step: step)
             }
             let errors = findings.filter { $0.severity == .error }
-            if errors.isEmpty { kept.append(record) } else { reject(record, in: collection, findings: errors, step: step) }
+            if !errors.isEmpty {
+                reject(record, in: collection, findings: errors, step: step)
+                if rejected == nil { rejected = [Bool](repeating: false, count: count) }
+                rejected![index] = true
+            }
         }
-        collections[collection] = kept
+        if let rejected {
+            collections[collection] = records.indices.filter { !rejected[$0] }.map { records[$0] }
+        } else {
+            collections[collection] = records
+        }
     }
 }
