@@ -52,10 +52,10 @@ public struct Dedupe: Step {
         }
     }
 
-    /// The record's key as bytes (nil when a part is null), and as a value for the log.
-    func key(of record: Record) -> (bytes: ByteKey, value: Value)? {
-        var bytes = ByteKey()
+    /// The parts of the record's key as compared (nil when a part is null).
+    func keyParts(of record: Record) -> [Value]? {
         var parts: [Value] = []
+        parts.reserveCapacity(by.count)
         for field in by {
             var value = record[field]
             if value.isNull { return nil }
@@ -69,10 +69,23 @@ public struct Dedupe: Step {
                 }
             default: break
             }
-            bytes.append(value, text: .exact)
             parts.append(value)
         }
-        return (bytes, parts.count == 1 ? parts[0] : .array(parts))
+        return parts
+    }
+
+    /// The record's key as bytes, for hashing (nil when a part is null).
+    func key(of record: Record) -> ByteKey? {
+        guard let parts = keyParts(of: record) else { return nil }
+        var bytes = ByteKey()
+        for part in parts { bytes.append(part, text: .exact) }
+        return bytes
+    }
+
+    /// The key as written in the duplicates log: the value, or an array of the parts.
+    func loggedKey(of record: Record) -> Value {
+        let parts = keyParts(of: record) ?? []
+        return parts.count == 1 ? parts[0] : .array(parts)
     }
 
     /// Whether `candidate` should replace `current` as the winner.
@@ -93,16 +106,16 @@ public struct Dedupe: Step {
         let records = state.records(collection)
         var winnerOf: [ByteKey: Int] = [:]
         winnerOf.reserveCapacity(records.count)
-        var losers: [(index: Int, key: ByteKey, value: Value)] = []
+        var losers: [(index: Int, key: ByteKey)] = []
         let keys = Parallel.map(records, threads: state.threads) { key(of: $0) }
         for (index, record) in records.enumerated() {
-            guard let (key, value) = keys[index] else { continue }
+            guard let key = keys[index] else { continue }
             if let current = winnerOf[key] {
                 if beats(record, records[current]) {
-                    losers.append((current, key, value))
+                    losers.append((current, key))
                     winnerOf[key] = index
                 } else {
-                    losers.append((index, key, value))
+                    losers.append((index, key))
                 }
             } else {
                 winnerOf[key] = index
@@ -111,7 +124,9 @@ public struct Dedupe: Step {
         var removed = [Bool](repeating: false, count: records.count)
         for loser in losers.sorted(by: { $0.index < $1.index }) {
             removed[loser.index] = true
-            state.removeDuplicate(records[loser.index], in: collection, winner: records[winnerOf[loser.key]!], key: loser.value, step: "aggregate: dedupe")
+            state.removeDuplicate(
+                records[loser.index], in: collection, winner: records[winnerOf[loser.key]!],
+                key: loggedKey(of: records[loser.index]), step: "aggregate: dedupe")
         }
         state.collections[collection] = records.indices.filter { !removed[$0] }.map { records[$0] }
     }

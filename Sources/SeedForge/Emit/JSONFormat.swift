@@ -11,10 +11,28 @@ public struct JSONFormat: SingleFileFormat {
             """)
     public static let extensions = ["json"]
 
+    public init() {}
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
     public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
         Self.array(records[...], fields: fields, ids: ids)
+    }
+
+    /// Large arrays are rendered in pieces on several cores and joined; the bytes are
+    /// the same as in one piece.
+    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+        let pieces = Parallel.chunks(records.count, threads: out.threads, minimumChunk: 20_000) { range in
+            Self.elements(records[range], fields: fields, ids: ids, first: range.lowerBound == 0)
+        }
+        if pieces.count == 1 {
+            try out.write(Self.array(records[...], fields: fields, ids: ids))
+            return
+        }
+        var bytes: [UInt8] = Array("[\n".utf8)
+        bytes.reserveCapacity(pieces.reduce(4) { $0 + $1.count })
+        for piece in pieces { bytes += piece }
+        bytes += Array("\n]\n".utf8)
+        try out.write(bytes)
     }
 
     /// The records as an indented JSON array (also the page files of `pages`).
@@ -24,6 +42,16 @@ public struct JSONFormat: SingleFileFormat {
             writer.append("[]\n")
             return writer.bytes
         }
+        writer.append("[\n")
+        writer.append(bytes: elements(records, fields: fields, ids: ids, first: true))
+        writer.append("\n]\n")
+        return writer.bytes
+    }
+
+    /// The records as array elements (`  {...}` separated by `,\n`), without brackets;
+    /// `first` says whether the first record starts the array (no comma before it).
+    static func elements(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
+        var writer = JSONWriter()
         writer.reserve(records.count * (fields.count * 24 + 8))
         // Field names are escaped once, not once per record.
         let keys: [[UInt8]] = fields.map { field in
@@ -33,11 +61,10 @@ public struct JSONFormat: SingleFileFormat {
             key.append(": ")
             return key.bytes
         }
-        writer.append("[\n")
-        var first = true
+        var isFirst = first
         for record in records {
-            writer.append(first ? "  {\n" : ",\n  {\n")
-            first = false
+            writer.append(isFirst ? "  {\n" : ",\n  {\n")
+            isFirst = false
             for (position, id) in ids.enumerated() {
                 if position > 0 { writer.append(",\n") }
                 writer.append(bytes: keys[position])
@@ -45,7 +72,6 @@ public struct JSONFormat: SingleFileFormat {
             }
             writer.append("\n  }")
         }
-        writer.append("\n]\n")
         return writer.bytes
     }
 }

@@ -29,12 +29,15 @@ public final class OutputWriter {
     public let file: String
     /// Every output of the pipeline (an index may need to know about the pages it points to).
     public let outputs: [OutputDefinition]
+    /// Threads a format may render with.
+    public let threads: Int
     public private(set) var written: [(file: String, bytes: Int, sha256: String)] = []
 
-    init(folder: OutputDirectory, file: String, outputs: [OutputDefinition]) {
+    init(folder: OutputDirectory, file: String, outputs: [OutputDefinition], threads: Int = 1) {
         self.folder = folder
         self.file = file
         self.outputs = outputs
+        self.threads = threads
     }
 
     /// Writes bytes to `file`, or to `file/subpath` for formats that make a folder.

@@ -167,7 +167,7 @@ public enum Runner {
             let written: [Result<Manifest.Output, Error>] = Parallel.run(pipeline.outputs.count) { index in
                 let output = pipeline.outputs[index]
                 let records = state.records(output.collection)
-                let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs)
+                let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs, threads: options.threads)
                 let clock = ContinuousClock.now
                 return Result {
                     try output.write(records, schema: state.schemas[output.collection]!, into: writer)
