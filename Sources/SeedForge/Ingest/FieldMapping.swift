@@ -4,6 +4,29 @@
 public struct FieldMapping: Sendable {
     public let fields: [FieldSpec]
     public let unknownFields: UnknownFields
+    /// The fields' paths as a tree, for reading records without building them whole.
+    let tree: FieldTree?
+
+    public init(fields: [FieldSpec], unknownFields: UnknownFields) {
+        self.fields = fields
+        self.unknownFields = unknownFields
+        tree = FieldTree(paths: fields.compactMap(\.sourcePath))
+    }
+
+    /// Reads the record at the reader's position straight into a record when it is
+    /// clean (an object whose declared fields all have their types, no repeated or
+    /// unwanted keys); returns nil otherwise, with the reader past the value, and the
+    /// caller reads it again with the general reader to report why.
+    public func readClean(_ reader: inout JSONReader, origin: Origin) throws -> Record? {
+        guard let tree, fields.count == tree.fieldCount else { return nil }
+        var values = [Value](repeating: .null, count: fields.count)
+        guard try reader.readFields(tree.root, into: &values, allowUnknown: unknownFields == .ignore) else { return nil }
+        for (index, field) in fields.enumerated() {
+            guard let converted = Self.convert(values[index], to: field.type) else { return nil }
+            values[index] = converted
+        }
+        return Record(values: values, origin: origin)
+    }
 
     public enum UnknownFields: String, CaseIterable, Sendable {
         case ignore, warn, reject

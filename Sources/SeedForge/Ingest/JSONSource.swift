@@ -173,9 +173,16 @@ public struct JSONSource: SourceKind {
                     chunk.stoppedAt = offset
                     return chunk
                 }
-                let value = try reader.readValue()
-                chunk.entries.append(IngestEntry.make(
-                    value, origin: Origin(source: text, offset: offset, index: index), duplicateKey: reader.duplicateKeyOffset, mapping: mapping))
+                let origin = Origin(source: text, offset: offset, index: index)
+                // A record that is not clean, or not valid JSON, is read again by the
+                // general reader, which reports exactly why and where.
+                if let record = (try? mapping.readClean(&reader, origin: origin)) ?? nil {
+                    chunk.entries.append(.record(record))
+                } else {
+                    reader.position = offset
+                    let value = try reader.readValue()
+                    chunk.entries.append(IngestEntry.make(value, origin: origin, duplicateKey: reader.duplicateKeyOffset, mapping: mapping))
+                }
                 index += 1
             }
             chunk.end = reader.position

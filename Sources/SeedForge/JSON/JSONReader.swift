@@ -349,6 +349,191 @@ public struct JSONReader {
         position = index
     }
 
+    // MARK: - Reading declared fields only
+
+    /// Reads the object at `position`, storing the values at the tree's paths into
+    /// `values` (by field index) and skipping everything else without building it.
+    /// Returns false when the record needs the general reader: it is not an object, a
+    /// key is repeated, or (with `allowUnknown` false) a key is not in the tree. Throws on
+    /// a syntax error exactly where `readValue` would.
+    public mutating func readFields(_ tree: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool) throws -> Bool {
+        guard peek() == UInt8(ascii: "{") else { return false }
+        duplicateKeyOffset = nil
+        let clean = try readObjectFields(tree, into: &values, allowUnknown: allowUnknown, depth: 1)
+        // A key repeated inside a field's own value (an object field) counts too.
+        return clean && duplicateKeyOffset == nil
+    }
+
+    mutating func readObjectFields(_ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int) throws -> Bool {
+        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+        position += 1
+        var clean = true
+        var matched: UInt64 = 0
+        var unknownKeys: [ArraySlice<UInt8>] = []
+        skipWhitespace()
+        if position < end, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?)") }
+            guard bytes[position] == UInt8(ascii: "\"") else {
+                if bytes[position] == UInt8(ascii: "}") { throw JSONSyntaxError(offset: position, message: "trailing comma before '}'") }
+                throw unexpected(expected: "a quoted key")
+            }
+            let keyStart = position + 1
+            let plain = try skipString()
+            let key = UnsafeBufferPointer(rebasing: bytes[keyStart..<(position - 1)])
+            try expect(UInt8(ascii: ":"), "':' after key")
+            let child = plain ? children.firstIndex { $0.key.elementsEqual(key) } : nil
+            if !plain { clean = false }
+            if let child {
+                let bit: UInt64 = child < 64 ? 1 << UInt64(child) : 0
+                if matched & bit != 0 { clean = false }
+                matched |= bit
+                switch children[child].node {
+                case .field(let field):
+                    values[field] = try parseValue(depth: depth)
+                case .container(let grandchildren):
+                    switch peek() {
+                    case UInt8(ascii: "{"):
+                        if try !readObjectFields(grandchildren, into: &values, allowUnknown: allowUnknown, depth: depth + 1) { clean = false }
+                    case UInt8(ascii: "["):
+                        if try !readArrayFields(grandchildren, into: &values, allowUnknown: allowUnknown, depth: depth + 1) { clean = false }
+                    default:
+                        if try !skipFast(depth: depth) { clean = false }
+                    }
+                }
+            } else {
+                if !allowUnknown { clean = false }
+                let slice = Array(key)[...]
+                if unknownKeys.contains(slice) { clean = false } else { unknownKeys.append(slice) }
+                if try !skipFast(depth: depth) { clean = false }
+            }
+            skipWhitespace()
+            guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'") }
+            switch bytes[position] {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"):
+                position += 1
+                return clean
+            default: throw unexpected(expected: "',' or '}'")
+            }
+        }
+    }
+
+    mutating func readArrayFields(_ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int) throws -> Bool {
+        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+        position += 1
+        var clean = true
+        var index = 0
+        while try nextArrayElement(first: index == 0) {
+            let key = Array(String(index).utf8)
+            if let child = children.first(where: { $0.key == key }) {
+                switch child.node {
+                case .field(let field):
+                    values[field] = try parseValue(depth: depth)
+                case .container(let grandchildren):
+                    switch peek() {
+                    case UInt8(ascii: "{"):
+                        if try !readObjectFields(grandchildren, into: &values, allowUnknown: allowUnknown, depth: depth + 1) { clean = false }
+                    case UInt8(ascii: "["):
+                        if try !readArrayFields(grandchildren, into: &values, allowUnknown: allowUnknown, depth: depth + 1) { clean = false }
+                    default:
+                        if try !skipFast(depth: depth) { clean = false }
+                    }
+                }
+            } else if try !skipFast(depth: depth) {
+                clean = false
+            }
+            index += 1
+        }
+        return clean
+    }
+
+    /// Skips a string token (at its opening quote) with the same checks as `parseString`;
+    /// returns whether it had no escapes.
+    mutating func skipString() throws -> Bool {
+        let open = position
+        position += 1
+        var plain = true
+        while position < end {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return plain
+            }
+            if byte == UInt8(ascii: "\\") {
+                plain = false
+                var scratch: [UInt8] = []
+                try parseEscape(into: &scratch)
+                continue
+            }
+            if byte < 0x20 { throw controlCharacter(byte) }
+            if byte < 0x80 { position += 1 } else { try skipUTF8Sequence() }
+        }
+        throw JSONSyntaxError(offset: open, message: "unterminated string (truncated file?)")
+    }
+
+    /// Skips one value with the same syntax checks as `readValue`, building nothing;
+    /// returns false if an object inside repeats a key.
+    mutating func skipFast(depth: Int) throws -> Bool {
+        skipWhitespace()
+        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input, expected a value (truncated file?)") }
+        switch bytes[position] {
+        case UInt8(ascii: "\""):
+            _ = try skipString()
+            return true
+        case UInt8(ascii: "{"):
+            guard depth < maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+            position += 1
+            var keys: [ArraySlice<UInt8>] = []
+            var clean = true
+            skipWhitespace()
+            if position < end, bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return true
+            }
+            while true {
+                skipWhitespace()
+                guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?)") }
+                guard bytes[position] == UInt8(ascii: "\"") else {
+                    if bytes[position] == UInt8(ascii: "}") { throw JSONSyntaxError(offset: position, message: "trailing comma before '}'") }
+                    throw unexpected(expected: "a quoted key")
+                }
+                let keyStart = position + 1
+                if try !skipString() { clean = false }
+                let key = Array(UnsafeBufferPointer(rebasing: bytes[keyStart..<(position - 1)]))[...]
+                if keys.contains(key) { clean = false } else { keys.append(key) }
+                try expect(UInt8(ascii: ":"), "':' after key")
+                if try !skipFast(depth: depth + 1) { clean = false }
+                skipWhitespace()
+                guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'") }
+                switch bytes[position] {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "}"):
+                    position += 1
+                    return clean
+                default: throw unexpected(expected: "',' or '}'")
+                }
+            }
+        case UInt8(ascii: "["):
+            guard depth < maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+            position += 1
+            var clean = true
+            var first = true
+            while try nextArrayElement(first: first) {
+                first = false
+                if try !skipFast(depth: depth + 1) { clean = false }
+            }
+            return clean
+        default:
+            _ = try parseValue(depth: depth)
+            return true
+        }
+    }
+
     // MARK: - Skipping and locating
 
     /// Skips one value without building it, checking its syntax.
