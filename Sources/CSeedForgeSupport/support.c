@@ -63,6 +63,10 @@ int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output
         length += before - stream.avail_out;
         if (status == Z_STREAM_END) {
             size_t consumed = (size_t)((const uint8_t *)stream.next_in - input);
+            /* Zero bytes after the last member are padding (gzip -d accepts them too). */
+            size_t rest = consumed;
+            while (rest < input_length && input[rest] == 0) rest++;
+            if (rest == input_length) consumed = input_length;
             if (consumed < input_length) {
                 /* Another gzip member follows (concatenated .gz files). */
                 if (inflateReset(&stream) != Z_OK) break;

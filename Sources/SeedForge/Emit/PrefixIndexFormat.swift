@@ -2,11 +2,13 @@
 /// without scanning the dataset. The folder holds:
 ///
 /// - `keys.tsv`: one line per record, in dataset order, `KEY<TAB>POSITION` (POSITION is the
-///   0-based place in the dataset; tabs and line breaks in keys become spaces). The
-///   collection must be sorted by the key in byte order (`aggregate: sort` with
-///   `collation: exact` on the key, first), so the file is sorted too and a reader finds
-///   the first line with a prefix by binary search over byte offsets, then reads on while
-///   lines match.
+///   0-based place in the dataset). A record whose key is null is listed with the single
+///   byte 0xFF as its key, which sorts after every UTF-8 key (as nulls sort last in the
+///   dataset) and matches only the empty prefix. The collection must be sorted by the key
+///   in byte order (`aggregate: sort` with `collation: exact` on the key, first), so the
+///   file is sorted too and a reader finds the first and last line with a prefix by
+///   binary search over byte offsets. Keys may not contain tabs or line breaks
+///   (`normalize: search-key` never makes such keys).
 /// - `meta.json`: the key field, the record count, the folder and size of the pages that
 ///   hold the records (POSITION / size + 1 is the page, POSITION % size the place in it), and
 ///   the fields a text listing shows.
@@ -65,13 +67,21 @@ public struct PrefixIndexFormat: OutputFormat {
         bytes.reserveCapacity(records.count * 24)
         var previous: [UInt8] = []
         for (position, record) in records.enumerated() {
-            let text = record[key].string ?? ""
-            var keyBytes = Array(text.utf8)
-            for index in keyBytes.indices where keyBytes[index] == 0x09 || keyBytes[index] == 0x0A || keyBytes[index] == 0x0D {
-                keyBytes[index] = 0x20
+            let keyBytes: [UInt8]
+            switch record[key] {
+            case .null: keyBytes = [0xFF]
+            case .string(let text): keyBytes = Array(text.utf8)
+            case let other:
+                throw DataFailure("prefix-index: \(keyName) of record \(position) is \(other.typeName), not text")
+            }
+            if keyBytes.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                throw DataFailure("prefix-index: \(keyName) of record \(position) contains a tab or a line break; build the key with normalize: search-key")
             }
             guard !keyBytes.lexicographicallyPrecedes(previous) else {
-                throw InternalFailure("prefix-index: records are not sorted by \(keyName) at position \(position)")
+                throw DataFailure("""
+                    prefix-index: records are not in byte order of \(keyName) at position \(position); \
+                    sort by {field: \(keyName), collation: exact} after every step that changes \(keyName)
+                    """)
             }
             previous = keyBytes
             bytes += keyBytes

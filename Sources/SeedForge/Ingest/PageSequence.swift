@@ -27,6 +27,11 @@ public enum PageSequence {
                 message: "the page count disagrees: \(first.file) says \(first.count.map(String.init) ?? "nothing"), \(odd.file) says \(odd.count.map(String.init) ?? "nothing")"))
         }
         let expected = counts.count == 1 ? counts.first! : (byNumber.keys.max() ?? 0)
+        // A claim far beyond the files found is reported as such, without walking every number.
+        if expected > byNumber.count + 10_000, let anchor = pages.first(where: { $0.count == expected || $0.number == expected }) ?? pages.first {
+            errors.append(SourceError(location: anchor.location, message: "the dump claims \(expected) pages but \(pages.count) page files were found"))
+            return errors
+        }
         let missing = (1...max(expected, 1)).filter { byNumber[$0] == nil && expected > 0 }
         if !missing.isEmpty, let anchor = pages.first {
             let shown = missing.prefix(10).map(String.init).joined(separator: ", ") + (missing.count > 10 ? ", ..." : "")

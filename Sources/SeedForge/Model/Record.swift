@@ -1,7 +1,9 @@
 /// One record of a collection: its values in schema order, and where it came from.
 public struct Record: Sendable {
     public var values: [Value]
-    public internal(set) var origin: Origin
+    /// Where the record came from. Internal: it points at its file without retaining it,
+    /// which is safe while the run that read it is alive; findings carry resolved locations.
+    internal var origin: Origin
 
     public init(values: [Value], origin: Origin) {
         self.values = values

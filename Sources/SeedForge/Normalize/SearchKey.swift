@@ -1,10 +1,11 @@
 /// `normalize: search-key`: adds a field holding the folded search key of one or more
-/// text fields (joined by a space), by the documented collation: `Gorkhā` → `gorkha`,
-/// `Zürich` → `zurich`. Prefix search and the prefix index compare these keys.
+/// text fields (joined by a space): white space trimmed and collapsed to single spaces,
+/// then folded by the documented collation: `Gorkhā` → `gorkha`, `Novyi  Svit` →
+/// `novyi svit`. Prefix search and the prefix index compare these keys.
 public struct SearchKey: Step {
     public static let spec = KindSpec(
         stage: .normalize, name: "search-key",
-        summary: "Add a field with the case- and diacritic-folded key of text fields, for sorting and prefix search.",
+        summary: "Add a field with the folded key of text fields (white space collapsed, case and diacritics folded), for sorting and prefix search.",
         keys: [
             CommonKeys.collection,
             KeySpec("from", required: true, "the text field(s) the key is made of, joined by a space"),
@@ -31,8 +32,12 @@ public struct SearchKey: Step {
     public func run(_ state: RunState) throws {
         state.transformRecords(collection, step: "normalize: search-key", parallel: true) { record in
             let parts = from.compactMap { record[$0].string }
-            record[field] = parts.isEmpty ? .null : .string(Collation.key(parts.joined(separator: " ")))
+            let key = Self.key(parts.joined(separator: " "))
+            record[field] = parts.isEmpty || key.isEmpty ? .null : .string(key)
             return []
         }
     }
+
+    /// The search key of a text.
+    public static func key(_ text: String) -> String { Collation.key(Trim.collapsed(text)) }
 }

@@ -29,6 +29,15 @@ public struct ThresholdError: ExitCoded, Sendable {
     }
 }
 
+/// Data that cannot be written as the pipeline asks (exit 1): the run fails, the previous
+/// outputs stay.
+public struct DataFailure: ExitCoded, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var exitStatus: ExitStatus { .dataFailed }
+    public var description: String { "error: \(message)" }
+}
+
 /// An I/O failure: a file that cannot be read or written, a lock not obtained.
 public struct IOFailure: ExitCoded, Sendable {
     public let message: String

@@ -40,19 +40,48 @@ public final class PrefixQuery {
             throw QueryError(message: "dataset \(path) has no prefix-index output; add one to its pipeline (see README, format prefix-index)")
         }
         let indexFolder = folder.appendingPathComponent(indexFile)
-        let meta = try Self.parse(try Data(contentsOf: indexFolder.appendingPathComponent("meta.json")), indexFolder.path + "/meta.json")
+        let metaURL = indexFolder.appendingPathComponent("meta.json")
+        guard let metaData = try? Data(contentsOf: metaURL) else {
+            throw QueryError(message: "the prefix index of \(path) is incomplete: \(metaURL.path) cannot be read")
+        }
+        let meta = try Self.parse(metaData, metaURL.path)
         func field(_ name: String) -> Value? { meta.value(at: FieldPath(components: [.key(name)])) }
-        guard case .string(let key)? = field("key"), case .int(let count)? = field("records"), case .string(let pages)? = field("pages"),
-            case .int(let size)? = field("pageSize"), size > 0, case .array(let display)? = field("display")
+        guard case .string(let key)? = field("key"), case .int(let count)? = field("records"), count >= 0,
+            case .string(let pages)? = field("pages"), case .int(let size)? = field("pageSize"), size > 0,
+            case .array(let display)? = field("display")
         else {
-            throw QueryError(message: "\(indexFolder.path)/meta.json is not a prefix index this seedforge understands")
+            throw QueryError(message: "\(metaURL.path) is not a prefix index this seedforge understands")
         }
         keyField = key
         records = Int(count)
         self.display = display.compactMap(\.string)
         pagesFolder = indexFolder.appendingPathComponent(pages).standardizedFileURL
         pageSize = Int(size)
-        keys = try Data(contentsOf: indexFolder.appendingPathComponent("keys.tsv"), options: .alwaysMapped)
+        let keysURL = indexFolder.appendingPathComponent("keys.tsv")
+        guard let keys = try? Data(contentsOf: keysURL, options: .alwaysMapped) else {
+            throw QueryError(message: "the prefix index of \(path) is incomplete: \(keysURL.path) cannot be read")
+        }
+        self.keys = keys
+        try checkEnds()
+    }
+
+    /// Cheap integrity checks (no scan): an empty index for no records; otherwise a final
+    /// line break, position 0 on the first line and the last position on the last line.
+    func checkEnds() throws {
+        try keys.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            if records == 0 {
+                guard bytes.isEmpty else { throw damaged(at: 0, "the index lists keys for an empty dataset") }
+                return
+            }
+            guard bytes.last == 0x0A else { throw damaged(at: bytes.count, "the file does not end with a line break (truncated?)") }
+            guard try position(ofLineAt: 0, in: bytes) == 0 else { throw damaged(at: 0, "the first line is not position 0") }
+            var lastStart = bytes.count - 1
+            while lastStart > 0, bytes[lastStart - 1] != 0x0A { lastStart -= 1 }
+            guard try position(ofLineAt: lastStart, in: bytes) == records - 1 else {
+                throw damaged(at: lastStart, "the last line is not position \(records - 1)")
+            }
+        }
     }
 
     static func parse(_ data: Data, _ path: String) throws -> Value {
@@ -66,31 +95,62 @@ public final class PrefixQuery {
         }
     }
 
+    /// The prefix as the index's keys are made: white space trimmed at the start, inner
+    /// runs collapsed to one space (a single trailing space is kept: "new " is not "new"),
+    /// then folded by the collation.
+    public static func foldPrefix(_ prefix: String) -> String {
+        let trailingSpace = prefix.last?.isWhitespace == true && !Trim.collapsed(prefix).isEmpty
+        return Collation.key(Trim.collapsed(prefix) + (trailingSpace ? " " : ""))
+    }
+
     /// Records whose key starts with the folded `prefix`, in dataset order: `limit` of them,
-    /// skipping `(page - 1) * limit`. An empty prefix pages through everything.
+    /// skipping `(page - 1) * limit`. An empty prefix pages through everything. Both ends
+    /// of the matching range are found by binary search, so any page costs the same.
     public func search(_ prefix: String, limit: Int, page: Int = 1) throws -> [Match] {
-        let wanted = Array(Collation.key(prefix).utf8)
-        let positions: [Int] = keys.withUnsafeBytes { raw in
+        let wanted = Array(Self.foldPrefix(prefix).utf8)
+        let range: Range<Int> = try keys.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            var line = Self.firstLine(notBelow: wanted, in: bytes)
-            var skip = max(0, page - 1) * limit
-            var found: [Int] = []
-            while line < bytes.count, found.count < limit {
-                var tab = line
-                while tab < bytes.count, bytes[tab] != 0x09 { tab += 1 }
-                guard tab - line >= wanted.count, wanted.indices.allSatisfy({ bytes[line + $0] == wanted[$0] }) else { break }
-                var end = tab + 1
-                var position = 0
-                while end < bytes.count, bytes[end] != 0x0A {
-                    position = position * 10 + Int(bytes[end] &- 0x30)
-                    end += 1
-                }
-                if skip > 0 { skip -= 1 } else { found.append(position) }
-                line = end + 1
-            }
-            return found
+            let first = Self.firstLine(notBelow: wanted, in: bytes)
+            // UTF-8 never contains 0xFF: every key starting with the prefix sorts below this.
+            let end = wanted.isEmpty ? bytes.count : Self.firstLine(notBelow: wanted + [0xFF], in: bytes)
+            let lower = try position(ofLineAt: first, in: bytes) ?? records
+            let upper = try position(ofLineAt: end, in: bytes) ?? records
+            return lower..<max(lower, upper)
         }
+        let (skip, overflow) = max(0, page - 1).multipliedReportingOverflow(by: limit)
+        guard !overflow, skip < range.count else { return [] }
+        let start = range.lowerBound + skip
+        let positions = start..<min(range.upperBound, start + min(limit, range.count - skip))
         return try positions.map { Match(position: $0, record: try record(at: $0)) }
+    }
+
+    /// The POSITION of the line starting at byte `offset` (nil past the last line), checked:
+    /// a line must be KEY, a tab, then decimal digits.
+    func position(ofLineAt offset: Int, in bytes: UnsafeBufferPointer<UInt8>) throws -> Int? {
+        guard offset < bytes.count else { return nil }
+        if bytes[offset] == 0x0A { throw damaged(at: offset, "a line is empty") }
+        var tab = offset
+        while tab < bytes.count, bytes[tab] != 0x09 {
+            if bytes[tab] == 0x0A { throw damaged(at: offset, "a line has no tab") }
+            tab += 1
+        }
+        var cursor = tab + 1
+        var position = 0
+        while cursor < bytes.count, bytes[cursor] != 0x0A {
+            let digit = Int(bytes[cursor]) - 0x30
+            guard (0...9).contains(digit) else { throw damaged(at: offset, "a position is not a whole number") }
+            let (times, overflow1) = position.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(digit)
+            guard !overflow1, !overflow2 else { throw damaged(at: offset, "a position is too large") }
+            position = sum
+            cursor += 1
+        }
+        guard cursor > tab + 1, position < records else { throw damaged(at: offset, "a position is missing or beyond the \(records) records") }
+        return position
+    }
+
+    func damaged(at offset: Int, _ problem: String) -> QueryError {
+        QueryError(message: "the prefix index's keys.tsv is damaged at byte \(offset): \(problem); run the pipeline again")
     }
 
     /// The byte offset of the first line whose key is not below `wanted` (byte order),
@@ -113,7 +173,7 @@ public final class PrefixQuery {
                 high = start
             }
         }
-        return low
+        return min(low, bytes.count)
     }
 
     func record(at position: Int) throws -> Value {

@@ -74,6 +74,62 @@ struct CityOutputsTests {
         #expect(try CLI.run(["query", "out/five", "a", "--limit", "0"], cwd: dir.path).status == 2)
     }
 
+    @Test func queriesSurviveHugePagesAndDamagedIndexes() throws {
+        let dir = try Self.dataset()
+        let huge = try CLI.run(["query", "out/five", "", "--page", "9223372036854775807", "--limit", "2"], cwd: dir.path)
+        #expect(huge.status == 0 && huge.stdout.isEmpty, "\(huge.stderr)")
+        let wide = try CLI.run(["query", "out/five", "a", "--page", "3", "--limit", "9223372036854775807"], cwd: dir.path)
+        #expect(wide.status == 0 && wide.stdout.isEmpty)
+        let deep = try CLI.run(["query", "out/five", "a", "--page", "2", "--limit", "3"], cwd: dir.path)
+        #expect(deep.stdout == "Arizona, US\n")
+        for damage in ["alabama\t99999999999999999999999\n", "alabama\t-5\n", "alabama 0\nsydney\t4\n", "\n"] {
+            try dir.write("out/five/index/keys.tsv", damage)
+            let result = try CLI.run(["query", "out/five", "al"], cwd: dir.path)
+            #expect(result.status == 2, "\(damage.debugDescription): \(result.stderr)")
+            #expect(result.stderr.contains("keys.tsv is damaged"), "\(result.stderr)")
+        }
+        try FileManager.default.removeItem(atPath: dir.path + "/out/five/index/meta.json")
+        let missing = try CLI.run(["query", "out/five", "al"], cwd: dir.path)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("the prefix index of out/five is incomplete"))
+    }
+
+    @Test func prefixesAreNormalisedLikeKeys() throws {
+        #expect(PrefixQuery.foldPrefix("  Novyi   S") == "novyi s")
+        #expect(PrefixQuery.foldPrefix("New ") == "new ")
+        #expect(PrefixQuery.foldPrefix("   ") == "")
+        #expect(SearchKey.key(" Novyi \t Svit ") == "novyi svit")
+    }
+
+    @Test func nullKeysAreListedLastAndOnlyForTheEmptyPrefix() throws {
+        let dir = try TempDir()
+        try dir.write("five.yml", Self.pipeline)
+        try dir.write("cities.json", #"[{"id": 1, "name": "Alabama", "country": "US"}, {"id": 2, "country": "FR"}, {"id": 3, "name": "   ", "country": "DE"}]"#)
+        let run = try CLI.run(["run", "five.yml", "--out", "out"], cwd: dir.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let query = try PrefixQuery(folder: dir.path + "/out/five")
+        #expect(try query.search("", limit: 10).map(\.position) == [0, 1, 2])
+        #expect(try query.search("a", limit: 10).map(\.position) == [0])
+        #expect(try query.search(" ", limit: 10).map(\.position) == [0, 1, 2])
+    }
+
+    @Test func keysOutOfOrderAreADataErrorNotAnInternalOne() throws {
+        let dir = try TempDir()
+        try dir.write("five.yml", Self.pipeline.replacingOccurrences(of: "        outputs:", with: "          - {normalize: trim, collection: cities, field: searchKey}\n        outputs:")
+            .replacingOccurrences(of: "          - {normalize: search-key, collection: cities, from: name, field: searchKey}\n", with: "          - {normalize: search-key, collection: cities, from: name, field: searchKey}\n"))
+        try dir.write("cities.json", Self.cities)
+        let lint = try CLI.run(["lint", "five.yml"], cwd: dir.path)
+        #expect(lint.status == 0, "\(lint.stderr)")
+        // search-key keys are clean: the trim after the sort changes nothing, so the run is fine.
+        #expect(try CLI.run(["run", "five.yml", "--out", "out"], cwd: dir.path).status == 0)
+        try dir.write("five.yml", Self.pipeline.replacingOccurrences(of: "key: searchKey, pages: pages", with: "key: name, pages: pages")
+            .replacingOccurrences(of: "by: [{field: searchKey, collation: exact}, country, id]", with: "by: [{field: name, collation: exact}, country, id]"))
+        try dir.write("cities.json", #"[{"id": 1, "name": "A\tB", "country": "US"}]"#)
+        let tab = try CLI.run(["run", "five.yml", "--out", "out2"], cwd: dir.path)
+        #expect(tab.status == 1)
+        #expect(tab.stderr.contains("contains a tab or a line break"))
+    }
+
     @Test func pagesHaveAnIndexWithFirstAndLastKeys() throws {
         let dir = try Self.dataset()
         let index = try #require(jsonObject(dir.bytes("out/five/pages/index.json")) as? [String: Any])

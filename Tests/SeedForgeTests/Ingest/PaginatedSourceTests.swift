@@ -74,6 +74,20 @@ struct PaginatedSourceTests {
         let origin = result.state.records("cities")[2].origin
         #expect(origin.location.file.hasSuffix("page-2.json.gz"))
         #expect(origin.pointer == "/results/1")
+        withExtendedLifetime(result) {}
+    }
+
+    @Test func zeroPaddingAfterAGzipMemberIsAccepted() throws {
+        let padded = try Self.gzip(Self.page(1, of: 1, ids: [1, 2])) + [UInt8](repeating: 0, count: 512)
+        let result = try run(["pages/page-1.json.gz": padded])
+        #expect(result.records("cities").count == 2)
+    }
+
+    @Test func anAbsurdPageCountFailsAtOnce() throws {
+        let start = ContinuousClock.now
+        let error = try #require(sourceError(["pages/page-1.json": Array(Self.page(1, of: 9_000_000_000_000_000_000, ids: [1]).utf8)]))
+        #expect(error.message == "the dump claims 9000000000000000000 pages but 1 page files were found")
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     @Test func aCorruptGzipFileFailsTheRun() throws {
