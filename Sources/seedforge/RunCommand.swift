@@ -28,14 +28,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("lock-timeout"), help: "Seconds to wait when another run of the same pipeline holds its lock.")
     var lockTimeout: Double = 600
 
-    @Option(name: .long, help: "Threads for parsing, per-record steps and outputs (default: all cores). Outputs are the same for any value.")
-    var threads: Int?
+    @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
-
-    func validate() throws {
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-    }
 
     func run() throws {
         let logger = log.makeLogger()
@@ -46,7 +41,7 @@ struct RunCommand: ParsableCommand {
         defer { RunResults.keepUntilExit(finished) }
         for pipeline in loaded {
             do {
-                let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: threads))
+                let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads))
                 finished.append(result)
                 if log.logFormat == .json {
                     logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])

@@ -22,14 +22,9 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "Pipeline definition files (YAML).")
     var pipelines: [String]
 
-    @Option(name: .long, help: "Threads for parsing, per-record steps and outputs (default: all cores). Outputs are the same for any value.")
-    var threads: Int?
+    @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
-
-    func validate() throws {
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-    }
 
     func run() throws {
         let logger = log.makeLogger()
@@ -39,7 +34,7 @@ struct ValidateCommand: ParsableCommand {
         var worst = ExitStatus.ok
         for pipeline in loaded {
             do {
-                report.add(try Runner.run(pipeline, options: RunOptions(writeOutputs: false, logger: logger, threads: threads)))
+                report.add(try Runner.run(pipeline, options: RunOptions(writeOutputs: false, logger: logger, threads: parallel.threads)))
             } catch let error as SourceError {
                 report.addFailure(error.description)
             } catch {

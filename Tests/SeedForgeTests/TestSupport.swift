@@ -57,6 +57,22 @@ enum Harness {
         return try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: silent))
     }
 
+    /// The source error a pipeline gives on the given input files (nil when it runs).
+    static func sourceError(_ yaml: String, files: [String: [UInt8]]) -> SourceError? {
+        do {
+            let dir = try TempDir()
+            for (name, bytes) in files { try dir.write(name, bytes: bytes) }
+            let pipeline = try load(yaml, in: dir)
+            _ = try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: silent))
+            return nil
+        } catch let error as SourceError {
+            return error
+        } catch {
+            Issue.record("unexpected \(error)")
+            return nil
+        }
+    }
+
     /// The definition errors a YAML text produces (empty when it loads).
     static func definitionErrors(_ yaml: String, files: [String: String] = ["data.json": "[]"]) -> [DefinitionError] {
         do {

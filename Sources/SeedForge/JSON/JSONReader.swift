@@ -349,6 +349,51 @@ public struct JSONReader {
         position = index
     }
 
+    // MARK: - Walking objects without building them
+
+    /// Steps into the object at `position`; false when it is empty (and then past it).
+    mutating func enterObject(depth: Int) throws -> Bool {
+        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+        position += 1
+        skipWhitespace()
+        if position < end, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return false
+        }
+        return true
+    }
+
+    /// Reads a member's key and the colon after it, leaving the reader at the value.
+    /// Returns the key's raw bytes (between the quotes) and whether it had no escapes.
+    mutating func memberKey() throws -> (key: Range<Int>, plain: Bool) {
+        skipWhitespace()
+        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?)") }
+        guard bytes[position] == UInt8(ascii: "\"") else {
+            if bytes[position] == UInt8(ascii: "}") { throw JSONSyntaxError(offset: position, message: "trailing comma before '}'") }
+            throw unexpected(expected: "a quoted key")
+        }
+        let keyStart = position + 1
+        let plain = try skipString()
+        let key = keyStart..<(position - 1)
+        try expect(UInt8(ascii: ":"), "':' after key")
+        return (key, plain)
+    }
+
+    /// After a member's value: true when another member follows, false past the '}'.
+    mutating func nextMember() throws -> Bool {
+        skipWhitespace()
+        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'") }
+        switch bytes[position] {
+        case UInt8(ascii: ","):
+            position += 1
+            return true
+        case UInt8(ascii: "}"):
+            position += 1
+            return false
+        default: throw unexpected(expected: "',' or '}'")
+        }
+    }
+
     // MARK: - Reading declared fields only
 
     /// Reads the object at `position`, storing the values at the tree's paths into
@@ -365,60 +410,41 @@ public struct JSONReader {
     }
 
     mutating func readObjectFields(_ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int) throws -> Bool {
-        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
-        position += 1
+        guard try enterObject(depth: depth) else { return true }
         var clean = true
         var matched: UInt64 = 0
         var unknownKeys: [ArraySlice<UInt8>] = []
-        skipWhitespace()
-        if position < end, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            return true
-        }
-        while true {
-            skipWhitespace()
-            guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?)") }
-            guard bytes[position] == UInt8(ascii: "\"") else {
-                if bytes[position] == UInt8(ascii: "}") { throw JSONSyntaxError(offset: position, message: "trailing comma before '}'") }
-                throw unexpected(expected: "a quoted key")
-            }
-            let keyStart = position + 1
-            let plain = try skipString()
-            let key = UnsafeBufferPointer(rebasing: bytes[keyStart..<(position - 1)])
-            try expect(UInt8(ascii: ":"), "':' after key")
-            let child = plain ? children.firstIndex { $0.key.elementsEqual(key) } : nil
+        repeat {
+            let (range, plain) = try memberKey()
+            let key = UnsafeBufferPointer(rebasing: bytes[range])
             if !plain { clean = false }
-            if let child {
+            if plain, let child = children.firstIndex(where: { $0.key.elementsEqual(key) }) {
                 let bit: UInt64 = child < 64 ? 1 << UInt64(child) : 0
                 if matched & bit != 0 { clean = false }
                 matched |= bit
-                switch children[child].node {
-                case .field(let field):
-                    values[field] = try parseValue(depth: depth)
-                case .container(let grandchildren):
-                    switch peek() {
-                    case UInt8(ascii: "{"):
-                        if try !readObjectFields(grandchildren, into: &values, allowUnknown: allowUnknown, depth: depth + 1) { clean = false }
-                    case UInt8(ascii: "["):
-                        if try !readArrayFields(grandchildren, into: &values, allowUnknown: allowUnknown, depth: depth + 1) { clean = false }
-                    default:
-                        if try !skipFast(depth: depth) { clean = false }
-                    }
-                }
+                if try !readNode(children[child].node, into: &values, allowUnknown: allowUnknown, depth: depth) { clean = false }
             } else {
                 if !allowUnknown { clean = false }
                 let slice = Array(key)[...]
                 if unknownKeys.contains(slice) { clean = false } else { unknownKeys.append(slice) }
                 if try !skipFast(depth: depth) { clean = false }
             }
-            skipWhitespace()
-            guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'") }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                return clean
-            default: throw unexpected(expected: "',' or '}'")
+        } while try nextMember()
+        return clean
+    }
+
+    /// Reads the value at `position` for a tree node: a field's value, or a container's
+    /// declared members (anything else is skipped).
+    mutating func readNode(_ node: FieldTree.Node, into values: inout [Value], allowUnknown: Bool, depth: Int) throws -> Bool {
+        switch node {
+        case .field(let field):
+            values[field] = try parseValue(depth: depth)
+            return true
+        case .container(let children):
+            switch peek() {
+            case UInt8(ascii: "{"): return try readObjectFields(children, into: &values, allowUnknown: allowUnknown, depth: depth + 1)
+            case UInt8(ascii: "["): return try readArrayFields(children, into: &values, allowUnknown: allowUnknown, depth: depth + 1)
+            default: return try skipFast(depth: depth)
             }
         }
     }
@@ -431,19 +457,7 @@ public struct JSONReader {
         while try nextArrayElement(first: index == 0) {
             let key = Array(String(index).utf8)
             if let child = children.first(where: { $0.key == key }) {
-                switch child.node {
-                case .field(let field):
-                    values[field] = try parseValue(depth: depth)
-                case .container(let grandchildren):
-                    switch peek() {
-                    case UInt8(ascii: "{"):
-                        if try !readObjectFields(grandchildren, into: &values, allowUnknown: allowUnknown, depth: depth + 1) { clean = false }
-                    case UInt8(ascii: "["):
-                        if try !readArrayFields(grandchildren, into: &values, allowUnknown: allowUnknown, depth: depth + 1) { clean = false }
-                    default:
-                        if try !skipFast(depth: depth) { clean = false }
-                    }
-                }
+                if try !readNode(child.node, into: &values, allowUnknown: allowUnknown, depth: depth) { clean = false }
             } else if try !skipFast(depth: depth) {
                 clean = false
             }
@@ -486,38 +500,17 @@ public struct JSONReader {
             _ = try skipString()
             return true
         case UInt8(ascii: "{"):
-            guard depth < maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
-            position += 1
+            guard try enterObject(depth: depth + 1) else { return true }
             var keys: [ArraySlice<UInt8>] = []
             var clean = true
-            skipWhitespace()
-            if position < end, bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                return true
-            }
-            while true {
-                skipWhitespace()
-                guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?)") }
-                guard bytes[position] == UInt8(ascii: "\"") else {
-                    if bytes[position] == UInt8(ascii: "}") { throw JSONSyntaxError(offset: position, message: "trailing comma before '}'") }
-                    throw unexpected(expected: "a quoted key")
-                }
-                let keyStart = position + 1
-                if try !skipString() { clean = false }
-                let key = Array(UnsafeBufferPointer(rebasing: bytes[keyStart..<(position - 1)]))[...]
+            repeat {
+                let (range, plain) = try memberKey()
+                if !plain { clean = false }
+                let key = Array(UnsafeBufferPointer(rebasing: bytes[range]))[...]
                 if keys.contains(key) { clean = false } else { keys.append(key) }
-                try expect(UInt8(ascii: ":"), "':' after key")
                 if try !skipFast(depth: depth + 1) { clean = false }
-                skipWhitespace()
-                guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'") }
-                switch bytes[position] {
-                case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"):
-                    position += 1
-                    return clean
-                default: throw unexpected(expected: "',' or '}'")
-                }
-            }
+            } while try nextMember()
+            return clean
         case UInt8(ascii: "["):
             guard depth < maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
             position += 1

@@ -28,18 +28,7 @@ struct SourceTests {
     }
 
     func sourceError(_ yaml: String, bytes: [UInt8]) -> SourceError? {
-        do {
-            let dir = try TempDir()
-            try dir.write("data.json", bytes: bytes)
-            let pipeline = try Harness.load(yaml, in: dir)
-            _ = try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path, writeOutputs: false, logger: Harness.silent))
-            return nil
-        } catch let error as SourceError {
-            return error
-        } catch {
-            Issue.record("unexpected \(error)")
-            return nil
-        }
+        Harness.sourceError(yaml, files: ["data.json": bytes])
     }
 
     @Test func mapsFieldsFromPointersAndChecksTypes() throws {
