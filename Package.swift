@@ -16,6 +16,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "CSeedForgeSupport", linkerSettings: [.linkedLibrary("z"), .linkedLibrary("crypto")]),
+        // libxml2 (Debian libxml2-dev): XML and HTML parsing and XPath.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(
             name: "SeedForge",
             dependencies: [
@@ -43,6 +45,7 @@ let package = Package(
             name: "SeedForgeTests",
             dependencies: [
                 "SeedForge",
+                "CLibXML2",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -57,7 +57,7 @@ public struct JSONSource: SourceKind {
                     try reader.skipValue()
                     try Self.expectEnd(&reader, text)
                 } catch let error as JSONSyntaxError {
-                    throw SourceError(text, offset: error.offset, error.message)
+                    throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
                 }
                 reader.position = documentStart
                 guard reader.locate(recordsPath) != nil else {
@@ -81,7 +81,7 @@ public struct JSONSource: SourceKind {
                     try Self.expectEnd(&reader, text)
                 }
             } catch let error as JSONSyntaxError {
-                throw SourceError(text, offset: error.offset, error.message)
+                throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
             }
             guard let pageNumberPath else { return nil }
             let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)

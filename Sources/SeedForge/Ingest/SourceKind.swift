@@ -25,15 +25,22 @@ enum SourceKeys {
 public struct SourceError: Error, Sendable, CustomStringConvertible {
     public let location: Location
     public let message: String
+    /// The rule code reports show: `json-syntax` for a syntax error, `source` otherwise
+    /// (an empty file, the wrong top-level shape, broken page sequence or gzip data).
+    public let rule: String
 
-    public init(location: Location, message: String) {
+    public init(location: Location, message: String, rule: String = "source") {
         self.location = location
         self.message = message
+        self.rule = rule
     }
 
-    init(_ text: SourceText, offset: Int, _ message: String, pointer: String = "") {
-        self.init(location: text.location(ofOffset: offset, pointer: pointer), message: message)
+    init(_ text: SourceText, offset: Int, _ message: String, pointer: String = "", rule: String = "source") {
+        self.init(location: text.location(ofOffset: offset, pointer: pointer), message: message, rule: rule)
     }
+
+    /// The failure as a finding, for validation reports.
+    public var finding: Finding { Finding(rule: rule, message: message, location: location) }
 
     public var description: String { "\(location.description): error: \(message)" }
 }

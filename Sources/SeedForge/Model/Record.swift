@@ -87,4 +87,8 @@ public struct Location: Sendable, Hashable {
     }
 
     public var description: String { "\(file):\(line):\(column)" }
+
+    /// `name.json:line:column`: for messages that mention another record, without a path
+    /// that would depend on the working folder.
+    public var brief: String { "\(file.split(separator: "/").last.map(String.init) ?? file):\(line):\(column)" }
 }

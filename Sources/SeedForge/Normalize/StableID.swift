@@ -71,7 +71,7 @@ public struct StableID: Step {
             let name = state.schemas[collection]![field].name
             if let other = explicit[id] {
                 return [Finding(
-                    rule: "stable-id-collision", message: "derived \(name) '\(id)' equals the id given to the record at \(other.origin.location.description)",
+                    rule: "stable-id-collision", message: "derived \(name) '\(id)' equals the id given to the record at \(other.origin.location.brief)",
                     location: record.origin.location, field: name, value: .string(id))]
             }
             if let earlier = derivedContent[id], earlier != content {

@@ -52,6 +52,8 @@ public final class RunState {
     public var stepStats: [StepStat] = []
     /// Records each collection received from its sources.
     public var ingested: [String: Int] = [:]
+    /// Files that could not be read as a whole (validation only: a run stops at the first).
+    public internal(set) var sourceErrors: [(collection: String, error: SourceError)] = []
 
     /// Threads per-record work may use.
     public let threads: Int

@@ -76,11 +76,19 @@ public enum Runner {
             let clock = ContinuousClock.now
             var pages: [PageMetadata] = []
             for file in source.files {
-                let contents = try InputFile.read(file)
-                let text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
-                state.keep(text)
+                let contents: InputFile.Contents
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
-                if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
+                let text: SourceText
+                do {
+                    contents = try InputFile.read(file)
+                    text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
+                    state.keep(text)
+                    if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
+                } catch let error as SourceError where !options.writeOutputs {
+                    // Validation reports a file it cannot read and goes on with the others.
+                    state.sourceErrors.append((source.collection, error))
+                    continue
+                }
                 state.ingested[source.collection, default: 0] += sink.count
                 let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
                 datasetPaths[text.displayPath] = datasetPath
@@ -90,7 +98,9 @@ public enum Runner {
                 logger.debug("read \(sink.count) records from \(text.displayPath)")
             }
             if !pages.isEmpty {
-                if let problem = PageSequence.problems(pages).first { throw problem }
+                let problems = PageSequence.problems(pages)
+                if let problem = problems.first, options.writeOutputs { throw problem }
+                state.sourceErrors += problems.map { (source.collection, $0) }
                 state.orderByPage(source.collection, pages: pages)
             }
             let read = state.ingested[source.collection] ?? 0

@@ -1,18 +1,38 @@
-/// The plain-text validation report: one line per finding, in the `file:line:column:`
-/// form editors and CI logs link to, then a summary line.
+/// `--format text`: findings grouped by file, one line each (`line:column  severity
+/// message [rule] (field, value)`), then `N errors, M warnings in K files`. Colour (bold
+/// files, red errors, yellow warnings) only when asked for: the command does so on a
+/// terminal and never when NO_COLOR is set.
 public enum TextReport {
-    public static func render(_ report: ValidationReport) -> String {
+    public static func render(_ report: ValidationReport, options: ReportOptions) -> String {
+        func paint(_ text: String, _ code: String) -> String { options.color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
         var out = ""
-        for entry in report.sorted {
+        var currentFile: String?
+        let listed = options.listed(report)
+        for entry in listed {
             let finding = entry.finding
-            let place = finding.location.map { "\($0.file):\($0.line):\($0.column): " } ?? "\(entry.dataset): "
-            let field = finding.field.map { " (field \($0))" } ?? ""
-            out += "\(place)\(finding.severity.rawValue): \(finding.message) [\(finding.rule)]\(field)\n"
+            let file = finding.location?.file ?? "(\(entry.pipeline))"
+            if file != currentFile {
+                out += (currentFile == nil ? "" : "\n") + paint(file, "1") + "\n"
+                currentFile = file
+            }
+            let place = finding.location.map { "\($0.line):\($0.column)" } ?? "-"
+            let severity = finding.severity == .error ? paint("error  ", "31") : paint("warning", "33")
+            var detail = ""
+            if let field = finding.field { detail += "field \(field)" }
+            if let value = ValidationReport.shown(finding.value), finding.value != nil, finding.rule != "json-syntax" {
+                detail += (detail.isEmpty ? "" : ", ") + "value \(value)"
+            }
+            out += "  \(place.padding(toLength: max(place.count, 8), withPad: " ", startingAt: 0)) \(severity)  \(finding.message) [\(finding.rule)]"
+            out += detail.isEmpty ? "\n" : " (\(detail))\n"
         }
-        for failure in report.failures { out += "error: \(failure)\n" }
-        let errors = report.errorCount
-        let warnings = report.warningCount
-        out += "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(report.fileCount) file\(report.fileCount == 1 ? "" : "s")\n"
-        return out
+        if listed.count < report.entries.count {
+            out += "\n... \(report.entries.count - listed.count) more findings not listed (--max-findings \(options.maxFindings ?? 0))\n"
+        }
+        for failure in report.thresholdFailures {
+            out += "\n" + paint("error", "31") + ": \(failure.pipeline): \(failure.message)"
+        }
+        if !report.thresholdFailures.isEmpty { out += "\n" }
+        if !out.isEmpty { out += "\n" }
+        return out + report.summary + "\n"
     }
 }

@@ -28,7 +28,7 @@ public struct UniqueRule: Rule {
             guard !key.contains(where: \.isNull) else { return [] }
             if let earlier = first[key] {
                 let names = fields.map { schema[$0].name }.joined(separator: " + ")
-                findings.fail(fields[0], "\(names) \(key.map(RuleFields.describe).joined(separator: ", ")) is already used by the record at \(earlier.origin.location.description)")
+                findings.fail(fields[0], "\(names) \(key.map(RuleFields.describe).joined(separator: ", ")) is already used by the record at \(earlier.origin.location.brief)")
             } else {
                 first[key] = record
             }

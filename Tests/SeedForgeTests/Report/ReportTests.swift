@@ -1,0 +1,138 @@
+import CLibXML2
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+/// `seedforge validate` reports, pinned by golden files on a fixture with known defects
+/// (Fixtures/validation). Set SEEDFORGE_UPDATE_GOLDEN=1 to rewrite the golden files after
+/// an intended change, then review the diff.
+@Suite("Report: validation report formats")
+struct ReportTests {
+    static let pipeline = "Fixtures/validation/validation.yml"
+    static let golden = CLI.repoRoot.appendingPathComponent("Tests/SeedForgeTests/Report/Golden")
+
+    func validate(_ arguments: [String]) throws -> CLI.Result {
+        try CLI.run(["validate", Self.pipeline] + arguments)
+    }
+
+    @Test(arguments: ["text", "json", "github", "junit"])
+    func eachFormatMatchesItsGoldenFile(format: String) throws {
+        let result = try validate(["--format", format])
+        #expect(result.status == 1, "\(result.stderr)")
+        let file = Self.golden.appendingPathComponent("validation.\(format)")
+        if ProcessInfo.processInfo.environment["SEEDFORGE_UPDATE_GOLDEN"] == "1" {
+            try Data(result.stdout.utf8).write(to: file)
+        }
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(result.stdout == expected, "\(format) report differs from \(file.path)")
+    }
+
+    @Test func positionsAreExactInPrettyMinifiedAndCRLFFiles() throws {
+        let report = try #require(jsonObject(Data(validate(["--format", "json"]).stdout.utf8)) as? [String: Any])
+        let findings = try #require(report["findings"] as? [[String: Any]])
+        func place(_ rule: String, _ file: String) -> String? {
+            findings.first { $0["rule"] as? String == rule && ($0["file"] as? String)?.hasSuffix(file) == true }
+                .map { "\($0["line"]!):\($0["column"]!) \($0["pointer"]!)" }
+        }
+        #expect(place("type", "shops-1.json") == "12:15 /1/rating")          // wrong type
+        #expect(place("required", "shops-1.json") == "16:3 /2/name")         // missing field (at its record)
+        #expect(place("url", "shops-1.json") == "27:16 /3/website")          // bad URL
+        #expect(place("range", "shops-2.json") == "1:197 /1/rating")         // out of range, minified, after "Ápiculture Éclair" and "🐝"
+        #expect(place("unique", "shops-2.json") == "1:269 /2/id")            // duplicate id
+        #expect(place("range", "shops-3.json") == "2:89 /0/latitude")        // CRLF file, after "Miód Łódź"
+        #expect(place("json-syntax", "shops-4.json") == "3:27 ")             // truncated file
+        let summary = try #require(report["summary"] as? [String: Int])
+        #expect(summary == ["errors": 7, "warnings": 1, "files": 4, "listed": 8, "thresholdFailures": 0])
+    }
+
+    @Test func junitIsWellFormedXMLWithTheStructureCISystemsRead() throws {
+        let xml = try validate(["--format", "junit"]).stdout
+        let document = try #require(xml.withCString { xmlReadMemory($0, Int32(strlen($0)), "report.xml", "UTF-8", Int32(XML_PARSE_NONET.rawValue)) })
+        defer { xmlFreeDoc(document) }
+        let context = try #require(xmlXPathNewContext(document))
+        defer { xmlXPathFreeContext(context) }
+        func strings(_ expression: String) -> [String] {
+            guard let result = xmlXPathEvalExpression(expression, context) else { return [] }
+            defer { xmlXPathFreeObject(result) }
+            guard let set = result.pointee.nodesetval else { return [] }
+            return (0..<Int(set.pointee.nodeNr)).compactMap { index in
+                guard let node = set.pointee.nodeTab[index], let content = xmlNodeGetContent(node) else { return nil }
+                defer { seedforge_xml_free(content) }
+                return String(cString: content)
+            }
+        }
+        #expect(strings("/testsuites/@tests") == ["7"])
+        #expect(strings("/testsuites/@failures") == ["6"])
+        #expect(strings("/testsuites/@errors") == ["0"])
+        #expect(strings("/testsuites/testsuite/@name") == ["validation-demo"])
+        #expect(strings("/testsuites/testsuite/testcase/@name") == ["required", "range", "url", "unique", "length", "type", "json-syntax"])
+        #expect(strings("//testcase[@name='range']/failure/@message") == ["2 findings"])
+        #expect(strings("//testcase[@name='length']/failure").isEmpty)
+        #expect(strings("//testcase[@name='length']/system-out").first?.contains("shops-3.json:3:27: warning") == true)
+        #expect(strings("//testcase[@name='json-syntax']/failure").first == "Fixtures/validation/shops-4.json:3:27: error: unterminated string (truncated file?)")
+    }
+
+    @Test func maxFindingsCapsTheListingNeverTheExitCode() throws {
+        let result = try validate(["--max-findings", "2"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("... 6 more findings not listed (--max-findings 2)"))
+        #expect(result.stdout.hasSuffix("7 errors, 1 warning in 4 files\n"))
+        let github = try validate(["--format", "github", "--max-findings", "0"])
+        #expect(github.stdout == "7 errors, 1 warning in 4 files\n")
+        #expect(github.status == 1)
+    }
+
+    @Test func warningsFailOnlyWithStrict() throws {
+        let dir = try TempDir()
+        try dir.write("p.yml", """
+            name: warn
+            sources:
+              items: {kind: json, path: d.json, fields: {name: string}}
+            steps:
+              - {validate: length, collection: items, field: name, max: 3, severity: warning}
+            outputs:
+              - {file: i.json, collection: items}
+            """)
+        try dir.write("d.json", #"[{"name": "long name"}]"#)
+        let lenient = try CLI.run(["validate", "p.yml"], cwd: dir.path)
+        #expect(lenient.status == 0)
+        #expect(lenient.stdout.hasSuffix("0 errors, 1 warning in 1 file\n"))
+        #expect(try CLI.run(["validate", "p.yml", "--strict"], cwd: dir.path).status == 1)
+    }
+
+    @Test func outputGoesToAFileWhenAsked() throws {
+        let dir = try TempDir()
+        let result = try validate(["--format", "junit", "--output", dir.path + "/report.xml"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(try dir.read("report.xml").hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites"))
+    }
+
+    @Test func definitionErrorsExit2AndUnknownFormatsAreUsageErrors() throws {
+        let dir = try TempDir()
+        try dir.write("bad.yml", "name: x\nsources: {}\noutputs: []\nstepz: []\n")
+        #expect(try CLI.run(["validate", "bad.yml"], cwd: dir.path).status == 2)
+        #expect(try validate(["--format", "xml"]).status == 2)
+    }
+
+    @Test func colourOnlyOnATerminalAndNeverWithNoColor() {
+        #expect(ReportOptions.colorWanted(isTerminal: true, environment: [:]))
+        #expect(!ReportOptions.colorWanted(isTerminal: true, environment: ["NO_COLOR": "1"]))
+        #expect(!ReportOptions.colorWanted(isTerminal: true, environment: ["NO_COLOR": ""]))
+        #expect(!ReportOptions.colorWanted(isTerminal: false, environment: [:]))
+        var report = ValidationReport()
+        report.add(SourceError(location: Location(file: "a.json", line: 1, column: 2, pointer: ""), message: "bad"), pipeline: "p")
+        #expect(TextReport.render(report, options: ReportOptions(color: true)).contains("\u{1B}[31merror"))
+        #expect(!TextReport.render(report, options: ReportOptions(color: false)).contains("\u{1B}"))
+    }
+
+    @Test func githubEscapesWhatWorkflowCommandsRequire() {
+        #expect(GitHubReport.property("a,b:c%\n") == "a%2Cb%3Ac%25%0A")
+        #expect(GitHubReport.data("50% off\r\nnow") == "50%25 off%0D%0Anow")
+    }
+
+    @Test func junitEscapesMarkupAndForbiddenCharacters() {
+        #expect(JUnitReport.escape("<a & \"b\">\u{7}") == "&lt;a &amp; &quot;b&quot;&gt;\u{FFFD}")
+    }
+}
