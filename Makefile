@@ -5,13 +5,14 @@ RELEASE_BIN := .build/release/seedforge
 # Every pipeline definition (test files beside them, *.test.yml, are not pipelines).
 PIPELINES := $(filter-out %.test.yml,$(sort $(wildcard pipelines/*.yml)))
 
-.PHONY: run deps build datasets lint test bench clean help
+.PHONY: run deps build datasets lint validate test bench clean help
 
 help:
 	@echo "make run       install missing system packages, build (release), regenerate every dataset into $(OUT)/"
 	@echo "make test      the whole test suite (unit and end-to-end)"
 	@echo "make datasets  regenerate the datasets with the current build"
 	@echo "make lint      check every pipeline definition without reading data"
+	@echo "make validate  validate every pipeline's sources (the shipped fixtures are dirty on purpose: exit 1)"
 	@echo "make bench     seedforge vs DuckDB vs jq on ~240k real cities (BENCH_SIZES=\"200k 1m 5m\" for more)"
 	@echo "make clean     remove build products and $(OUT)/"
 
@@ -29,9 +30,13 @@ datasets: build
 lint: build
 	$(RELEASE_BIN) lint $(PIPELINES)
 
+validate: build
+	$(RELEASE_BIN) validate $(PIPELINES)
+
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	.build/debug/seedforge test $(PIPELINES)
 
 bench: deps
 	$(SWIFT) build -c release --product seedforge

@@ -92,6 +92,38 @@ public struct JSONSource: SourceKind {
         }
     }
 
+    /// The records as an array, placed at `records` inside an object when the source
+    /// reads them from there, with page 1 of 1 in the page metadata when it has some.
+    public func document(holding records: [Value]) -> [UInt8] {
+        var document = Value.array(records)
+        if let recordsPath {
+            var root = Value.object(JSONObject())
+            Self.set(&root, recordsPath.components[...], document)
+            if let pageNumberPath { Self.set(&root, pageNumberPath.components[...], .int(1)) }
+            if let pageCountPath { Self.set(&root, pageCountPath.components[...], .int(1)) }
+            document = root
+        }
+        return Array(JSONWriter.compact(document).utf8)
+    }
+
+    static func set(_ target: inout Value, _ path: ArraySlice<FieldPath.Component>, _ value: Value) {
+        guard let first = path.first else {
+            target = value
+            return
+        }
+        let key: String
+        switch first {
+        case .key(let name): key = name
+        case .index(let index): key = String(index)
+        }
+        var object: JSONObject
+        if case .object(let existing) = target { object = existing } else { object = JSONObject() }
+        var child = object[key] ?? .null
+        set(&child, path.dropFirst(), value)
+        object[key] = child
+        target = .object(object)
+    }
+
     /// A positive whole number at `path` in the document, or a source error.
     static func pageValue(_ path: FieldPath, _ key: String, _ reader: inout JSONReader, _ text: SourceText, _ start: Int) throws -> Int {
         reader.position = start

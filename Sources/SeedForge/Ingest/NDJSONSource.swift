@@ -53,4 +53,8 @@ public struct NDJSONSource: SourceKind {
         }
         return nil
     }
+
+    public func document(holding records: [Value]) -> [UInt8] {
+        Array(records.map { JSONWriter.compact($0) + "\n" }.joined().utf8)
+    }
 }

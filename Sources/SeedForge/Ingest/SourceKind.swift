@@ -7,6 +7,8 @@ public protocol SourceKind: Sendable {
     /// (the run fails and the previous outputs stay); a single bad record goes to the sink.
     /// Returns what the file says about its place in a paginated dump, if anything.
     func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata?
+    /// A file of this source's shape holding `records` (for pipeline tests' inline input).
+    func document(holding records: [Value]) -> [UInt8]
 }
 
 /// Keys every source accepts; the kind adds its own.

@@ -4,7 +4,7 @@ public struct SourceDefinition: Sendable {
     public let kindName: String
     public let kind: any SourceKind
     /// Resolved paths, in read order.
-    public let files: [String]
+    public internal(set) var files: [String]
     public let mapping: FieldMapping
 }
 
@@ -48,7 +48,7 @@ public struct Pipeline: Sendable {
     /// The folder of the definition file: relative paths in it, and paths written into
     /// datasets, are relative to this folder.
     public let baseDirectory: String
-    public let sources: [SourceDefinition]
+    public internal(set) var sources: [SourceDefinition]
     public let steps: [PlannedStep]
     public let outputs: [OutputDefinition]
     public let thresholds: Thresholds

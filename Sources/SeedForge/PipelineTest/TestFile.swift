@@ -1,0 +1,146 @@
+import Foundation
+import Yams
+
+/// A pipeline's test file (`NAME.test.yml` beside `NAME.yml`): cases of inline input and
+/// expected output, run through the real pipeline by `seedforge test`.
+///
+/// ```yaml
+/// cases:
+///   - name: a shop with reviews shows their mean
+///     input:                          # per collection: records, or {fixture: file}
+///       shops:
+///         - {name: A, rating: 4.8, address: x, coordinates: [1, 2]}
+///       reviews:
+///         fixture: reviews-sample.ndjson   # relative to the test file's folder
+///     expect:                         # every key optional; what is given is checked
+///       shops:                        # the emitted records, in order: only the fields
+///         - {name: A, displayedRating: 4.5}   # written are compared; or a count: shops: 1
+///       rejects:                      # rejects in order: collection, rule, field, id,
+///         - {collection: reviews, rule: reference}   # message (a part of it)
+///       duplicates:                   # collection, id, winner
+///         - {collection: reviews, id: r1, winner: r1}
+///       thresholds: []                # threshold messages (parts); unchecked if absent
+/// ```
+/// A collection without input gets no records. Thresholds are checked only when a case
+/// lists them: a few records make fractions meaningless.
+public struct TestFile: Sendable {
+    public struct Case: Sendable {
+        public let name: String
+        public let line: Int
+        /// Per collection: inline records, or a fixture file path.
+        public let inputs: [String: Input]
+        public let expectedRecords: [String: Expectation]
+        public let expectedRejects: [Value]?
+        public let expectedDuplicates: [Value]?
+        public let expectedThresholds: [String]?
+    }
+
+    public enum Input: Sendable {
+        case records([Value])
+        case fixture(String)
+    }
+
+    public enum Expectation: Sendable {
+        case count(Int)
+        case records([Value])
+    }
+
+    public let path: String
+    public let cases: [Case]
+
+    /// The test file of a pipeline: `x.test.yml` beside `x.yml`.
+    public static func path(forPipeline pipeline: String) -> String {
+        let url = URL(fileURLWithPath: pipeline)
+        return url.deletingPathExtension().path + ".test.yml"
+    }
+
+    /// Loads a test file, checking it against the pipeline's collections.
+    public static func load(path: String, pipeline: Pipeline) throws -> TestFile {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw DefinitionError(file: path, line: 1, column: 1, message: "no test file \(path) for \(pipeline.file) (write one: see README, Pipeline tests)")
+        }
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else { throw DefinitionError(file: path, line: 1, column: 1, message: "test file is empty") }
+            root = node
+        } catch let error as YamlError {
+            throw Loader.yamlError(error, file: path, yamlText: text)
+        }
+        let top = try ConfigNode(node: root, file: path).mapping("the test file")
+        var collector = ErrorCollector(errors: top.unknownKeys(allowed: ["cases"]), fallback: top.node)
+        let folder = (path as NSString).deletingLastPathComponent
+        var cases: [Case] = []
+        let nodes = collector.attempt { try top.require("cases").list("'cases'") } ?? []
+        for (number, node) in nodes.enumerated() {
+            if let testCase = collector.attempt({ try loadCase(node, number: number + 1, pipeline: pipeline, folder: folder) }) {
+                cases.append(testCase)
+            }
+        }
+        if nodes.isEmpty, collector.errors.isEmpty { collector.errors.append(top.error("'cases' lists no test case")) }
+        if !collector.errors.isEmpty { throw DefinitionErrors(collector.errors) }
+        return TestFile(path: path, cases: cases)
+    }
+
+    static func loadCase(_ node: ConfigNode, number: Int, pipeline: Pipeline, folder: String) throws -> Case {
+        let map = try node.mapping("case \(number)")
+        var collector = ErrorCollector(errors: map.unknownKeys(allowed: ["name", "input", "expect"]), fallback: node)
+        let name = collector.attempt { try map.requiredString("name") } ?? "case \(number)"
+        let what = "case '\(name)'"
+        func collection(_ keyNode: ConfigNode) throws -> String {
+            let name = try keyNode.string("a collection name")
+            guard pipeline.collections.contains(name) else {
+                throw keyNode.error("\(what): unknown collection '\(name)'\(Suggestion.phrase(for: name, in: pipeline.collections)); collections: \(pipeline.collections.joined(separator: ", "))")
+            }
+            return name
+        }
+        var inputs: [String: Input] = [:]
+        if let inputNode = map["input"], let inputMap = collector.attempt({ try inputNode.mapping("'input' of \(what)") }) {
+            for (key, value) in inputMap.mapping {
+                let valueNode = ConfigNode(node: value, file: node.file)
+                guard let name = collector.attempt({ try collection(ConfigNode(node: key, file: node.file)) }) else { continue }
+                if case .mapping = value {
+                    let fixture = try valueNode.mapping("input of \(name)")
+                    collector.errors += fixture.unknownKeys(allowed: ["fixture"])
+                    if let file = collector.attempt({ try fixture.requiredString("fixture") }) {
+                        let full = file.hasPrefix("/") ? file : (folder as NSString).appendingPathComponent(file)
+                        if FileManager.default.fileExists(atPath: full) {
+                            inputs[name] = .fixture(full)
+                        } else {
+                            collector.errors.append(fixture["fixture"]!.error("fixture '\(file)' does not exist (paths are relative to the test file's folder)"))
+                        }
+                    }
+                } else if let records = collector.attempt({ try valueNode.list("input of \(name)").map { try $0.value() } }) {
+                    inputs[name] = .records(records)
+                }
+            }
+        }
+        var expected: [String: Expectation] = [:]
+        var rejects: [Value]?
+        var duplicates: [Value]?
+        var thresholds: [String]?
+        if let expectNode = map["expect"], let expectMap = collector.attempt({ try expectNode.mapping("'expect' of \(what)") }) {
+            for (key, value) in expectMap.mapping {
+                let keyNode = ConfigNode(node: key, file: node.file)
+                let valueNode = ConfigNode(node: value, file: node.file)
+                let keyName = (try? keyNode.string("key")) ?? ""
+                if keyName == "thresholds" {
+                    thresholds = collector.attempt { try valueNode.list("'thresholds' of \(what)").map { try $0.string("a threshold message") } }
+                    continue
+                }
+                if keyName == "rejects" || keyName == "duplicates" {
+                    let list = collector.attempt { try valueNode.list("'\(keyName)' of \(what)").map { try $0.value() } }
+                    if keyName == "rejects" { rejects = list } else { duplicates = list }
+                    continue
+                }
+                guard let name = collector.attempt({ try collection(keyNode) }) else { continue }
+                if case .scalar = value, let count = valueNode.node.int {
+                    expected[name] = .count(count)
+                } else if let records = collector.attempt({ try valueNode.list("expected \(name)").map { try $0.value() } }) {
+                    expected[name] = .records(records)
+                }
+            }
+        }
+        if !collector.errors.isEmpty { throw DefinitionErrors(collector.errors) }
+        return Case(name: name, line: node.line, inputs: inputs, expectedRecords: expected, expectedRejects: rejects, expectedDuplicates: duplicates, expectedThresholds: thresholds)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+
+/// Runs a test file's cases through the real pipeline (every step, no outputs written)
+/// and compares what comes out with what each case expects.
+public enum TestRunner {
+    public struct Outcome: Sendable {
+        public let name: String
+        public let line: Int
+        /// Empty when the case passed; otherwise one line per difference.
+        public let differences: [String]
+        public var passed: Bool { differences.isEmpty }
+    }
+
+    public static func run(_ file: TestFile, pipeline: Pipeline, logger: Logger) throws -> [Outcome] {
+        try file.cases.map { testCase in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedforge-test-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var prepared = pipeline
+            for index in prepared.sources.indices {
+                let source = prepared.sources[index]
+                switch testCase.inputs[source.collection] {
+                case .fixture(let path)?:
+                    prepared.sources[index].files = [path]
+                case .records(let records)?:
+                    let path = folder.appendingPathComponent("\(source.collection).input").path
+                    FileManager.default.createFile(atPath: path, contents: Data(source.kind.document(holding: records)))
+                    prepared.sources[index].files = [path]
+                case nil:
+                    let path = folder.appendingPathComponent("\(source.collection).input").path
+                    FileManager.default.createFile(atPath: path, contents: Data(source.kind.document(holding: [])))
+                    prepared.sources[index].files = [path]
+                }
+            }
+            let differences: [String]
+            do {
+                let result = try Runner.run(prepared, options: RunOptions(outputRoot: folder.path, writeOutputs: false, logger: logger, threads: 1))
+                differences = compare(testCase, result)
+            } catch let error as SourceError {
+                differences = ["the input could not be read: \(error.message)"]
+            }
+            return Outcome(name: testCase.name, line: testCase.line, differences: differences)
+        }
+    }
+
+    static func compare(_ testCase: TestFile.Case, _ result: RunResult) -> [String] {
+        var differences: [String] = []
+        if let expected = testCase.expectedThresholds {
+            let actual = result.thresholdFailures
+            if expected.count != actual.count || zip(expected, actual).contains(where: { !$1.contains($0) }) {
+                differences.append("thresholds: expected \(expected.isEmpty ? "none" : expected.joined(separator: "; ")), got \(actual.isEmpty ? "none" : actual.joined(separator: "; "))")
+            }
+        }
+        for collection in testCase.expectedRecords.keys.sorted() {
+            let emitted = result.state.records(collection).map { record -> Value in
+                let schema = result.state.schemas[collection]!
+                return record.object(fields: schema.fields, ids: schema.fields.indices.map(FieldID.init(index:)))
+            }
+            switch testCase.expectedRecords[collection]! {
+            case .count(let count):
+                if emitted.count != count { differences.append("\(collection): expected \(count) records, got \(emitted.count)") }
+            case .records(let expected):
+                differences += compareList(collection, expected: expected, actual: emitted)
+            }
+        }
+        if let expected = testCase.expectedRejects {
+            let actual = result.state.rejects.map { rejection -> Value in
+                let finding = rejection.findings[0]
+                return .object(JSONObject([
+                    ("collection", .string(rejection.collection)), ("rule", .string(finding.rule)),
+                    ("field", finding.field.map(Value.string) ?? .null), ("id", rejection.id ?? .null),
+                    ("message", .string(finding.message)),
+                ]))
+            }
+            differences += compareList("rejects", expected: expected, actual: actual)
+        }
+        if let expected = testCase.expectedDuplicates {
+            let actual = result.state.duplicates.map { duplicate -> Value in
+                .object(JSONObject([
+                    ("collection", .string(duplicate.collection)), ("id", duplicate.id ?? .null), ("winner", duplicate.winnerID ?? .null),
+                ]))
+            }
+            differences += compareList("duplicates", expected: expected, actual: actual)
+        }
+        return differences
+    }
+
+    /// Element by element; for each expected object only the keys it gives are compared
+    /// (`message` matches a part of the actual message).
+    static func compareList(_ label: String, expected: [Value], actual: [Value]) -> [String] {
+        var differences: [String] = []
+        if expected.count != actual.count {
+            differences.append("\(label): expected \(expected.count), got \(actual.count)")
+        }
+        for index in 0..<min(expected.count, actual.count) {
+            guard case .object(let wanted) = expected[index] else {
+                differences.append("\(label)[\(index)]: expected entries are mappings of field: value")
+                continue
+            }
+            for (key, value) in wanted.pairs {
+                let got = actual[index].value(at: FieldPath(components: [.key(key)])) ?? .null
+                if key == "message", label == "rejects", case .string(let part) = value, case .string(let message) = got {
+                    if !message.contains(part) { differences.append("\(label)[\(index)].message: expected to contain \(JSONWriter.compact(value)), got \(JSONWriter.compact(got))") }
+                } else if !matches(value, got) {
+                    differences.append("\(label)[\(index)].\(key): expected \(JSONWriter.compact(value)), got \(JSONWriter.compact(got))")
+                }
+            }
+        }
+        if actual.count > expected.count {
+            for index in expected.count..<min(actual.count, expected.count + 3) {
+                differences.append("\(label)[\(index)]: unexpected \(JSONWriter.compact(actual[index]))")
+            }
+        }
+        return differences
+    }
+
+    /// Equal values; numbers compare by value (4 matches 4.0).
+    static func matches(_ expected: Value, _ actual: Value) -> Bool {
+        switch (expected, actual) {
+        case (.int, .int), (.int, .double), (.double, .int), (.double, .double):
+            return expected.number == actual.number
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy(matches)
+        case (.object(let a), .object(let b)):
+            return a.keys == b.keys && zip(a.values, b.values).allSatisfy(matches)
+        default:
+            return expected == actual
+        }
+    }
+}
