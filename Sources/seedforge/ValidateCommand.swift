@@ -51,7 +51,7 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let logger = log.makeLogger()
-        let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger)
+        let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger, uniqueNames: false)
         if loadStatus != .ok { throw ExitCode(loadStatus.rawValue) }
         var report = ValidationReport()
         var worst = ExitStatus.ok

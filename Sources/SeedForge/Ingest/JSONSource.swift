@@ -73,9 +73,10 @@ public struct JSONSource: SourceKind {
             }
             text.recordsPointer = pointer
             let arrayStart = reader.position
+            let chunks: [[IngestEntry]]
             do {
-                let (chunks, arrayEnd) = try Self.parseElements(buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads)
-                sink.merge(chunks)
+                let (parsed, arrayEnd) = try Self.parseElements(buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads)
+                chunks = parsed
                 if recordsPath == nil {
                     reader.position = arrayEnd
                     try Self.expectEnd(&reader, text)
@@ -83,12 +84,18 @@ public struct JSONSource: SourceKind {
             } catch let error as JSONSyntaxError {
                 throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
             }
-            guard let pageNumberPath else { return nil }
-            let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)
-            let count = try pageCountPath.map { try Self.pageValue($0, "page-count", &reader, text, documentStart) }
-            reader.position = documentStart
-            let offset = reader.locate(pageNumberPath) ?? documentStart
-            return PageMetadata(file: text.displayPath, number: number, count: count, location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
+            // The page metadata is checked before any record is taken, so a file that
+            // fails contributes no record at all.
+            var page: PageMetadata?
+            if let pageNumberPath {
+                let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)
+                let count = try pageCountPath.map { try Self.pageValue($0, "page-count", &reader, text, documentStart) }
+                reader.position = documentStart
+                let offset = reader.locate(pageNumberPath) ?? documentStart
+                page = PageMetadata(file: text.displayPath, number: number, count: count, location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
+            }
+            sink.merge(chunks)
+            return page
         }
     }
 

@@ -236,11 +236,15 @@ public enum Runner {
                     label: step.label, stage: .validate, collection: collection, recordsIn: records.count,
                     recordsOut: records.count - flagged, rejected: flagged, duplicates: 0, warnings: warned,
                     seconds: seconds(since: clock)))
-                if let max = step.maxRejects, flagged > max {
-                    failures.append("\(step.label) rejected \(flagged) \(collection) records, more than its max-rejects \(max)")
+                // A rule's thresholds count the records it flagged at its severity
+                // (rejected for errors, warned about for warnings).
+                let hits = step.severity == .error ? flagged : warned
+                let verb = step.severity == .error ? "rejected" : "warned about"
+                if let max = step.maxRejects, hits > max {
+                    failures.append("\(step.label) \(verb) \(hits) \(collection) records, more than its max-rejects \(max)")
                 }
-                if let fraction = step.maxRejectFraction, !records.isEmpty, Double(flagged) / Double(records.count) > fraction {
-                    failures.append("\(step.label) rejected \(flagged) of \(records.count) \(collection) records, more than its max-reject-fraction \(fraction)")
+                if let fraction = step.maxRejectFraction, !records.isEmpty, Double(hits) / Double(records.count) > fraction {
+                    failures.append("\(step.label) \(verb) \(hits) of \(records.count) \(collection) records, more than its max-reject-fraction \(fraction)")
                 }
                 logger.info("\(step.label) \(collection): \(flagged) rejected")
             }

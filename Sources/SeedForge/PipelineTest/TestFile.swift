@@ -15,8 +15,9 @@ import Yams
 ///     expect:                         # every key optional; what is given is checked
 ///       shops:                        # the emitted records, in order: only the fields
 ///         - {name: A, displayedRating: 4.5}   # written are compared; or a count: shops: 1
-///       rejects:                      # rejects in order: collection, rule, field, id,
-///         - {collection: reviews, rule: reference}   # message (a part of it)
+///       rejects:                      # one entry per finding, in order: collection,
+///         - {collection: reviews, rule: reference}   # rule, field, id, message (a part)
+///       warnings: []                  # warning findings, the same way
 ///       duplicates:                   # collection, id, winner
 ///         - {collection: reviews, id: r1, winner: r1}
 ///       thresholds: []                # threshold messages (parts); unchecked if absent
@@ -33,6 +34,7 @@ public struct TestFile: Sendable {
         public let expectedRejects: [Value]?
         public let expectedDuplicates: [Value]?
         public let expectedThresholds: [String]?
+        public let expectedWarnings: [Value]?
     }
 
     public enum Input: Sendable {
@@ -103,10 +105,11 @@ public struct TestFile: Sendable {
                     collector.errors += fixture.unknownKeys(allowed: ["fixture"])
                     if let file = collector.attempt({ try fixture.requiredString("fixture") }) {
                         let full = file.hasPrefix("/") ? file : (folder as NSString).appendingPathComponent(file)
-                        if FileManager.default.fileExists(atPath: full) {
+                        var isDirectory: ObjCBool = false
+                        if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
                             inputs[name] = .fixture(full)
                         } else {
-                            collector.errors.append(fixture["fixture"]!.error("fixture '\(file)' does not exist (paths are relative to the test file's folder)"))
+                            collector.errors.append(fixture["fixture"]!.error("fixture '\(file)' is not a file (paths are relative to the test file's folder)"))
                         }
                     }
                 } else if let records = collector.attempt({ try valueNode.list("input of \(name)").map { try $0.value() } }) {
@@ -118,6 +121,7 @@ public struct TestFile: Sendable {
         var rejects: [Value]?
         var duplicates: [Value]?
         var thresholds: [String]?
+        var warnings: [Value]?
         if let expectNode = map["expect"], let expectMap = collector.attempt({ try expectNode.mapping("'expect' of \(what)") }) {
             for (key, value) in expectMap.mapping {
                 let keyNode = ConfigNode(node: key, file: node.file)
@@ -127,20 +131,28 @@ public struct TestFile: Sendable {
                     thresholds = collector.attempt { try valueNode.list("'thresholds' of \(what)").map { try $0.string("a threshold message") } }
                     continue
                 }
-                if keyName == "rejects" || keyName == "duplicates" {
+                if ["rejects", "duplicates", "warnings"].contains(keyName) {
                     let list = collector.attempt { try valueNode.list("'\(keyName)' of \(what)").map { try $0.value() } }
-                    if keyName == "rejects" { rejects = list } else { duplicates = list }
+                    switch keyName {
+                    case "rejects": rejects = list
+                    case "warnings": warnings = list
+                    default: duplicates = list
+                    }
                     continue
                 }
                 guard let name = collector.attempt({ try collection(keyNode) }) else { continue }
                 if case .scalar = value, let count = valueNode.node.int {
+                    if count < 0 { collector.errors.append(valueNode.error("\(what): a record count cannot be negative")) }
                     expected[name] = .count(count)
                 } else if let records = collector.attempt({ try valueNode.list("expected \(name)").map { try $0.value() } }) {
                     expected[name] = .records(records)
                 }
             }
         }
+        if map["expect"] == nil, collector.errors.isEmpty {
+            collector.errors.append(node.error("\(what) has no 'expect': it would check nothing"))
+        }
         if !collector.errors.isEmpty { throw DefinitionErrors(collector.errors) }
-        return Case(name: name, line: node.line, inputs: inputs, expectedRecords: expected, expectedRejects: rejects, expectedDuplicates: duplicates, expectedThresholds: thresholds)
+        return Case(name: name, line: node.line, inputs: inputs, expectedRecords: expected, expectedRejects: rejects, expectedDuplicates: duplicates, expectedThresholds: thresholds, expectedWarnings: warnings)
     }
 }

@@ -33,12 +33,13 @@ public enum TestRunner {
                     prepared.sources[index].files = [path]
                 }
             }
-            let differences: [String]
+            var differences: [String]
             do {
                 let result = try Runner.run(prepared, options: RunOptions(outputRoot: folder.path, writeOutputs: false, logger: logger, threads: 1))
-                differences = compare(testCase, result)
-            } catch let error as SourceError {
-                differences = ["the input could not be read: \(error.message)"]
+                differences = result.state.sourceErrors.map { "the input could not be read: \($0.error.location.brief): \($0.error.message)" }
+                differences += compare(testCase, result)
+            } catch {
+                differences = ["the case could not run: \(error)"]
             }
             return Outcome(name: testCase.name, line: testCase.line, differences: differences)
         }
@@ -65,15 +66,15 @@ public enum TestRunner {
             }
         }
         if let expected = testCase.expectedRejects {
-            let actual = result.state.rejects.map { rejection -> Value in
-                let finding = rejection.findings[0]
-                return .object(JSONObject([
-                    ("collection", .string(rejection.collection)), ("rule", .string(finding.rule)),
-                    ("field", finding.field.map(Value.string) ?? .null), ("id", rejection.id ?? .null),
-                    ("message", .string(finding.message)),
-                ]))
+            // One row per finding: a record rejected by two rules has two.
+            let actual = result.state.rejects.flatMap { rejection in
+                rejection.findings.map { row(rejection.collection, rejection.id, $0) }
             }
             differences += compareList("rejects", expected: expected, actual: actual)
+        }
+        if let expected = testCase.expectedWarnings {
+            let actual = result.state.warnings.map { row($0.collection, $0.id, $0.finding) }
+            differences += compareList("warnings", expected: expected, actual: actual)
         }
         if let expected = testCase.expectedDuplicates {
             let actual = result.state.duplicates.map { duplicate -> Value in
@@ -86,8 +87,16 @@ public enum TestRunner {
         return differences
     }
 
+    static func row(_ collection: String, _ id: Value?, _ finding: Finding) -> Value {
+        .object(JSONObject([
+            ("collection", .string(collection)), ("rule", .string(finding.rule)), ("field", finding.field.map(Value.string) ?? .null),
+            ("id", id ?? .null), ("message", .string(finding.message)), ("severity", .string(finding.severity.rawValue)),
+        ]))
+    }
+
     /// Element by element; for each expected object only the keys it gives are compared
-    /// (`message` matches a part of the actual message).
+    /// (`message` matches a part of the actual message); a key the actual entry does not
+    /// have at all is a difference.
     static func compareList(_ label: String, expected: [Value], actual: [Value]) -> [String] {
         var differences: [String] = []
         if expected.count != actual.count {
@@ -99,8 +108,13 @@ public enum TestRunner {
                 continue
             }
             for (key, value) in wanted.pairs {
-                let got = actual[index].value(at: FieldPath(components: [.key(key)])) ?? .null
-                if key == "message", label == "rejects", case .string(let part) = value, case .string(let message) = got {
+                guard let got = actual[index].value(at: FieldPath(components: [.key(key)])) else {
+                    var fields: [String] = []
+                    if case .object(let object) = actual[index] { fields = object.keys }
+                    differences.append("\(label)[\(index)]: there is no field '\(key)'\(Suggestion.phrase(for: key, in: fields))")
+                    continue
+                }
+                if key == "message", label == "rejects" || label == "warnings", case .string(let part) = value, case .string(let message) = got {
                     if !message.contains(part) { differences.append("\(label)[\(index)].message: expected to contain \(JSONWriter.compact(value)), got \(JSONWriter.compact(got))") }
                 } else if !matches(value, got) {
                     differences.append("\(label)[\(index)].\(key): expected \(JSONWriter.compact(value)), got \(JSONWriter.compact(got))")
@@ -115,7 +129,8 @@ public enum TestRunner {
         return differences
     }
 
-    /// Equal values; numbers compare by value (4 matches 4.0).
+    /// Whether `actual` is what `expected` describes: numbers by value (4 matches 4.0),
+    /// arrays element by element, objects by the keys `expected` gives, in any order.
     static func matches(_ expected: Value, _ actual: Value) -> Bool {
         switch (expected, actual) {
         case (.int, .int), (.int, .double), (.double, .int), (.double, .double):
@@ -123,7 +138,7 @@ public enum TestRunner {
         case (.array(let a), .array(let b)):
             return a.count == b.count && zip(a, b).allSatisfy(matches)
         case (.object(let a), .object(let b)):
-            return a.keys == b.keys && zip(a.values, b.values).allSatisfy(matches)
+            return a.pairs.allSatisfy { key, value in b[key].map { matches(value, $0) } ?? false }
         default:
             return expected == actual
         }

@@ -6,7 +6,8 @@
 public enum GitHubReport {
     public static func render(_ report: ValidationReport, options: ReportOptions) -> String {
         var out = ""
-        for entry in options.listed(report) {
+        let listed = options.listed(report)
+        for entry in listed {
             let finding = entry.finding
             var properties: [String] = []
             if let location = finding.location {
@@ -16,6 +17,9 @@ public enum GitHubReport {
             var message = finding.message
             if let field = finding.field { message += " (field \(field))" }
             out += "::\(finding.severity.rawValue) \(properties.joined(separator: ","))::\(data(message))\n"
+        }
+        if listed.count < report.entries.count {
+            out += "::notice title=seedforge::\(report.entries.count - listed.count) more findings not listed (--max-findings)\n"
         }
         for failure in report.thresholdFailures {
             out += "::error title=threshold::\(data("\(failure.pipeline): \(failure.message)"))\n"

@@ -100,10 +100,10 @@ public struct ReportOptions: Sendable {
         self.color = color
     }
 
-    /// Colour only for a terminal, and never when NO_COLOR is set to anything
-    /// (https://no-color.org).
+    /// Colour only for a terminal, and never when NO_COLOR holds a value
+    /// (https://no-color.org: present and not empty).
     public static func colorWanted(isTerminal: Bool, environment: [String: String]) -> Bool {
-        isTerminal && environment["NO_COLOR"] == nil
+        isTerminal && (environment["NO_COLOR"] ?? "").isEmpty
     }
 
     func listed(_ report: ValidationReport) -> [ValidationReport.Entry] {

@@ -88,6 +88,78 @@ struct PipelineTestCommandTests {
         #expect(missing.stderr.contains("no test file"))
     }
 
+    @Test func unreadableInputsFailTheCase() throws {
+        let dir = try workspace("""
+            cases:
+              - name: broken fixture
+                input:
+                  shops: {fixture: broken.json}
+                expect:
+                  shops: 0
+                  rejects: []
+            """)
+        try dir.write("broken.json", "not json")
+        let result = try CLI.run(["test", "shops.yml"], cwd: dir.path)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("  - the input could not be read: broken.json:1:1: expected a JSON array of records, found something else"), "\(result.stdout)")
+    }
+
+    @Test func everyFindingWarningsNestedValuesAndMissingFields() throws {
+        let dir = try TempDir()
+        try dir.write("shops.yml", """
+            name: shops
+            sources:
+              shops: {kind: json, path: shops.json, id: id, fields: {id: string, name: string, rating: number, loc: object}}
+            steps:
+              - {validate: required, collection: shops, field: name}
+              - {validate: range, collection: shops, field: rating, max: 5}
+              - {validate: length, collection: shops, field: name, max: 3, severity: warning}
+            outputs:
+              - {file: shops.json, collection: shops}
+            """)
+        try dir.write("shops.json", "[]")
+        try dir.write("shops.test.yml", """
+            cases:
+              - name: all findings, warnings and nested subsets
+                input:
+                  shops:
+                    - {id: a, rating: 9}
+                    - {id: b, name: Long name, rating: 1, loc: {lat: 1, lon: 2, alt: 3}}
+                expect:
+                  shops: [{id: b, loc: {lon: 2, lat: 1}}]
+                  rejects:
+                    - {id: a, rule: required}
+                    - {id: a, rule: range, field: rating}
+                  warnings:
+                    - {id: b, rule: length, severity: warning}
+              - name: a misspelt field is reported
+                input:
+                  shops: [{id: c, name: Abc, rating: 1}]
+                expect:
+                  shops: [{id: c, raiting: null}]
+            """)
+        let result = try CLI.run(["test", "shops.yml"], cwd: dir.path)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("PASS shops.test.yml:2: all findings, warnings and nested subsets"), "\(result.stdout)")
+        #expect(result.stdout.contains("  - shops[0]: there is no field 'raiting'; did you mean 'rating'?"), "\(result.stdout)")
+    }
+
+    @Test func casesThatCheckNothingAreRefused() throws {
+        let dir = try workspace("""
+            cases:
+              - name: nothing to check
+                input:
+                  shops: [{id: a, rating: 1}]
+              - name: negative
+                expect:
+                  shops: -1
+            """)
+        let result = try CLI.run(["test", "shops.yml"], cwd: dir.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("case 'nothing to check' has no 'expect'"))
+        #expect(result.stderr.contains("a record count cannot be negative"))
+    }
+
     @Test func everyShippedPipelineHasPassingTests() throws {
         let folder = CLI.repoRoot.appendingPathComponent("pipelines")
         let pipelines = try FileManager.default.contentsOfDirectory(atPath: folder.path)

@@ -79,7 +79,7 @@ struct ReportTests {
         #expect(result.stdout.contains("... 6 more findings not listed (--max-findings 2)"))
         #expect(result.stdout.hasSuffix("7 errors, 1 warning in 4 files\n"))
         let github = try validate(["--format", "github", "--max-findings", "0"])
-        #expect(github.stdout == "7 errors, 1 warning in 4 files\n")
+        #expect(github.stdout == "::notice title=seedforge::8 more findings not listed (--max-findings)\n7 errors, 1 warning in 4 files\n")
         #expect(github.status == 1)
     }
 
@@ -119,12 +119,48 @@ struct ReportTests {
     @Test func colourOnlyOnATerminalAndNeverWithNoColor() {
         #expect(ReportOptions.colorWanted(isTerminal: true, environment: [:]))
         #expect(!ReportOptions.colorWanted(isTerminal: true, environment: ["NO_COLOR": "1"]))
-        #expect(!ReportOptions.colorWanted(isTerminal: true, environment: ["NO_COLOR": ""]))
+        #expect(ReportOptions.colorWanted(isTerminal: true, environment: ["NO_COLOR": ""]))
         #expect(!ReportOptions.colorWanted(isTerminal: false, environment: [:]))
         var report = ValidationReport()
         report.add(SourceError(location: Location(file: "a.json", line: 1, column: 2, pointer: ""), message: "bad"), pipeline: "p")
         #expect(TextReport.render(report, options: ReportOptions(color: true)).contains("\u{1B}[31merror"))
         #expect(!TextReport.render(report, options: ReportOptions(color: false)).contains("\u{1B}"))
+    }
+
+    @Test func theReadmeCIGlobWorksWithTestFilesBesideThePipelines() throws {
+        let result = try CLI.run(["validate", "pipelines/cities.yml", "pipelines/cities.test.yml", "pipelines/honey-shops.yml", "pipelines/honey-shops.test.yml", "pipelines/cities.yml", "--format", "github"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("26 errors, 0 warnings in 4 files\n"))
+    }
+
+    @Test func aBadPageNumberIsAFindingNotAnInternalError() throws {
+        let dir = try TempDir()
+        try dir.write("p.yml", """
+            name: paged
+            sources:
+              cities: {kind: json, path: "page-*.json", records: /results, page-number: /page, page-count: /total_pages, fields: {id: {type: integer, from: /_id}}}
+            outputs:
+              - {file: c.json, collection: cities}
+            """)
+        try dir.write("page-1.json", #"{"page": 1, "total_pages": 2, "results": [{"_id": 1}]}"#)
+        try dir.write("page-2.json", #"{"page": 0, "total_pages": 2, "results": [{"_id": 2}]}"#)
+        let result = try CLI.run(["validate", "p.yml", "--format", "json"], cwd: dir.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        let report = try #require(jsonObject(Data(result.stdout.utf8)) as? [String: Any])
+        let findings = try #require(report["findings"] as? [[String: Any]])
+        // Sorted by file: page 1 reports the gap its bad neighbour leaves, page 2 its own number.
+        #expect(findings.map { "\($0["rule"]!) \($0["file"]!) \($0["pointer"]!) \($0["message"]!)" } == [
+            "source page-1.json /page 1 of 2 pages missing: page 2",
+            "source page-2.json /page the page-number at /page must be a whole number of at least 1, found 0",
+        ])
+    }
+
+    @Test func thresholdsOfAWarningRuleCountItsWarnings() throws {
+        let result = try RuleHarness.run(
+            fields: "id: integer\nrating: number",
+            steps: "- validate: range\n  collection: items\n  field: rating\n  max: 5\n  severity: warning\n  max-rejects: 0",
+            records: #"[{"id":1,"rating":9}]"#)
+        #expect(result.thresholdFailures == ["validate: range warned about 1 items records, more than its max-rejects 0"])
     }
 
     @Test func githubEscapesWhatWorkflowCommandsRequire() {
