@@ -22,6 +22,7 @@ let package = Package(
             name: "SeedForge",
             dependencies: [
                 "CSeedForgeSupport",
+                "CLibXML2",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -12,4 +12,38 @@
 
 /* xmlFree is a global function pointer, which Swift 6 cannot call safely. */
 static inline void seedforge_xml_free(void *pointer) { xmlFree(pointer); }
+
+/* Counts and keeps the first of the errors libxml2 reports while one document is parsed
+   (the handler is per thread in libxml2, so parallel parses do not mix their errors). */
+typedef struct {
+    int count;
+    int first_line;
+    char first_message[256];
+} seedforge_xml_errors;
+
+static void seedforge_xml_collect(void *context, xmlErrorPtr error) {
+    seedforge_xml_errors *errors = (seedforge_xml_errors *)context;
+    if (!errors || !error) return;
+    /* libxml2 parses HTML 4: HTML5 elements (article, header, nav...) are not errors. */
+    if (error->code == XML_HTML_UNKNOWN_TAG) return;
+    if (errors->count == 0) {
+        errors->first_line = error->line;
+        const char *message = error->message ? error->message : "unknown error";
+        size_t i = 0;
+        for (; message[i] && message[i] != '\n' && i + 1 < sizeof errors->first_message; i++) errors->first_message[i] = message[i];
+        errors->first_message[i] = 0;
+    }
+    errors->count++;
+}
+
+/* Parses HTML from memory with the given encoding: recovery on, no network, no
+   external entities, errors to `errors` instead of standard error. */
+static inline htmlDocPtr seedforge_html_parse(const char *bytes, int length, const char *url, const char *encoding,
+                                              seedforge_xml_errors *errors) {
+    xmlSetStructuredErrorFunc(errors, seedforge_xml_collect);
+    htmlDocPtr document = htmlReadMemory(bytes, length, url, encoding,
+        HTML_PARSE_RECOVER | HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_COMPACT | HTML_PARSE_NOBLANKS | HTML_PARSE_IGNORE_ENC | 1 << 19 /* HUGE */);
+    xmlSetStructuredErrorFunc(NULL, NULL);
+    return document;
+}
 #endif

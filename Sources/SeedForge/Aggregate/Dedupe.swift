@@ -61,7 +61,7 @@ public struct Dedupe: Step {
             if value.isNull { return nil }
             switch value {
             case .string(let text) where fold: value = .string(Collation.key(text))
-            case .int, .double:
+            case .int, .double, .decimal:
                 if let scale, let number = value.number {
                     value = Value.double((number * scale).rounded(.toNearestOrAwayFromZero) / scale).joinKey
                 } else {

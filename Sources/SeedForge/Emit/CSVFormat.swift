@@ -39,7 +39,7 @@ public struct CSVFormat: SingleFileFormat {
         switch value {
         case .null: return ""
         case .bool(let bool): return bool ? "true" : "false"
-        case .int, .double: return JSONWriter.compact(value)
+        case .int, .double, .decimal: return JSONWriter.compact(value)
         case .string(let text): return quote(neutralised(text))
         case .array, .object: return quote(JSONWriter.compact(value))
         }

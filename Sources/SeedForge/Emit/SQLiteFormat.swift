@@ -48,6 +48,7 @@ public struct SQLiteFormat: OutputFormat {
         switch type {
         case .integer, .boolean: return "INTEGER"
         case .number: return "REAL"
+        case .decimal: return "TEXT"
         case .string, .array, .object: return "TEXT"
         case .any: return ""
         }
@@ -59,6 +60,8 @@ public struct SQLiteFormat: OutputFormat {
         case .bool(let bool): sqlite3_bind_int64(statement, index, bool ? 1 : 0)
         case .int(let int): sqlite3_bind_int64(statement, index, int)
         case .double(let double): sqlite3_bind_double(statement, index, double)
+        // Exact decimals stay exact: stored as their text (SQLite would round a REAL).
+        case .decimal(let text): bindText(text, to: statement, at: index)
         case .string(let text): bindText(text, to: statement, at: index)
         case .array, .object: bindText(JSONWriter.compact(value), to: statement, at: index)
         }

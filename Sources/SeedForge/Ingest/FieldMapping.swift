@@ -134,7 +134,8 @@ public struct FieldMapping: Sendable {
         switch (type, value) {
         case (_, .null), (.any, _): return value
         case (.string, .string), (.boolean, .bool), (.array, .array), (.object, .object): return value
-        case (.number, .int), (.number, .double), (.integer, .int): return value
+        case (.number, .int), (.number, .double), (.number, .decimal), (.integer, .int), (.decimal, .decimal): return value
+        case (.decimal, .int(let int)): return .decimal(String(int))
         case (.integer, .double(let double)):
             guard double.rounded() == double, abs(double) < 9.007e15 else { return nil }
             return .int(Int64(double))

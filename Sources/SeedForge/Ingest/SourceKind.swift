@@ -9,6 +9,21 @@ public protocol SourceKind: Sendable {
     func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata?
     /// A file of this source's shape holding `records` (for pipeline tests' inline input).
     func document(holding records: [Value]) -> [UInt8]
+    /// The fields a source declares; most kinds take `name: type` / `{type, from}`.
+    static func declaredFields(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError])
+    /// For sources that follow links from page to page: the next file after `text`, or nil.
+    func nextFile(after text: SourceText, path: String) -> String?
+    /// Whether pipeline tests may give this source inline records (else fixture files).
+    var acceptsInlineRecords: Bool { get }
+}
+
+extension SourceKind {
+    public static func declaredFields(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError]) {
+        try FieldMapping.load(config, what: what)
+    }
+
+    public func nextFile(after text: SourceText, path: String) -> String? { nil }
+    public var acceptsInlineRecords: Bool { true }
 }
 
 /// Keys every source accepts; the kind adds its own.
@@ -67,9 +82,10 @@ public struct IngestSink {
     /// Maps and keeps a record, or rejects it with its findings. `rejectedFor` is a
     /// finding the source made itself (a key written twice), which rejects the record
     /// whatever its fields hold.
-    public mutating func accept(_ raw: Value, origin: Origin, rejectedFor sourceFinding: Finding? = nil) {
+    public mutating func accept(_ raw: Value, origin: Origin, rejectedFor sourceFinding: Finding? = nil, also more: [Finding] = []) {
         count += 1
         var (record, findings) = mapping.map(raw, origin: origin)
+        findings.insert(contentsOf: more, at: 0)
         if let sourceFinding { findings.insert(sourceFinding, at: 0) }
         for finding in findings where finding.severity == .warning {
             state.warn(finding, record: record, in: collection, step: "ingest")
@@ -84,6 +100,12 @@ public struct IngestSink {
         } else {
             state.reject(record, in: collection, findings: errors, step: "ingest")
         }
+    }
+
+    /// A finding about a whole file (an HTML page without items, a charset problem): a
+    /// warning, since no record is lost by it.
+    public func warnFile(_ finding: Finding) {
+        state.warn(finding, record: nil, in: collection, step: "ingest")
     }
 
     /// A record that could not be parsed at all (a bad NDJSON line).

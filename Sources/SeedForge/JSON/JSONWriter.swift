@@ -25,6 +25,7 @@ public struct JSONWriter {
         case .bool(let bool): append(bool ? "true" : "false")
         case .int(let int): append(String(int))
         case .double(let double): append(Self.format(double))
+        case .decimal(let text): append(text)
         case .string(let string): writeString(string)
         case .array(let array):
             append(byte: UInt8(ascii: "["))

@@ -48,7 +48,10 @@ public struct Origin: Sendable {
     }
 
     /// The location of the record itself.
-    public var location: Location { source.location(ofOffset: offset, pointer: pointer) }
+    public var location: Location {
+        if source.fieldSelectors != nil { return source.location(ofOffset: offset, pointer: "page \(source.pageNumber), item \(index + 1)") }
+        return source.location(ofOffset: offset, pointer: pointer)
+    }
 
     /// The value at `path` as it was written in the source, before any step changed it;
     /// nil when the source record has nothing there.
@@ -63,6 +66,14 @@ public struct Origin: Sendable {
     /// The location of a value inside the record, found by re-reading the record's JSON;
     /// falls back to the record's own location when the value is absent.
     public func location(of path: FieldPath?) -> Location {
+        if let selectors = source.fieldSelectors {
+            // An HTML item: the page, the item and the field's selector.
+            var location = source.location(ofOffset: offset, pointer: "page \(source.pageNumber), item \(index + 1)")
+            if let path, case .key(let field)? = path.components.first {
+                location.pointer += ", field \(field)" + (selectors[field].map { " (\($0))" } ?? "")
+            }
+            return location
+        }
         guard let path, let offset = source.offset(of: path, inValueAt: offset) else {
             var location = self.location
             if let path { location.pointer = pointer + path.description }

@@ -2,6 +2,8 @@
 public enum FieldType: String, CaseIterable, Sendable {
     case string
     case number
+    /// An exact decimal (money): written as a JSON number with exactly its digits.
+    case decimal
     case integer
     case boolean
     case array

@@ -10,6 +10,14 @@ public final class SourceText: @unchecked Sendable {
     /// "/results" inside an object); nil for line-based files. Set by the source kind
     /// before it reads records.
     public var recordsPointer: String?
+    /// The file's place in its source (1 for the first file read): HTML locations name it.
+    public var pageNumber: Int = 1
+    /// The file's absolute path, when it was read from disk.
+    public var absolutePath: String?
+    /// The folder of the source's first file: HTML pages' addresses are relative to it.
+    public var sourceRoot: String?
+    /// For HTML pages: the selector of each field, for locations of failing fields.
+    public var fieldSelectors: [String: String]?
     private let lock = NSLock()
     private var lineStarts: [Int]?
     /// The last column computed, so findings met in file order on one long line (a
@@ -58,6 +66,12 @@ public final class SourceText: @unchecked Sendable {
     public func location(ofOffset offset: Int, pointer: String) -> Location {
         let (line, column) = lineAndColumn(ofOffset: offset)
         return Location(file: displayPath, line: line, column: column, pointer: pointer)
+    }
+
+    /// The byte offset where a one-based line starts.
+    public func offset(ofLine line: Int) -> Int {
+        let starts = computeLineStarts()
+        return starts[max(0, min(line - 1, starts.count - 1))]
     }
 
     /// The byte offset of the value at `path` inside the JSON value at `offset`.

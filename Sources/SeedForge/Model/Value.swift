@@ -7,6 +7,9 @@ public enum Value: Hashable, Sendable {
     case bool(Bool)
     case int(Int64)
     case double(Double)
+    /// An exact decimal number kept as its canonical text (`51.77`, `-1299`, `0.5`): money
+    /// amounts never become binary floats. See `Decimal.canonical`.
+    case decimal(String)
     case string(String)
     case array([Value])
     case object(JSONObject)
@@ -21,6 +24,7 @@ public enum Value: Hashable, Sendable {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
+        case .decimal(let text): return Double(text)
         default: return nil
         }
     }
@@ -42,7 +46,7 @@ public enum Value: Hashable, Sendable {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"
-        case .int, .double: return "number"
+        case .int, .double, .decimal: return "number"
         case .string: return "string"
         case .array: return "array"
         case .object: return "object"

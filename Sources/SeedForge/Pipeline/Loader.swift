@@ -146,7 +146,8 @@ public enum Loader {
         let config = try node.mapping(what)
         var collector = ErrorCollector(fallback: node)
         func attempt<T>(_ body: () throws -> T) -> T? { collector.attempt(body) }
-        let (fields, fieldErrors) = attempt { try FieldMapping.load(config, what: what) } ?? ([], [])
+        let declaredKind = (try? config.string("kind")).flatMap { name in Registry.sources.first { $0.spec.name == name } }
+        let (fields, fieldErrors) = attempt { try (declaredKind ?? JSONSource.self).declaredFields(config, what: what) } ?? ([], [])
         collector.errors += fieldErrors
         var schema = Schema(fields: fields)
         if let idNode = config["id"] {

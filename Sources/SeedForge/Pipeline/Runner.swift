@@ -75,15 +75,32 @@ public enum Runner {
         for source in pipeline.sources {
             let clock = ContinuousClock.now
             var pages: [PageMetadata] = []
-            for file in source.files {
+            var files = source.files
+            var visited: Set<String> = []
+            var fileIndex = 0
+            while fileIndex < files.count {
+                let file = files[fileIndex]
+                fileIndex += 1
+                visited.insert(file)
                 let contents: InputFile.Contents
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
                 let text: SourceText
                 do {
                     contents = try InputFile.read(file)
                     text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
+                    text.pageNumber = fileIndex
+                    text.absolutePath = file
+                    text.sourceRoot = URL(fileURLWithPath: source.files[0]).deletingLastPathComponent().path
                     state.keep(text)
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
+                    // Sources that follow "next" links find their next file in this one.
+                    if let next = source.kind.nextFile(after: text, path: file) {
+                        if let problem = FollowCheck.problem(next: next, from: file, root: source.files[0], visited: visited, pages: files.count, limit: (source.kind as? HTMLSource)?.pageLimit ?? 1000) {
+                            sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem, location: text.location(ofOffset: 0, pointer: "page \(fileIndex)")))
+                        } else {
+                            files.append(next)
+                        }
+                    }
                 } catch let error as SourceError where !options.writeOutputs {
                     // Validation reports a file it cannot read and goes on with the others.
                     state.sourceErrors.append((source.collection, error))

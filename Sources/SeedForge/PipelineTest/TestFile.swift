@@ -112,6 +112,8 @@ public struct TestFile: Sendable {
                             collector.errors.append(fixture["fixture"]!.error("fixture '\(file)' is not a file (paths are relative to the test file's folder)"))
                         }
                     }
+                } else if let source = pipeline.sources.first(where: { $0.collection == name }), !source.kind.acceptsInlineRecords {
+                    collector.errors.append(valueNode.error("\(what): '\(name)' is a \(source.kindName) source: give its input as {fixture: page.html}"))
                 } else if let records = collector.attempt({ try valueNode.list("input of \(name)").map { try $0.value() } }) {
                     inputs[name] = .records(records)
                 }

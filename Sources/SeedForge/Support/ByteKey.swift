@@ -45,6 +45,9 @@ public struct ByteKey: Hashable, Comparable, Sendable {
             appendNumber(Double(int), exact: int)
         case .double(let double):
             appendNumber(double, exact: double.rounded() == double && abs(double) < 9.2e18 ? Int64(double) : 0)
+        case .decimal(let text):
+            let double = Double(text) ?? 0
+            appendNumber(double, exact: double.rounded() == double && abs(double) < 9.2e18 ? Int64(double) : 0)
         case .string(let text):
             bytes.append(0x20)
             if order == .folded { appendText(Collation.key(text)) }

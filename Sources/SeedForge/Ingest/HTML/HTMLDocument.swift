@@ -1,0 +1,72 @@
+import CLibXML2
+import Foundation
+
+/// One HTML page parsed by libxml2, configured for untrusted input: recovery from broken
+/// markup, no network access, no external entities, no size limits, errors collected
+/// instead of printed. libxml2 is initialised once per process; documents may be parsed
+/// on several threads at once (each document is used by one thread).
+final class HTMLDocument {
+    let document: htmlDocPtr
+    /// Markup errors libxml2 recovered from: how many, and the first.
+    let errorCount: Int
+    let firstError: (line: Int, message: String)?
+
+    private static let initialised: Void = { xmlInitParser() }()
+
+    init?(bytes: [UInt8], url: String, encoding: String) {
+        _ = Self.initialised
+        var errors = seedforge_xml_errors()
+        let parsed: htmlDocPtr? = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                seedforge_html_parse(pointer, Int32(buffer.count), url, encoding, &errors)
+            }
+        }
+        guard let parsed else { return nil }
+        document = parsed
+        errorCount = Int(errors.count)
+        if errors.count > 0 {
+            let message = withUnsafeBytes(of: errors.first_message) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            firstError = (Int(errors.first_line), message.trimmingCharacters(in: .whitespacesAndNewlines))
+        } else {
+            firstError = nil
+        }
+    }
+
+    deinit { xmlFreeDoc(document) }
+
+    /// The nodes an XPath expression selects, from the document or below `node`.
+    func select(_ xpath: String, from node: xmlNodePtr? = nil) -> [xmlNodePtr] {
+        guard let context = xmlXPathNewContext(document) else { return [] }
+        defer { xmlXPathFreeContext(context) }
+        if let node { context.pointee.node = node }
+        guard let result = xmlXPathEvalExpression(xpath, context) else { return [] }
+        defer { xmlXPathFreeObject(result) }
+        guard let set = result.pointee.nodesetval else { return [] }
+        return (0..<Int(set.pointee.nodeNr)).compactMap { set.pointee.nodeTab[$0] }
+    }
+
+    /// Whether an XPath expression compiles (for checking selectors when a pipeline loads).
+    static func compiles(_ xpath: String) -> Bool {
+        _ = initialised
+        guard let compiled = xmlXPathCompile(xpath) else { return false }
+        xmlXPathFreeCompExpr(compiled)
+        return true
+    }
+
+    /// Text content with entities decoded and white space collapsed.
+    static func text(_ node: xmlNodePtr) -> String {
+        guard let content = xmlNodeGetContent(node) else { return "" }
+        defer { seedforge_xml_free(content) }
+        return Trim.collapsed(String(cString: content))
+    }
+
+    static func attribute(_ name: String, of node: xmlNodePtr) -> String? {
+        guard let value = xmlGetProp(node, name) else { return nil }
+        defer { seedforge_xml_free(value) }
+        return String(cString: value)
+    }
+
+    static func line(_ node: xmlNodePtr) -> Int { Int(xmlGetLineNo(node)) }
+}

@@ -1,0 +1,283 @@
+import CLibXML2
+import Foundation
+
+/// `kind: html`: records from saved HTML listing pages, parsed with libxml2. An `items`
+/// selector finds the records of a page; each field has a selector (CSS subset or XPath),
+/// what to take (`text`, `attr:NAME`, or `class` mapped through `map`), an optional
+/// converter and whether it is required. Pages are a glob (`path`), or a start page
+/// (`path`) whose `next` link is followed. Page problems (markup errors recovered, charset
+/// trouble, an empty or binary file, a page without items) are warnings naming the file.
+public struct HTMLSource: SourceKind {
+    public static let spec = KindSpec(
+        stage: .ingest, name: "html",
+        summary: "Records from saved HTML pages (libxml2): an items selector, and per field a selector, what to take and a converter.",
+        keys: [
+            KeySpec("kind", required: true, "html"),
+            KeySpec("path", required: true, "the pages: a glob, or with 'next' the start page (relative to the pipeline's folder)"),
+            KeySpec("items", required: true, "selector of one record's element on a page (CSS subset or xpath:...)"),
+            KeySpec("fields", required: true, "per field: {select: SELECTOR, take: text|attr:NAME|class, map: {word: value}, convert: url|price-amount|price-currency|number|integer, type: T, required: true|false}"),
+            KeySpec("next", "selector of the link to the next page (its href, relative to the page): the pages are followed from 'path'"),
+            KeySpec("max-pages", "most pages to follow with 'next' (default 1000)"),
+            KeySpec("base-url", "the site address the saved pages came from: relative links resolve against it (default: file:// addresses of the pages)"),
+            KeySpec("id", "the field that identifies a record"),
+            KeySpec("unknown-fields", "not used by html sources"),
+        ],
+        example: """
+            products:
+              kind: html
+              path: ../Fixtures/products/catalogue/page-1.html
+              next: li.next > a
+              items: article.product_pod
+              base-url: https://books.example.com/catalogue/
+              fields:
+                name: {select: h3 > a, take: "attr:title", required: true}
+                url: {select: h3 > a, take: "attr:href", convert: url, required: true}
+                price: {select: p.price_color, convert: price-amount}
+                currency: {select: p.price_color, convert: price-currency}
+                rating: {select: p.star-rating, take: class, map: {One: 1, Two: 2, Three: 3, Four: 4, Five: 5}}
+            """)
+
+    public enum Take: Sendable, Equatable {
+        case text, attribute(String), classWord
+    }
+
+    public enum Convert: String, CaseIterable, Sendable {
+        case url, number, integer
+        case priceAmount = "price-amount"
+        case priceCurrency = "price-currency"
+    }
+
+    public struct Field: Sendable {
+        public let name: String
+        public let selector: String
+        public let xpath: String
+        public let take: Take
+        public let map: [String: Value]?
+        public let convert: Convert?
+        public let required: Bool
+        public let type: FieldType
+    }
+
+    let itemsSelector: String
+    let itemsXPath: String
+    let fields: [Field]
+    let nextXPath: String?
+    let maxPages: Int
+    let baseURL: URL?
+
+    public init(config: ConfigMap) throws {
+        let itemsNode = try config.require("items")
+        itemsSelector = try itemsNode.string("'items'")
+        itemsXPath = try Self.xpath(itemsSelector, relative: false, at: itemsNode)
+        fields = try Self.parseFields(config).fields
+        if let nextNode = config["next"] {
+            nextXPath = try Self.xpath(try nextNode.string("'next'"), relative: false, at: nextNode)
+        } else {
+            nextXPath = nil
+        }
+        maxPages = try config.int("max-pages") ?? 1000
+        if maxPages < 1 { throw config["max-pages"]!.error("'max-pages' must be at least 1") }
+        if let base = try config.string("base-url") {
+            guard let url = URL(string: base.hasSuffix("/") ? base : base + "/"), url.scheme != nil else {
+                throw config["base-url"]!.error("'base-url' must be an absolute URL such as https://shop.example.com/catalogue/")
+            }
+            baseURL = url
+        } else {
+            baseURL = nil
+        }
+    }
+
+    static func xpath(_ selector: String, relative: Bool, at node: ConfigNode) throws -> String {
+        let xpath: String
+        do {
+            xpath = try CSSSelector.xpath(selector, relative: relative)
+        } catch let error as CSSSelector.SyntaxError {
+            throw node.error("selector '\(selector)': \(error.message)")
+        }
+        guard HTMLDocument.compiles(xpath) else { throw node.error("selector '\(selector)' is not valid XPath: \(xpath)") }
+        return xpath
+    }
+
+    public static func declaredFields(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError]) {
+        let (fields, errors) = try parseFields(config)
+        return (fields.map { FieldSpec(name: $0.name, type: $0.type, sourcePath: FieldPath(components: [.key($0.name)])) }, errors)
+    }
+
+    static func parseFields(_ config: ConfigMap) throws -> (fields: [Field], errors: [DefinitionError]) {
+        let node = try config.require("fields")
+        let mapping = try node.mapping("'fields'")
+        var fields: [Field] = []
+        var collector = ErrorCollector(fallback: node)
+        for (keyNode, valueNode) in mapping.mapping {
+            let key = ConfigNode(node: keyNode, file: config.file)
+            let value = ConfigNode(node: valueNode, file: config.file)
+            guard let name = collector.attempt({ try key.string("field name") }) else { continue }
+            let field = collector.attempt { () throws -> Field in
+                let spec = try value.mapping("field '\(name)'")
+                let unknown = spec.unknownKeys(allowed: ["select", "take", "map", "convert", "type", "required"])
+                if !unknown.isEmpty { throw DefinitionErrors(unknown) }
+                let selectNode = try spec.require("select")
+                let selector = try selectNode.string("'select' of field '\(name)'")
+                let xpath = try xpath(selector, relative: true, at: selectNode)
+                let takeText = try spec.string("take") ?? "text"
+                let take: Take
+                switch takeText {
+                case "text": take = .text
+                case "class": take = .classWord
+                case let text where text.hasPrefix("attr:") && text.count > 5: take = .attribute(String(text.dropFirst(5)))
+                default: throw spec["take"]!.error("'take' of field '\(name)' must be text, class or attr:NAME, found '\(takeText)'")
+                }
+                var map: [String: Value]?
+                if let mapNode = spec["map"] {
+                    var table: [String: Value] = [:]
+                    for (word, mapped) in try mapNode.mapping("'map' of field '\(name)'").mapping {
+                        table[try ConfigNode(node: word, file: config.file).string("a word")] = try ConfigNode(node: mapped, file: config.file).value()
+                    }
+                    map = table
+                }
+                if take == .classWord, map == nil { throw spec.error("field '\(name)' takes a class word: give the 'map' from words to values") }
+                let convert = try spec.choice("convert", Convert.self, choices: Convert.allCases)
+                let required = try spec.bool("required") ?? false
+                let defaultType: FieldType
+                switch convert {
+                case .priceAmount: defaultType = .decimal
+                case .number: defaultType = .number
+                case .integer: defaultType = .integer
+                default:
+                    if let values = map?.values, values.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
+                        defaultType = .integer
+                    } else if let values = map?.values, values.allSatisfy({ $0.number != nil }) {
+                        defaultType = .number
+                    } else {
+                        defaultType = .string
+                    }
+                }
+                let type = try spec.choice("type", FieldType.self, choices: FieldType.allCases) ?? defaultType
+                return Field(name: name, selector: selector, xpath: xpath, take: take, map: map, convert: convert, required: required, type: type)
+            }
+            if let field { fields.append(field) }
+        }
+        if fields.isEmpty, collector.errors.isEmpty { collector.errors.append(node.error("'fields' declares no field")) }
+        return (fields, collector.errors)
+    }
+
+    public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
+        text.fieldSelectors = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.selector) })
+        func pageFinding(_ rule: String, _ message: String, offset: Int = 0) -> Finding {
+            Finding(rule: rule, severity: .warning, message: message, location: text.location(ofOffset: offset, pointer: "page \(text.pageNumber)"))
+        }
+        let bytes = text.bytes
+        if bytes.allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
+            sink.warnFile(pageFinding("empty-page", "the page is empty"))
+            return nil
+        }
+        if bytes.prefix(8192).contains(0) {
+            sink.warnFile(pageFinding("not-html", "the file is binary, not an HTML page (it holds NUL bytes); skipped"))
+            return nil
+        }
+        let decision = PageEncoding.decide(bytes)
+        if let finding = decision.finding { sink.warnFile(pageFinding(finding.rule, finding.message, offset: finding.offset)) }
+        guard let document = HTMLDocument(bytes: bytes, url: text.displayPath, encoding: decision.encoding) else {
+            sink.warnFile(pageFinding("html-parse", "libxml2 could not read the page at all; skipped"))
+            return nil
+        }
+        if document.errorCount > 0, let first = document.firstError {
+            let offset = first.line > 0 ? text.offset(ofLine: first.line) : 0
+            sink.warnFile(pageFinding("html-markup", "\(document.errorCount) markup error\(document.errorCount == 1 ? "" : "s") recovered from; the first: \(first.message)", offset: offset))
+        }
+        let items = document.select(itemsXPath)
+        if items.isEmpty {
+            sink.warnFile(pageFinding("no-items", "no element matches the items selector '\(itemsSelector)' on this page"))
+        }
+        let pageURL = pageAddress(text)
+        for (index, item) in items.enumerated() {
+            let origin = Origin(source: text, offset: text.offset(ofLine: HTMLDocument.line(item)), index: index)
+            var object = JSONObject()
+            var findings: [Finding] = []
+            for field in fields {
+                let (value, problem) = extract(field, from: item, in: document, page: pageURL)
+                object.appendUnchecked(field.name, value)
+                if let problem {
+                    findings.append(Finding(rule: problem.rule, message: problem.message, location: origin.location(of: FieldPath(components: [.key(field.name)])), field: field.name, value: problem.value))
+                }
+            }
+            sink.accept(.object(object), origin: origin, also: findings)
+        }
+        return nil
+    }
+
+    /// The value of one field of an item, or the problem that stops it.
+    func extract(_ field: Field, from item: xmlNodePtr, in document: HTMLDocument, page: URL?) -> (Value, (rule: String, message: String, value: Value)?) {
+        guard let node = document.select(field.xpath, from: item).first else {
+            return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item", .null) : nil)
+        }
+        var raw: String?
+        switch field.take {
+        case .text: raw = HTMLDocument.text(node)
+        case .attribute(let name): raw = HTMLDocument.attribute(name, of: node).map(Trim.collapsed)
+        case .classWord:
+            let words = (HTMLDocument.attribute("class", of: node) ?? "").split(separator: " ").map(String.init)
+            guard let mapped = words.lazy.compactMap({ field.map?[$0] }).first else {
+                let problem = field.required || !words.isEmpty
+                    ? ("class-map", "\(field.name): no class word of '\(words.joined(separator: " "))' is in the field's map", Value.string(words.joined(separator: " "))) : nil
+                return (.null, problem)
+            }
+            return (mapped, nil)
+        }
+        guard let text = raw, !text.isEmpty else {
+            return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' found no \(field.take == .text ? "text" : "attribute value")", .null) : nil)
+        }
+        if let map = field.map {
+            guard let mapped = map[text] else { return (.null, ("class-map", "\(field.name): '\(text)' is not in the field's map", .string(text))) }
+            return (mapped, nil)
+        }
+        switch field.convert {
+        case nil: return (.string(text), nil)
+        case .url:
+            guard let url = Converters.absoluteURL(text, base: page) else { return (.null, ("url", "\(field.name): '\(text)' is not a URL", .string(text))) }
+            return (.string(url), nil)
+        case .priceAmount, .priceCurrency:
+            guard let price = Converters.price(text) else { return (.null, ("price", "\(field.name): cannot read a price from '\(text)'", .string(text))) }
+            if field.convert == .priceAmount { return (.decimal(price.amount), nil) }
+            guard let currency = price.currency else { return (.null, ("price", "\(field.name): '\(text)' names no currency", .string(text))) }
+            return (.string(currency), nil)
+        case .number:
+            guard let number = Double(text.replacingOccurrences(of: ",", with: "")) else { return (.null, ("number", "\(field.name): '\(text)' is not a number", .string(text))) }
+            return (.double(number), nil)
+        case .integer:
+            guard let number = Int64(text.replacingOccurrences(of: ",", with: "")) else { return (.null, ("number", "\(field.name): '\(text)' is not a whole number", .string(text))) }
+            return (.int(number), nil)
+        }
+    }
+
+    /// The address of a page: under `base-url` at the page's path below the source's
+    /// folder, or the page's file:// address.
+    func pageAddress(_ text: SourceText) -> URL? {
+        guard let baseURL else { return URL(fileURLWithPath: text.absolutePath ?? text.displayPath) }
+        let relative = text.absolutePath.map { Paths.relative($0, to: text.sourceRoot ?? ($0 as NSString).deletingLastPathComponent) } ?? text.displayPath
+        return URL(string: relative, relativeTo: baseURL)
+    }
+
+    public func nextFile(after text: SourceText, path: String) -> String? {
+        guard let nextXPath else { return nil }
+        let decision = PageEncoding.decide(text.bytes)
+        guard let document = HTMLDocument(bytes: text.bytes, url: text.displayPath, encoding: decision.encoding),
+            let link = document.select(nextXPath).first, let href = HTMLDocument.attribute("href", of: link)?.trimmingCharacters(in: .whitespaces),
+            !href.isEmpty
+        else { return nil }
+        let target = href.split(separator: "#").first.map(String.init) ?? href
+        if target.contains("://") { return target }
+        return URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()).standardizedFileURL.path
+    }
+
+    /// A page without items (pipeline tests of HTML sources use fixture pages: there is no
+    /// way to write records as markup the declared selectors would find).
+    public func document(holding records: [Value]) -> [UInt8] {
+        Array("<html><body></body></html>".utf8)
+    }
+
+    public var acceptsInlineRecords: Bool { false }
+
+    public var follows: Bool { nextXPath != nil }
+    public var pageLimit: Int { maxPages }
+}

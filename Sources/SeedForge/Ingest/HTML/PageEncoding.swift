@@ -1,0 +1,72 @@
+/// Decides how to decode a saved page before libxml2 sees it: the charset its `<meta>`
+/// declares, checked against its bytes. Valid UTF-8 is read as UTF-8 (a page declaring
+/// another charset is then reported); bytes that are not UTF-8 are read with a declared
+/// single-byte charset, or as windows-1252 with a finding when the page claimed UTF-8 or
+/// nothing.
+enum PageEncoding {
+    struct Decision {
+        let encoding: String
+        let finding: (rule: String, message: String, offset: Int)?
+    }
+
+    static func decide(_ bytes: [UInt8]) -> Decision {
+        let declared = declaredCharset(bytes)
+        let invalid = firstInvalidUTF8(bytes)
+        guard let invalid else {
+            if let declared, !isUTF8(declared), bytes.contains(where: { $0 >= 0x80 }) {
+                return Decision(encoding: "UTF-8", finding: ("charset-mismatch", "the page declares charset \(declared) but its bytes are UTF-8; read as UTF-8", 0))
+            }
+            return Decision(encoding: "UTF-8", finding: nil)
+        }
+        if let declared, !isUTF8(declared) {
+            return Decision(encoding: declared, finding: nil)
+        }
+        let claim = declared.map { "declares \($0)" } ?? "declares no charset"
+        return Decision(encoding: "windows-1252", finding: ("invalid-utf8", "the page \(claim) but its bytes are not UTF-8; read as windows-1252", invalid))
+    }
+
+    static func isUTF8(_ name: String) -> Bool { ["utf-8", "utf8"].contains(name.lowercased()) }
+
+    /// The charset of `<meta charset=...>` or `<meta http-equiv ... content="...; charset=...">`
+    /// in the first 4 KB.
+    static func declaredCharset(_ bytes: [UInt8]) -> String? {
+        let head = String(decoding: bytes.prefix(4096).map { $0 < 0x80 ? $0 : 0x20 }, as: UTF8.self).lowercased()
+        guard let range = head.range(of: "charset=") else { return nil }
+        var name = ""
+        for character in head[range.upperBound...].drop(while: { $0 == "\"" || $0 == "'" || $0 == " " }) {
+            guard character.isLetter || character.isNumber || character == "-" || character == "_" else { break }
+            name.append(character)
+        }
+        return name.isEmpty ? nil : name
+    }
+
+    /// Offset of the first byte that is not valid UTF-8, or nil.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            var count = 0
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: count = 1
+            case 0xE0: count = 2; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: count = 2
+            case 0xED: count = 2; high = 0x9F
+            case 0xF0: count = 3; low = 0x90
+            case 0xF1...0xF3: count = 3
+            case 0xF4: count = 3; high = 0x8F
+            default: return index
+            }
+            for step in 1...count {
+                guard index + step < bytes.count, bytes[index + step] >= (step == 1 ? low : 0x80), bytes[index + step] <= (step == 1 ? high : 0xBF) else { return index }
+            }
+            index += count + 1
+        }
+        return nil
+    }
+}
