@@ -177,7 +177,7 @@ public struct HTMLSource: SourceKind {
         }
         let decision = PageEncoding.decide(bytes)
         if let finding = decision.finding { sink.warnFile(pageFinding(finding.rule, finding.message, offset: finding.offset)) }
-        guard let document = HTMLDocument(bytes: bytes, url: text.displayPath, encoding: decision.encoding) else {
+        guard let document = HTMLDocument(bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding) else {
             sink.warnFile(pageFinding("html-parse", "libxml2 could not read the page at all; skipped"))
             return nil
         }
@@ -261,7 +261,7 @@ public struct HTMLSource: SourceKind {
     public func nextFile(after text: SourceText, path: String) -> String? {
         guard let nextXPath else { return nil }
         let decision = PageEncoding.decide(text.bytes)
-        guard let document = HTMLDocument(bytes: text.bytes, url: text.displayPath, encoding: decision.encoding),
+        guard let document = HTMLDocument(bytes: decision.transcoded ?? text.bytes, url: text.displayPath, encoding: decision.encoding),
             let link = document.select(nextXPath).first, let href = HTMLDocument.attribute("href", of: link)?.trimmingCharacters(in: .whitespaces),
             !href.isEmpty
         else { return nil }

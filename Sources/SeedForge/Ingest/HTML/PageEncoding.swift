@@ -7,6 +7,8 @@ enum PageEncoding {
     struct Decision {
         let encoding: String
         let finding: (rule: String, message: String, offset: Int)?
+        /// The bytes to parse: the page's own, or transcoded to UTF-8.
+        var transcoded: [UInt8]?
     }
 
     static func decide(_ bytes: [UInt8]) -> Decision {
@@ -22,7 +24,30 @@ enum PageEncoding {
             return Decision(encoding: declared, finding: nil)
         }
         let claim = declared.map { "declares \($0)" } ?? "declares no charset"
-        return Decision(encoding: "windows-1252", finding: ("invalid-utf8", "the page \(claim) but its bytes are not UTF-8; read as windows-1252", invalid))
+        return Decision(
+            encoding: "UTF-8", finding: ("invalid-utf8", "the page \(claim) but its bytes are not UTF-8; read as windows-1252", invalid),
+            transcoded: windows1252ToUTF8(bytes))
+    }
+
+    /// The characters windows-1252 puts at 0x80...0x9F (undefined ones kept as C1 controls).
+    static let windows1252High: [UInt32] = [
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+    ]
+
+    /// Windows-1252 bytes as UTF-8 (line breaks stay where they were).
+    static func windows1252ToUTF8(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8)
+        for byte in bytes {
+            if byte < 0x80 {
+                out.append(byte)
+                continue
+            }
+            let scalar = byte < 0xA0 ? windows1252High[Int(byte - 0x80)] : UInt32(byte)
+            out.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+        }
+        return out
     }
 
     static func isUTF8(_ name: String) -> Bool { ["utf-8", "utf8"].contains(name.lowercased()) }
