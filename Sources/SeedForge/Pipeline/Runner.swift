@@ -75,7 +75,21 @@ public enum Runner {
         for source in pipeline.sources {
             let clock = ContinuousClock.now
             var pages: [PageMetadata] = []
+            // Independent pages (an HTML glob) are extracted on several cores, in batches,
+            // and taken in file order: the same result as one at a time.
+            if let pagewise = source.kind as? any PagewiseSource, pagewise.readsPagesInParallel, options.threads > 1, source.files.count > 1 {
+                try readPagesInParallel(source, pagewise, state: state, options: options, inputs: &inputs, datasetPaths: &datasetPaths, pipeline: pipeline)
+                let read = state.ingested[source.collection] ?? 0
+                let kept = state.records(source.collection).count
+                state.stepStats.append(StepStat(
+                    label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,
+                    recordsOut: kept, rejected: read - kept, duplicates: 0,
+                    warnings: state.warnings.filter { $0.collection == source.collection }.count, seconds: seconds(since: clock)))
+                logger.info("ingest \(source.collection): \(read) records read, \(read - kept) rejected")
+                continue
+            }
             var files = source.files
+            let sourceRoot = URL(fileURLWithPath: source.files[0]).deletingLastPathComponent().path
             var visited: Set<String> = []
             var fileIndex = 0
             while fileIndex < files.count {
@@ -90,7 +104,7 @@ public enum Runner {
                     text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
                     text.pageNumber = fileIndex
                     text.absolutePath = file
-                    text.sourceRoot = URL(fileURLWithPath: source.files[0]).deletingLastPathComponent().path
+                    text.sourceRoot = sourceRoot
                     state.keep(text)
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                     // Sources that follow "next" links find their next file in this one.
@@ -227,6 +241,41 @@ public enum Runner {
         return RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
             outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])
+    }
+
+    static func readPagesInParallel(
+        _ source: SourceDefinition, _ pagewise: any PagewiseSource, state: RunState, options: RunOptions,
+        inputs: inout [Manifest.Input], datasetPaths: inout [String: String], pipeline: Pipeline
+    ) throws {
+        let batch = 256
+        var start = 0
+        while start < source.files.count {
+            let files = Array(source.files[start..<min(start + batch, source.files.count)])
+            let firstNumber = start + 1
+            let root = URL(fileURLWithPath: source.files[0]).deletingLastPathComponent().path
+            let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = Parallel.run(files.count) { index in
+                Result {
+                    let contents = try InputFile.read(files[index])
+                    let text = SourceText(displayPath: Paths.display(files[index]), bytes: contents.text)
+                    text.pageNumber = firstNumber + index
+                    text.absolutePath = files[index]
+                    text.sourceRoot = root
+                    return (contents, text, pagewise.extractPage(text, mapping: source.mapping))
+                }
+            }
+            for (index, result) in results.enumerated() {
+                let (contents, text, page) = try result.get()
+                state.keep(text)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: 1)
+                sink.take(page)
+                state.ingested[source.collection, default: 0] += sink.count
+                let datasetPath = Paths.relative(files[index], to: pipeline.baseDirectory)
+                datasetPaths[text.displayPath] = datasetPath
+                inputs.append(Manifest.Input(
+                    collection: source.collection, file: datasetPath, sha256: SHA256.hex(contents.raw), bytes: contents.raw.count, records: sink.count))
+            }
+            start += batch
+        }
     }
 
     /// Runs consecutive validate steps as one pass per collection, so a record that

@@ -34,14 +34,24 @@ final class HTMLDocument {
         }
     }
 
-    deinit { xmlFreeDoc(document) }
+    /// One XPath context and each expression compiled once, for the whole document.
+    private var context: xmlXPathContextPtr?
+    private var compiled: [String: xmlXPathCompExprPtr] = [:]
+
+    deinit {
+        for expression in compiled.values { xmlXPathFreeCompExpr(expression) }
+        if let context { xmlXPathFreeContext(context) }
+        xmlFreeDoc(document)
+    }
 
     /// The nodes an XPath expression selects, from the document or below `node`.
     func select(_ xpath: String, from node: xmlNodePtr? = nil) -> [xmlNodePtr] {
-        guard let context = xmlXPathNewContext(document) else { return [] }
-        defer { xmlXPathFreeContext(context) }
-        if let node { context.pointee.node = node }
-        guard let result = xmlXPathEvalExpression(xpath, context) else { return [] }
+        if context == nil { context = xmlXPathNewContext(document) }
+        guard let context else { return [] }
+        if compiled[xpath] == nil { compiled[xpath] = xmlXPathCompile(xpath) }
+        guard let expression = compiled[xpath] else { return [] }
+        context.pointee.node = node ?? xmlDocGetRootElement(document)
+        guard let result = xmlXPathCompiledEval(expression, context) else { return [] }
         defer { xmlXPathFreeObject(result) }
         guard let set = result.pointee.nodesetval else { return [] }
         return (0..<Int(set.pointee.nodeNr)).compactMap { set.pointee.nodeTab[$0] }

@@ -7,7 +7,7 @@ import Foundation
 /// converter and whether it is required. Pages are a glob (`path`), or a start page
 /// (`path`) whose `next` link is followed. Page problems (markup errors recovered, charset
 /// trouble, an empty or binary file, a page without items) are warnings naming the file.
-public struct HTMLSource: SourceKind {
+public struct HTMLSource: PagewiseSource {
     public static let spec = KindSpec(
         stage: .ingest, name: "html",
         summary: "Records from saved HTML pages (libxml2): an items selector, and per field a selector, what to take and a converter.",
@@ -162,32 +162,41 @@ public struct HTMLSource: SourceKind {
     }
 
     public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
+        sink.take(extractPage(text, mapping: sink.mapping))
+        return nil
+    }
+
+    /// Pages are independent unless they are found by following links.
+    public var readsPagesInParallel: Bool { nextXPath == nil }
+
+    public func extractPage(_ text: SourceText, mapping: FieldMapping) -> ExtractedPage {
+        var page = ExtractedPage()
         text.fieldSelectors = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.selector) })
         func pageFinding(_ rule: String, _ message: String, offset: Int = 0) -> Finding {
             Finding(rule: rule, severity: .warning, message: message, location: text.location(ofOffset: offset, pointer: "page \(text.pageNumber)"))
         }
         let bytes = text.bytes
         if bytes.allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
-            sink.warnFile(pageFinding("empty-page", "the page is empty"))
-            return nil
+            page.fileFindings.append(pageFinding("empty-page", "the page is empty"))
+            return page
         }
         if bytes.prefix(8192).contains(0) {
-            sink.warnFile(pageFinding("not-html", "the file is binary, not an HTML page (it holds NUL bytes); skipped"))
-            return nil
+            page.fileFindings.append(pageFinding("not-html", "the file is binary, not an HTML page (it holds NUL bytes); skipped"))
+            return page
         }
         let decision = PageEncoding.decide(bytes)
-        if let finding = decision.finding { sink.warnFile(pageFinding(finding.rule, finding.message, offset: finding.offset)) }
+        if let finding = decision.finding { page.fileFindings.append(pageFinding(finding.rule, finding.message, offset: finding.offset)) }
         guard let document = HTMLDocument(bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding) else {
-            sink.warnFile(pageFinding("html-parse", "libxml2 could not read the page at all; skipped"))
-            return nil
+            page.fileFindings.append(pageFinding("html-parse", "libxml2 could not read the page at all; skipped"))
+            return page
         }
         if document.errorCount > 0, let first = document.firstError {
             let offset = first.line > 0 ? text.offset(ofLine: first.line) : 0
-            sink.warnFile(pageFinding("html-markup", "\(document.errorCount) markup error\(document.errorCount == 1 ? "" : "s") recovered from; the first: \(first.message)", offset: offset))
+            page.fileFindings.append(pageFinding("html-markup", "\(document.errorCount) markup error\(document.errorCount == 1 ? "" : "s") recovered from; the first: \(first.message)", offset: offset))
         }
         let items = document.select(itemsXPath)
         if items.isEmpty {
-            sink.warnFile(pageFinding("no-items", "no element matches the items selector '\(itemsSelector)' on this page"))
+            page.fileFindings.append(pageFinding("no-items", "no element matches the items selector '\(itemsSelector)' on this page"))
         }
         let pageURL = pageAddress(text)
         for (index, item) in items.enumerated() {
@@ -201,9 +210,9 @@ public struct HTMLSource: SourceKind {
                     findings.append(Finding(rule: problem.rule, message: problem.message, location: origin.location(of: FieldPath(components: [.key(field.name)])), field: field.name, value: problem.value))
                 }
             }
-            sink.accept(.object(object), origin: origin, also: findings)
+            page.entries.append(.withFindings(.object(object), origin, findings))
         }
-        return nil
+        return page
     }
 
     /// The value of one field of an item, or the problem that stops it.
