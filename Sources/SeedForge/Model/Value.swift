@@ -8,7 +8,7 @@ public enum Value: Hashable, Sendable {
     case int(Int64)
     case double(Double)
     /// An exact decimal number kept as its canonical text (`51.77`, `-1299`, `0.5`): money
-    /// amounts never become binary floats. See `Decimal.canonical`.
+    /// amounts never become binary floats. See `ExactDecimal.canonical`.
     case decimal(String)
     case string(String)
     case array([Value])

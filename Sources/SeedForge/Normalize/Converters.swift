@@ -59,7 +59,7 @@ public enum Converters {
         } else {
             digits = number
         }
-        guard let amount = Decimal.canonical(digits) else { return nil }
+        guard let amount = ExactDecimal.canonical(digits) else { return nil }
         return (amount, currency)
     }
 

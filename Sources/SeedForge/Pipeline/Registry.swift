@@ -5,7 +5,7 @@ public enum Registry {
         RequiredRule.self, RangeRule.self, StepRule.self, LengthRule.self, URLRule.self,
         TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
     ]
-    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self]
+    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self]
     public static let enrichers: [any Step.Type] = [RatingSummary.self]
     public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self]
     public static let formats: [any OutputFormat.Type] = [

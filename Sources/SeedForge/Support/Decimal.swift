@@ -1,6 +1,6 @@
 /// Exact decimal numbers as canonical text: an optional minus, digits without leading
 /// zeros, and a fraction without trailing zeros (`051.770` → `51.77`, `-0.0` → `0`).
-public enum Decimal {
+public enum ExactDecimal {
     /// The canonical form of a plain decimal (digits, at most one '.', optional '-'),
     /// or nil when `text` is not one.
     public static func canonical(_ text: String) -> String? {

@@ -64,11 +64,11 @@ struct CSSAndConverterTests {
     }
 
     @Test func decimalsAreCanonicalAndExact() {
-        #expect(Decimal.canonical("051.770") == "51.77")
-        #expect(Decimal.canonical("-0.0") == "0")
-        #expect(Decimal.canonical("1.") == "1")
-        #expect(Decimal.canonical(".5") == "0.5")
-        #expect(Decimal.canonical("1e3") == nil)
+        #expect(ExactDecimal.canonical("051.770") == "51.77")
+        #expect(ExactDecimal.canonical("-0.0") == "0")
+        #expect(ExactDecimal.canonical("1.") == "1")
+        #expect(ExactDecimal.canonical(".5") == "0.5")
+        #expect(ExactDecimal.canonical("1e3") == nil)
         #expect(JSONWriter.compact(.decimal("0.30000000000000000001")) == "0.30000000000000000001")
     }
 

@@ -1,0 +1,131 @@
+import CLibXML2
+import Foundation
+
+/// `normalize: convert`: the field converters of the `html` source, for any source kind:
+/// a price text to an exact amount or its ISO 4217 currency, a link to an absolute URL,
+/// text to a number, or `text`: HTML entities decoded (`&amp;`, `&eacute;`, `&#233;`) and
+/// white space collapsed. A value that does not convert rejects the record (rule `price`,
+/// `url` or `number`).
+public struct Convert: Step {
+    public static let spec = KindSpec(
+        stage: .normalize, name: "convert",
+        summary: "Convert a text field: price-amount, price-currency, url, number, integer, or text (entities decoded, white space collapsed).",
+        keys: [
+            CommonKeys.collection,
+            KeySpec("field", required: true, "the text field to convert"),
+            KeySpec("to", required: true, "price-amount (exact decimal), price-currency (ISO 4217), url, number, integer or text"),
+            KeySpec("into", "a new field for the result (default: the field itself)"),
+            KeySpec("base-url", "for to: url, the address relative links are resolved against"),
+        ],
+        example: """
+            - normalize: convert
+              collection: offers
+              field: priceText
+              to: price-amount
+              into: price
+            """)
+
+    public enum Target: String, CaseIterable, Sendable {
+        case priceAmount = "price-amount", priceCurrency = "price-currency", url, number, integer, text
+    }
+
+    public let collection: String
+    let field: FieldID
+    let into: FieldID
+    let target: Target
+    let base: URL?
+    let name: String
+
+    public init(config: ConfigMap, plan: PipelinePlan) throws {
+        collection = try plan.collection(config)
+        field = try plan.field(config, key: "field", in: collection)
+        name = plan.schema(collection)[field].name
+        target = try config.choice("to", Target.self, choices: Target.allCases) ?? { throw config.error("\(config.what) is missing required key 'to'") }()
+        if let intoNode = config["into"] {
+            let type: FieldType
+            switch target {
+            case .priceAmount: type = .decimal
+            case .number: type = .number
+            case .integer: type = .integer
+            default: type = .string
+            }
+            into = try plan.addField(intoNode.string("'into'"), type: type, to: collection, at: intoNode)
+        } else {
+            into = field
+        }
+        if let text = try config.string("base-url") {
+            guard let url = URL(string: text), url.scheme != nil else { throw config["base-url"]!.error("'base-url' must be an absolute URL") }
+            base = url
+        } else {
+            base = nil
+        }
+    }
+
+    public func run(_ state: RunState) throws {
+        let path = state.schemas[collection]![field].sourcePath
+        state.transformRecords(collection, step: "normalize: convert", parallel: true) { record in
+            guard case .string(let text) = record[field] else {
+                if into != field { record[into] = .null }
+                return []
+            }
+            func fail(_ rule: String, _ message: String) -> [Finding] {
+                [Finding(rule: rule, message: "\(name): \(message)", location: record.origin.location(of: path), field: name, value: .string(text))]
+            }
+            switch target {
+            case .text:
+                record[into] = .string(Trim.collapsed(Self.decodeEntities(text)))
+            case .url:
+                guard let url = Converters.absoluteURL(text, base: base) else { return fail("url", "'\(text)' is not a URL\(base == nil ? " (relative links need base-url)" : "")") }
+                record[into] = .string(url)
+            case .priceAmount, .priceCurrency:
+                guard let price = Converters.price(text) else { return fail("price", "cannot read a price from '\(text)'") }
+                if target == .priceAmount {
+                    record[into] = .decimal(price.amount)
+                } else {
+                    guard let currency = price.currency else { return fail("price", "'\(text)' names no currency") }
+                    record[into] = .string(currency)
+                }
+            case .number:
+                guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else { return fail("number", "'\(text)' is not a number") }
+                record[into] = .double(number)
+            case .integer:
+                guard let number = Int64(text.trimmingCharacters(in: .whitespaces)) else { return fail("number", "'\(text)' is not a whole number") }
+                record[into] = .int(number)
+            }
+            return []
+        }
+    }
+
+    /// HTML entities decoded: named ones from libxml2's HTML table, and numeric ones.
+    public static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let after = rest[rest.index(after: amp)...]
+            guard let semicolon = after.prefix(32).firstIndex(of: ";") else {
+                out += "&"
+                rest = after
+                continue
+            }
+            let name = String(after[..<semicolon])
+            var scalar: Unicode.Scalar?
+            if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                scalar = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+            } else if name.hasPrefix("#") {
+                scalar = UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init)
+            } else if let entity = htmlEntityLookup(name) {
+                scalar = Unicode.Scalar(entity.pointee.value)
+            }
+            if let scalar {
+                out.unicodeScalars.append(scalar)
+                rest = after[after.index(after: semicolon)...]
+            } else {
+                out += "&"
+                rest = after
+            }
+        }
+        return out + rest
+    }
+}
