@@ -322,29 +322,19 @@ public struct JSONReader {
     /// above U+10FFFF.
     mutating func skipUTF8Sequence() throws {
         let lead = bytes[position]
-        var count: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: count = 1
-        case 0xE0: count = 2; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: count = 2
-        case 0xED: count = 2; high = 0x9F
-        case 0xF0: count = 3; low = 0x90
-        case 0xF1...0xF3: count = 3
-        case 0xF4: count = 3; high = 0x8F
-        default:
+        guard let (count, first, last) = UTF8Lead.sequence(lead) else {
             throw JSONSyntaxError(offset: position, message: "invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
         }
         var index = position + 1
-        while count > 0 {
+        var low = first
+        var high = last
+        for _ in 0..<count {
             guard index < end, bytes[index] >= low, bytes[index] <= high else {
                 throw JSONSyntaxError(offset: position, message: "invalid UTF-8 sequence starting with byte 0x\(String(lead, radix: 16, uppercase: true))")
             }
             low = 0x80
             high = 0xBF
             index += 1
-            count -= 1
         }
         position = index
     }

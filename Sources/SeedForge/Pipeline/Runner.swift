@@ -79,13 +79,7 @@ public enum Runner {
             // and taken in file order: the same result as one at a time.
             if let pagewise = source.kind as? any PagewiseSource, pagewise.readsPagesInParallel, options.threads > 1, source.files.count > 1 {
                 try readPagesInParallel(source, pagewise, state: state, options: options, inputs: &inputs, datasetPaths: &datasetPaths, pipeline: pipeline)
-                let read = state.ingested[source.collection] ?? 0
-                let kept = state.records(source.collection).count
-                state.stepStats.append(StepStat(
-                    label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,
-                    recordsOut: kept, rejected: read - kept, duplicates: 0,
-                    warnings: state.warnings.filter { $0.collection == source.collection }.count, seconds: seconds(since: clock)))
-                logger.info("ingest \(source.collection): \(read) records read, \(read - kept) rejected")
+                recordIngest(source, state: state, since: clock, logger: logger)
                 continue
             }
             var files = source.files
@@ -134,13 +128,7 @@ public enum Runner {
                 state.sourceErrors += problems.map { (source.collection, $0) }
                 state.orderByPage(source.collection, pages: pages)
             }
-            let read = state.ingested[source.collection] ?? 0
-            let kept = state.records(source.collection).count
-            state.stepStats.append(StepStat(
-                label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,
-                recordsOut: kept, rejected: read - kept, duplicates: 0,
-                warnings: state.warnings.filter { $0.collection == source.collection }.count, seconds: seconds(since: clock)))
-            logger.info("ingest \(source.collection): \(read) records read, \(read - kept) rejected")
+            recordIngest(source, state: state, since: clock, logger: logger)
         }
 
         var thresholdFailures: [String] = []
@@ -241,6 +229,17 @@ public enum Runner {
         return RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
             outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])
+    }
+
+    /// The ingest step's statistics and progress line for one source.
+    static func recordIngest(_ source: SourceDefinition, state: RunState, since clock: ContinuousClock.Instant, logger: Logger) {
+        let read = state.ingested[source.collection] ?? 0
+        let kept = state.records(source.collection).count
+        state.stepStats.append(StepStat(
+            label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,
+            recordsOut: kept, rejected: read - kept, duplicates: 0,
+            warnings: state.warnings.filter { $0.collection == source.collection }.count, seconds: seconds(since: clock)))
+        logger.info("ingest \(source.collection): \(read) records read, \(read - kept) rejected")
     }
 
     static func readPagesInParallel(

@@ -74,19 +74,7 @@ enum PageEncoding {
                 index += 1
                 continue
             }
-            var count = 0
-            var low: UInt8 = 0x80
-            var high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: count = 1
-            case 0xE0: count = 2; low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: count = 2
-            case 0xED: count = 2; high = 0x9F
-            case 0xF0: count = 3; low = 0x90
-            case 0xF1...0xF3: count = 3
-            case 0xF4: count = 3; high = 0x8F
-            default: return index
-            }
+            guard let (count, low, high) = UTF8Lead.sequence(lead) else { return index }
             for step in 1...count {
                 guard index + step < bytes.count, bytes[index + step] >= (step == 1 ? low : 0x80), bytes[index + step] <= (step == 1 ? high : 0xBF) else { return index }
             }
