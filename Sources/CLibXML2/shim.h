@@ -36,6 +36,14 @@ static void seedforge_xml_collect(void *context, xmlErrorPtr error) {
     errors->count++;
 }
 
+static void seedforge_xml_ignore(void *context, xmlErrorPtr error) { (void)context; (void)error; }
+
+/* Runs XPath work without libxml2 printing errors (unknown functions, bad expressions):
+   seedforge reports them itself. */
+static inline void seedforge_xml_quiet(int on) {
+    if (on) xmlSetStructuredErrorFunc(NULL, seedforge_xml_ignore); else xmlSetStructuredErrorFunc(NULL, NULL);
+}
+
 /* Parses HTML from memory with the given encoding: recovery on, no network, no
    external entities, errors to `errors` instead of standard error. */
 static inline htmlDocPtr seedforge_html_parse(const char *bytes, int length, const char *url, const char *encoding,

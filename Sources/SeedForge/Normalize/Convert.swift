@@ -86,10 +86,10 @@ public struct Convert: Step {
                     record[into] = .string(currency)
                 }
             case .number:
-                guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else { return fail("number", "'\(text)' is not a number") }
+                guard let number = Converters.number(text) else { return fail("number", "'\(text)' is not a number") }
                 record[into] = .double(number)
             case .integer:
-                guard let number = Int64(text.trimmingCharacters(in: .whitespaces)) else { return fail("number", "'\(text)' is not a whole number") }
+                guard let number = Converters.integer(text) else { return fail("number", "'\(text)' is not a whole number") }
                 record[into] = .int(number)
             }
             return []

@@ -17,6 +17,7 @@ public enum Converters {
         // One pass: digits and separators make the number, letters make words (an ISO code
         // or a symbol's prefix such as R$), symbols name the currency.
         var number = ""
+        var tokens: [String] = []
         var words: [String] = []
         var word = ""
         var symbolCurrency: String?
@@ -25,9 +26,12 @@ public enum Converters {
                 if !word.isEmpty { words.append(word); word = "" }
                 number.append(character)
             } else if character.isLetter {
+                if !number.isEmpty { tokens.append(number); number = "" }
                 word.append(character)
             } else {
+                if !number.isEmpty { tokens.append(number); number = "" }
                 if let code = symbolCode(character, after: word) {
+                    if let earlier = symbolCurrency, earlier != code { return nil }
                     symbolCurrency = code
                     word = ""
                 } else if !word.isEmpty {
@@ -38,15 +42,33 @@ public enum Converters {
             }
         }
         if !word.isEmpty { words.append(word) }
-        let currency = symbolCurrency ?? words.first { $0.count == 3 && $0.allSatisfy { $0.isUppercase && $0.isASCII } }
+        if !number.isEmpty { tokens.append(number) }
+        // A sign before the symbol ("-£3.50") belongs to the number after it.
+        if tokens.count > 1, tokens[0] == "-" { tokens = ["-" + tokens[1]] + tokens.dropFirst(2) }
+        // Several runs of digits join only as space-separated thousands: "1 234,56".
+        guard let firstToken = tokens.first else { return nil }
+        for token in tokens.dropFirst() where !(token.prefix(while: \.isASCIIDigit).count == 3) { return nil }
+        number = firstToken + tokens.dropFirst().joined()
+        let codes = words.filter { $0.count == 3 && $0.allSatisfy { $0.isUppercase && $0.isASCII } }
+        if Set(codes + (symbolCurrency.map { [$0] } ?? [])).count > 1 { return nil }
+        let currency = symbolCurrency ?? codes.first
         if words.contains(where: { !($0.count == 3 && $0.allSatisfy { $0.isUppercase && $0.isASCII }) }) { return nil }
         guard number.contains(where: \.isASCIIDigit) else { return nil }
         let dots = number.filter { $0 == "." }.count
         let commas = number.filter { $0 == "," }.count
         var digits: String
+        // Currencies with three decimals (Bahraini dinar...) read "1.250" as one and a quarter.
+        let threeDecimals: Set<String> = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]
+        /// Whether a lone separator groups thousands: exactly three digits after it, one to
+        /// three before it that are not just "0" (`0,500` is a half), and not a currency
+        /// with three decimals.
         func grouped(_ separator: Character) -> Bool {
             let groups = number.split(separator: separator, omittingEmptySubsequences: false)
-            return groups.count > 2 || (groups.count == 2 && groups[1].count == 3 && groups[0].count <= 3 && groups[0].count >= 1)
+            if groups.count > 2 { return true }
+            guard groups.count == 2, groups[1].count == 3 else { return false }
+            let whole = groups[0].filter(\.isASCIIDigit)
+            guard (1...3).contains(whole.count), whole.first != "0" else { return false }
+            return !(currency.map(threeDecimals.contains) ?? false)
         }
         if dots > 0 && commas > 0 {
             let decimalIsComma = number.lastIndex(of: ",")! > number.lastIndex(of: ".")!
@@ -87,16 +109,35 @@ public enum Converters {
         }
     }
 
+    /// A number written plainly or with comma thousands (`1,234.5`); nil otherwise
+    /// (`1,5` is not read as fifteen).
+    public static func number(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let plain = Double(trimmed), !trimmed.contains(where: { $0.isLetter }) { return plain }
+        guard trimmed.range(of: "^-?[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]+)?$", options: .regularExpression) != nil else { return nil }
+        return Double(trimmed.replacingOccurrences(of: ",", with: ""))
+    }
+
+    public static func integer(_ text: String) -> Int64? {
+        guard let value = number(text), value.rounded() == value, abs(value) < 9.2e18 else { return nil }
+        return Int64(value)
+    }
+
+    /// Schemes a converted URL may have.
+    static let urlSchemes: Set<String> = ["http", "https", "file", "ftp"]
+
     /// `reference` resolved against `base` (an absolute URL) into an absolute URL.
     public static func absoluteURL(_ reference: String, base: URL?) -> String? {
         let trimmed = reference.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         // A plain relative path (`products/a.html`) joins the base's folder as it is.
-        if let base, isPlainRelative(trimmed) {
+        if let base, isPlainRelative(trimmed), trimmed.allSatisfy(\.isASCII) {
             let folder = base.absoluteString.hasSuffix("/") ? base.absoluteString : String(base.absoluteString[...base.absoluteString.lastIndex(of: "/")!])
             if base.query == nil, base.fragment == nil, folder.contains("://") { return folder + trimmed }
         }
-        if let absolute = URL(string: trimmed), absolute.scheme != nil { return absolute.absoluteString }
+        if let absolute = URL(string: trimmed), let scheme = absolute.scheme {
+            return urlSchemes.contains(scheme.lowercased()) ? absolute.absoluteString : nil
+        }
         guard let base, let resolved = URL(string: trimmed, relativeTo: base) else { return nil }
         return resolved.absoluteURL.standardized.absoluteString
     }

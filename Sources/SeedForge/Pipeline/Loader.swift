@@ -173,16 +173,30 @@ public enum Loader {
         guard collector.errors.isEmpty, let kindType, let kind, let files, let unknown else { throw DefinitionErrors(collector.errors) }
         return SourceDefinition(
             collection: collection, kindName: kindType.spec.name, kind: kind, files: files,
-            mapping: FieldMapping(fields: schema.fields, unknownFields: unknown))
+            mapping: FieldMapping(fields: schema.fields, unknownFields: unknown), root: root(of: config, plan: plan))
+    }
+
+    /// The folder a source's `path` starts from: the folder part before any glob character
+    /// (`pages/*/*.html` → `pages`), or the file's own folder.
+    static func root(of config: ConfigMap, plan: PipelinePlan) -> String {
+        let pattern = (try? config.string("path")).flatMap { $0 } ?? ""
+        let full = pattern.hasPrefix("/") ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern)
+        var components: [String] = []
+        for component in full.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+            if component.contains(where: { "*?[".contains($0) }) { break }
+            components.append(String(component))
+        }
+        return URL(fileURLWithPath: components.joined(separator: "/")).standardizedFileURL.path
     }
 
     /// Resolves `path:` against the pipeline's folder: a file, or a glob in sorted order.
     static func resolveFiles(_ config: ConfigMap, plan: PipelinePlan, what: String) throws -> [String] {
         let node = try config.require("path")
         let pattern = try node.string("'path' of \(what)")
-        let full = pattern.hasPrefix("/") ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern)
+        let full = URL(fileURLWithPath: pattern.hasPrefix("/") ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern))
+            .standardizedFileURL.path
         if pattern.contains(where: { "*?[".contains($0) }) {
-            let matches = Glob.expand(full)
+            let matches = Glob.expand(full).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             guard !matches.isEmpty else {
                 throw node.error("no file matches '\(pattern)' (paths are relative to the folder of \(plan.file))")
             }

@@ -6,6 +6,8 @@ public struct SourceDefinition: Sendable {
     /// Resolved paths, in read order.
     public internal(set) var files: [String]
     public let mapping: FieldMapping
+    /// The folder the source's path starts from (HTML pages' addresses are relative to it).
+    public let root: String
 }
 
 /// A step of a loaded pipeline.

@@ -83,7 +83,7 @@ public enum Runner {
                 continue
             }
             var files = source.files
-            let sourceRoot = URL(fileURLWithPath: source.files[0]).deletingLastPathComponent().path
+            let sourceRoot = source.root
             var visited: Set<String> = []
             var fileIndex = 0
             while fileIndex < files.count {
@@ -251,7 +251,7 @@ public enum Runner {
         while start < source.files.count {
             let files = Array(source.files[start..<min(start + batch, source.files.count)])
             let firstNumber = start + 1
-            let root = URL(fileURLWithPath: source.files[0]).deletingLastPathComponent().path
+            let root = source.root
             let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = Parallel.run(files.count) { index in
                 Result {
                     let contents = try InputFile.read(files[index])
@@ -263,7 +263,16 @@ public enum Runner {
                 }
             }
             for (index, result) in results.enumerated() {
-                let (contents, text, page) = try result.get()
+                let contents: InputFile.Contents
+                let text: SourceText
+                let page: ExtractedPage
+                do {
+                    (contents, text, page) = try result.get()
+                } catch let error as SourceError where !options.writeOutputs {
+                    // As when reading one page at a time: validation reports it and goes on.
+                    state.sourceErrors.append((source.collection, error))
+                    continue
+                }
                 state.keep(text)
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: 1)
                 sink.take(page)

@@ -74,7 +74,7 @@ public enum CSSSelector {
             }
             xpath += combinator + (try compound(&scanner, selector))
             combinator = "//"
-            if let next = scanner.peek, next == " " || next == ">" { continue }
+            if let next = scanner.peek, next == " " || next == "\t" || next == ">" { continue }
             guard scanner.atEnd else { throw SyntaxError(message: "unexpected '\(scanner.peek!)' in '\(selector)'") }
         }
         if combinator == "/" { throw SyntaxError(message: "'\(selector)' ends with '>'") }
@@ -91,7 +91,7 @@ public enum CSSSelector {
         } else if let first = scanner.peek, first.isLetter {
             tag = scanner.identifier().lowercased()
         }
-        while let next = scanner.peek, !(next == " " || next == ">") {
+        while let next = scanner.peek, !(next == " " || next == "\t" || next == ">") {
             switch next {
             case ".":
                 scanner.advance()
@@ -136,7 +136,8 @@ public enum CSSSelector {
 
     static func attribute(_ scanner: inout Scanner, _ selector: String) throws -> String {
         scanner.skipSpaces()
-        let name = scanner.identifier()
+        // HTML attribute names are case-insensitive; libxml2 stores them in lower case.
+        let name = scanner.identifier().lowercased()
         guard !name.isEmpty else { throw SyntaxError(message: "'[' without an attribute name in '\(selector)'") }
         scanner.skipSpaces()
         if scanner.peek == "]" {
@@ -165,12 +166,14 @@ public enum CSSSelector {
         guard scanner.peek == "]" else { throw SyntaxError(message: "unclosed '[' in '\(selector)'") }
         scanner.advance()
         let v = literal(value)
+        // CSS: an empty value after ^= $= *= ~= matches nothing.
+        if value.isEmpty, op != "=" { return "false()" }
         switch op {
         case "=": return "@\(name)=\(v)"
         case "~=": return "contains(concat(' ', normalize-space(@\(name)), ' '), \(literal(" \(value) ")))"
         case "^=": return "starts-with(@\(name), \(v))"
         case "*=": return "contains(@\(name), \(v))"
-        case "$=": return "substring(@\(name), string-length(@\(name)) - \(value.count - 1))=\(v)"
+        case "$=": return "substring(@\(name), string-length(@\(name)) - \(value.unicodeScalars.count - 1))=\(v)"
         default: throw SyntaxError(message: "attribute operator '\(op)' is not supported in '\(selector)'; supported: =, ~=, ^=, $=, *=")
         }
     }

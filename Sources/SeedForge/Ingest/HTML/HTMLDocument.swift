@@ -46,20 +46,46 @@ final class HTMLDocument {
 
     /// The nodes an XPath expression selects, from the document or below `node`.
     func select(_ xpath: String, from node: xmlNodePtr? = nil) -> [xmlNodePtr] {
-        if context == nil { context = xmlXPathNewContext(document) }
-        guard let context else { return [] }
-        if compiled[xpath] == nil { compiled[xpath] = xmlXPathCompile(xpath) }
-        guard let expression = compiled[xpath] else { return [] }
-        context.pointee.node = node ?? xmlDocGetRootElement(document)
-        guard let result = xmlXPathCompiledEval(expression, context) else { return [] }
+        guard let result = evaluate(xpath, from: node) else { return [] }
         defer { xmlXPathFreeObject(result) }
-        guard let set = result.pointee.nodesetval else { return [] }
+        guard result.pointee.type == XPATH_NODESET, let set = result.pointee.nodesetval else { return [] }
         return (0..<Int(set.pointee.nodeNr)).compactMap { set.pointee.nodeTab[$0] }
+    }
+
+    /// The value of an XPath expression that computes text or a number
+    /// (`normalize-space(.//h3)`, `count(li)`), nil for one that selects nodes.
+    func string(_ xpath: String, from node: xmlNodePtr?) -> String? {
+        guard let result = evaluate(xpath, from: node) else { return nil }
+        defer { xmlXPathFreeObject(result) }
+        guard result.pointee.type != XPATH_NODESET, let text = xmlXPathCastToString(result) else { return nil }
+        defer { seedforge_xml_free(text) }
+        return String(cString: text)
+    }
+
+    private func evaluate(_ xpath: String, from node: xmlNodePtr?) -> xmlXPathObjectPtr? {
+        if context == nil { context = xmlXPathNewContext(document) }
+        guard let context else { return nil }
+        seedforge_xml_quiet(1)
+        defer { seedforge_xml_quiet(0) }
+        if compiled[xpath] == nil { compiled[xpath] = xmlXPathCompile(xpath) }
+        guard let expression = compiled[xpath] else { return nil }
+        context.pointee.node = node ?? xmlDocGetRootElement(document)
+        return xmlXPathCompiledEval(expression, context)
+    }
+
+    /// Whether libxml2 can decode a charset name.
+    static func knowsEncoding(_ name: String) -> Bool {
+        _ = initialised
+        guard let handler = xmlFindCharEncodingHandler(name) else { return false }
+        xmlCharEncCloseFunc(handler)
+        return true
     }
 
     /// Whether an XPath expression compiles (for checking selectors when a pipeline loads).
     static func compiles(_ xpath: String) -> Bool {
         _ = initialised
+        seedforge_xml_quiet(1)
+        defer { seedforge_xml_quiet(0) }
         guard let compiled = xmlXPathCompile(xpath) else { return false }
         xmlXPathFreeCompExpr(compiled)
         return true

@@ -71,6 +71,9 @@ public struct HTMLSource: PagewiseSource {
         itemsXPath = try Self.xpath(itemsSelector, relative: false, at: itemsNode)
         fields = try Self.parseFields(config).fields
         if let nextNode = config["next"] {
+            if let path = try config.string("path"), path.contains(where: { "*?[".contains($0) }) {
+                throw nextNode.error("'next' follows links from one start page: give 'path' a single file, not the glob '\(path)'")
+            }
             nextXPath = try Self.xpath(try nextNode.string("'next'"), relative: false, at: nextNode)
         } else {
             nextXPath = nil
@@ -175,14 +178,22 @@ public struct HTMLSource: PagewiseSource {
         func pageFinding(_ rule: String, _ message: String, offset: Int = 0) -> Finding {
             Finding(rule: rule, severity: .warning, message: message, location: text.location(ofOffset: offset, pointer: "page \(text.pageNumber)"))
         }
-        let bytes = text.bytes
-        if bytes.allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
+        var bytes = text.bytes
+        let hasBOM = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+        if bytes.dropFirst(hasBOM ? 3 : 0).allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
             page.fileFindings.append(pageFinding("empty-page", "the page is empty"))
             return page
         }
-        if bytes.prefix(8192).contains(0) {
+        let utf16 = bytes.count >= 2 && ((bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF))
+        if !utf16, bytes.prefix(8192).contains(0) {
             page.fileFindings.append(pageFinding("not-html", "the file is binary, not an HTML page (it holds NUL bytes); skipped"))
             return page
+        }
+        if !utf16, let firstNUL = bytes.firstIndex(of: 0) {
+            // libxml2 would stop reading at a NUL: replace each with U+FFFD, as browsers do.
+            let count = bytes.filter { $0 == 0 }.count
+            page.fileFindings.append(pageFinding("nul-bytes", "\(count) NUL byte\(count == 1 ? "" : "s") replaced by U+FFFD", offset: firstNUL))
+            bytes = bytes.flatMap { $0 == 0 ? [0xEF, 0xBF, 0xBD] : [$0] }
         }
         let decision = PageEncoding.decide(bytes)
         if let finding = decision.finding { page.fileFindings.append(pageFinding(finding.rule, finding.message, offset: finding.offset)) }
@@ -218,6 +229,10 @@ public struct HTMLSource: PagewiseSource {
     /// The value of one field of an item, or the problem that stops it.
     func extract(_ field: Field, from item: xmlNodePtr, in document: HTMLDocument, page: URL?) -> (Value, (rule: String, message: String, value: Value)?) {
         guard let node = document.select(field.xpath, from: item).first else {
+            // An XPath that computes text (normalize-space(...), concat(...)) gives it directly.
+            if let computed = document.string(field.xpath, from: item).map(Trim.collapsed), !computed.isEmpty {
+                return convert(computed, field, page: page)
+            }
             return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item", .null) : nil)
         }
         var raw: String?
@@ -225,7 +240,7 @@ public struct HTMLSource: PagewiseSource {
         case .text: raw = HTMLDocument.text(node)
         case .attribute(let name): raw = HTMLDocument.attribute(name, of: node).map(Trim.collapsed)
         case .classWord:
-            let words = (HTMLDocument.attribute("class", of: node) ?? "").split(separator: " ").map(String.init)
+            let words = (HTMLDocument.attribute("class", of: node) ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
             guard let mapped = words.lazy.compactMap({ field.map?[$0] }).first else {
                 let problem = field.required || !words.isEmpty
                     ? ("class-map", "\(field.name): no class word of '\(words.joined(separator: " "))' is in the field's map", Value.string(words.joined(separator: " "))) : nil
@@ -236,6 +251,11 @@ public struct HTMLSource: PagewiseSource {
         guard let text = raw, !text.isEmpty else {
             return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' found no \(field.take == .text ? "text" : "attribute value")", .null) : nil)
         }
+        return convert(text, field, page: page)
+    }
+
+    /// A field's text through its map or converter.
+    func convert(_ text: String, _ field: Field, page: URL?) -> (Value, (rule: String, message: String, value: Value)?) {
         if let map = field.map {
             guard let mapped = map[text] else { return (.null, ("class-map", "\(field.name): '\(text)' is not in the field's map", .string(text))) }
             return (mapped, nil)
@@ -251,10 +271,10 @@ public struct HTMLSource: PagewiseSource {
             guard let currency = price.currency else { return (.null, ("price", "\(field.name): '\(text)' names no currency", .string(text))) }
             return (.string(currency), nil)
         case .number:
-            guard let number = Double(text.replacingOccurrences(of: ",", with: "")) else { return (.null, ("number", "\(field.name): '\(text)' is not a number", .string(text))) }
+            guard let number = Converters.number(text) else { return (.null, ("number", "\(field.name): '\(text)' is not a number", .string(text))) }
             return (.double(number), nil)
         case .integer:
-            guard let number = Int64(text.replacingOccurrences(of: ",", with: "")) else { return (.null, ("number", "\(field.name): '\(text)' is not a whole number", .string(text))) }
+            guard let number = Converters.integer(text) else { return (.null, ("number", "\(field.name): '\(text)' is not a whole number", .string(text))) }
             return (.int(number), nil)
         }
     }
@@ -264,18 +284,23 @@ public struct HTMLSource: PagewiseSource {
     func pageAddress(_ text: SourceText) -> URL? {
         guard let baseURL else { return URL(fileURLWithPath: text.absolutePath ?? text.displayPath) }
         let relative = text.absolutePath.map { Paths.relative($0, to: text.sourceRoot ?? ($0 as NSString).deletingLastPathComponent) } ?? text.displayPath
-        return URL(string: relative, relativeTo: baseURL)
+        let encoded = relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative
+        return URL(string: encoded, relativeTo: baseURL)
     }
 
     public func nextFile(after text: SourceText, path: String) -> String? {
         guard let nextXPath else { return nil }
         let decision = PageEncoding.decide(text.bytes)
-        guard let document = HTMLDocument(bytes: decision.transcoded ?? text.bytes, url: text.displayPath, encoding: decision.encoding),
-            let link = document.select(nextXPath).first, let href = HTMLDocument.attribute("href", of: link)?.trimmingCharacters(in: .whitespaces),
-            !href.isEmpty
-        else { return nil }
-        let target = href.split(separator: "#").first.map(String.init) ?? href
-        if target.contains("://") { return target }
+        guard let document = HTMLDocument(bytes: decision.transcoded ?? text.bytes, url: text.displayPath, encoding: decision.encoding) else { return nil }
+        let href: String? = withExtendedLifetime(document) {
+            document.select(nextXPath).first.flatMap { HTMLDocument.attribute("href", of: $0) }?.trimmingCharacters(in: .whitespaces)
+        }
+        guard let href, !href.isEmpty else { return nil }
+        // Saved pages: the query and fragment do not name another file; escapes do.
+        var target = String(href.split(separator: "#", omittingEmptySubsequences: false)[0])
+        target = String(target.split(separator: "?", omittingEmptySubsequences: false)[0])
+        if target.contains("://") || target.hasPrefix("/") { return FollowCheck.notRelative + href }
+        target = target.removingPercentEncoding ?? target
         return URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()).standardizedFileURL.path
     }
 

@@ -11,8 +11,25 @@ enum PageEncoding {
         var transcoded: [UInt8]?
     }
 
+    /// Labels browsers read as windows-1252 (WHATWG Encoding), so seedforge does too.
+    static let windows1252Labels: Set<String> = [
+        "windows-1252", "cp1252", "x-cp1252", "iso-8859-1", "iso8859-1", "latin1", "l1", "us-ascii", "ascii", "iso_8859-1", "cp819", "ibm819",
+    ]
+
     static func decide(_ bytes: [UInt8]) -> Decision {
-        let declared = declaredCharset(bytes)
+        // A UTF-16 page says so with its byte order mark: read it as UTF-16.
+        if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
+            let little = bytes[0] == 0xFF
+            let units = stride(from: 2, to: bytes.count - 1, by: 2).map { index -> UInt16 in
+                little ? UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8 : UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+            }
+            return Decision(encoding: "UTF-8", finding: nil, transcoded: Array(String(decoding: units, as: UTF16.self).utf8))
+        }
+        var declared = declaredCharset(bytes)
+        if let name = declared, name.hasPrefix("utf-16") || name.hasPrefix("utf-32") || name.hasPrefix("ucs") {
+            // A byte page cannot be UTF-16 without a byte order mark (browsers read it as UTF-8).
+            declared = nil
+        }
         let invalid = firstInvalidUTF8(bytes)
         guard let invalid else {
             if let declared, !isUTF8(declared), bytes.contains(where: { $0 >= 0x80 }) {
@@ -20,8 +37,14 @@ enum PageEncoding {
             }
             return Decision(encoding: "UTF-8", finding: nil)
         }
+        if let declared, windows1252Labels.contains(declared) {
+            return Decision(encoding: "UTF-8", finding: nil, transcoded: windows1252ToUTF8(bytes))
+        }
         if let declared, !isUTF8(declared) {
-            return Decision(encoding: declared, finding: nil)
+            if HTMLDocument.knowsEncoding(declared) { return Decision(encoding: declared, finding: nil) }
+            return Decision(
+                encoding: "UTF-8", finding: ("charset-unknown", "the page declares charset \(declared), which seedforge cannot read, and its bytes are not UTF-8; read as windows-1252", invalid),
+                transcoded: windows1252ToUTF8(bytes))
         }
         let claim = declared.map { "declares \($0)" } ?? "declares no charset"
         return Decision(
