@@ -78,6 +78,7 @@ enum OutputKeys {
         KeySpec("collection", required: true, "the collection written to this file"),
         KeySpec("format", "json, ndjson, csv, sqlite, pages or prefix-index (default: from the file name's extension)"),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
+        KeySpec("where", "write only the records whose fields have these values: {field: value or [values]} (a filter keeps what matches)"),
     ]
 }
 
@@ -88,9 +89,19 @@ public struct OutputDefinition: Sendable {
     public let formatName: String
     public let format: any OutputFormat
     public let fields: [FieldID]
+    /// Only records whose field holds one of the values are written (all when empty).
+    public let filter: [(field: FieldID, values: [Value])]
+
+    /// The records this output writes: those matching every `where` condition.
+    func selected(_ records: [Record]) -> [Record] {
+        guard !filter.isEmpty else { return records }
+        return records.filter { record in
+            filter.allSatisfy { condition in condition.values.contains { TestRunner.matches($0, record[condition.field]) } }
+        }
+    }
 
     func write(_ records: [Record], schema: Schema, into out: OutputWriter) throws {
-        try format.write(records, fields: fields.map { schema[$0] }, ids: fields, into: out)
+        try format.write(selected(records), fields: fields.map { schema[$0] }, ids: fields, into: out)
     }
 }
 

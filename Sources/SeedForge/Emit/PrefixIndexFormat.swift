@@ -19,7 +19,7 @@ public struct PrefixIndexFormat: OutputFormat {
         stage: .emit, name: "prefix-index",
         summary: "Sorted keys (keys.tsv) and meta.json, for prefix search by binary search; records come from a pages output.",
         keys: OutputKeys.common + [
-            KeySpec("key", required: true, "the folded key field the collection is sorted by (see normalize: search-key)"),
+            KeySpec("key", required: true, "the folded key field the collection is sorted by (see normalize: search-key), or a list of key fields (a record is found by any of them, e.g. name or city)"),
             KeySpec("pages", required: true, "the 'file' of the pages output of the same collection that holds the records"),
             KeySpec("display", "fields a text listing shows, joined by ', ' (default: the key)"),
         ],
@@ -33,20 +33,27 @@ public struct PrefixIndexFormat: OutputFormat {
             """)
     public static let extensions: [String] = []
 
-    let key: FieldID
-    let keyName: String
+    let keys: [FieldID]
+    let keyNames: [String]
     let pages: String
     let display: [String]
+    /// One key, and the collection sorted by it: positions in keys.tsv run in dataset order.
+    var sortedByKey: Bool { keys.count == 1 }
+    var key: FieldID { keys[0] }
+    var keyName: String { keyNames[0] }
 
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
-        key = try plan.field(config, key: "key", in: collection)
-        keyName = plan.schema(collection)[key].name
+        keys = try plan.fields(config, key: "key", in: collection)
+        keyNames = keys.map { plan.schema(collection)[$0].name }
         pages = try config.requiredString("pages")
-        display = try config["display"] == nil ? [keyName] : plan.fields(config, key: "display", in: collection).map { plan.schema(collection)[$0].name }
-        guard let sorted = plan.sortedBy[collection], sorted.field == key, sorted.exact, !sorted.descending else {
+        display = try config["display"] == nil ? [keyNames[0]] : plan.fields(config, key: "display", in: collection).map { plan.schema(collection)[$0].name }
+        guard keys.count > 1 || {
+            guard let sorted = plan.sortedBy[collection] else { return false }
+            return sorted.field == keys[0] && sorted.exact && !sorted.descending
+        }() else {
             throw config.error("""
-                prefix-index needs '\(collection)' sorted by '\(keyName)' in byte order first: add a step \
-                `- aggregate: sort` with `by: [{field: \(keyName), collation: exact}, ...]` before the outputs
+                prefix-index needs '\(collection)' sorted by '\(keyNames[0])' in byte order first: add a step \
+                `- aggregate: sort` with `by: [{field: \(keyNames[0]), collation: exact}, ...]` before the outputs
                 """)
         }
     }
@@ -63,20 +70,64 @@ public struct PrefixIndexFormat: OutputFormat {
     }
 
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+        let bytes = sortedByKey ? try keysInDatasetOrder(records) : try keysSorted(records)
+        try out.write(bytes, to: "keys.tsv")
+        let pageSize = (out.outputs.first { $0.file == pages }?.format as? PagesFormat)?.size ?? 0
+        let meta = Value.object(JSONObject([
+            ("format", .string("seedforge prefix index 1")), ("key", .string(keyNames.joined(separator: ","))),
+            ("keys", .array(keyNames.map(Value.string))), ("sorted", .bool(sortedByKey)), ("records", .int(Int64(records.count))),
+            ("pages", .string(Self.relative(from: out.file, to: pages))), ("pageSize", .int(Int64(pageSize))),
+            ("display", .array(display.map(Value.string))),
+        ]))
+        var writer = JSONWriter()
+        writer.writePretty(meta)
+        writer.append(byte: 0x0A)
+        try out.write(writer.bytes, to: "meta.json")
+    }
+
+    static func keyBytes(_ value: Value, _ name: String, _ position: Int) throws -> [UInt8]? {
+        switch value {
+        case .null: return nil
+        case .string(let text):
+            let bytes = Array(text.utf8)
+            if bytes.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                throw DataFailure("prefix-index: \(name) of record \(position) contains a tab or a line break; build the key with normalize: search-key")
+            }
+            return bytes
+        case let other:
+            throw DataFailure("prefix-index: \(name) of record \(position) is \(other.typeName), not text")
+        }
+    }
+
+    /// Several keys: every (key, position) pair, sorted by key then position; null keys are
+    /// left out (the empty prefix lists every record anyway).
+    func keysSorted(_ records: [Record]) throws -> [UInt8] {
+        var pairs: [(key: [UInt8], position: Int)] = []
+        for (position, record) in records.enumerated() {
+            var seen: [[UInt8]] = []
+            for (key, name) in zip(keys, keyNames) {
+                guard let bytes = try Self.keyBytes(record[key], name, position), !seen.contains(bytes) else { continue }
+                seen.append(bytes)
+                pairs.append((bytes, position))
+            }
+        }
+        pairs.sort { $0.key == $1.key ? $0.position < $1.position : $0.key.lexicographicallyPrecedes($1.key) }
+        var out: [UInt8] = []
+        for pair in pairs {
+            out += pair.key
+            out.append(0x09)
+            out += Array(String(pair.position).utf8)
+            out.append(0x0A)
+        }
+        return out
+    }
+
+    func keysInDatasetOrder(_ records: [Record]) throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * 24)
         var previous: [UInt8] = []
         for (position, record) in records.enumerated() {
-            let keyBytes: [UInt8]
-            switch record[key] {
-            case .null: keyBytes = [0xFF]
-            case .string(let text): keyBytes = Array(text.utf8)
-            case let other:
-                throw DataFailure("prefix-index: \(keyName) of record \(position) is \(other.typeName), not text")
-            }
-            if keyBytes.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
-                throw DataFailure("prefix-index: \(keyName) of record \(position) contains a tab or a line break; build the key with normalize: search-key")
-            }
+            let keyBytes = try Self.keyBytes(record[key], keyName, position) ?? [0xFF]
             guard !keyBytes.lexicographicallyPrecedes(previous) else {
                 throw DataFailure("""
                     prefix-index: records are not in byte order of \(keyName) at position \(position); \
@@ -89,17 +140,7 @@ public struct PrefixIndexFormat: OutputFormat {
             bytes += Array(String(position).utf8)
             bytes.append(0x0A)
         }
-        try out.write(bytes, to: "keys.tsv")
-        let pageSize = (out.outputs.first { $0.file == pages }?.format as? PagesFormat)?.size ?? 0
-        let meta = Value.object(JSONObject([
-            ("format", .string("seedforge prefix index 1")), ("key", .string(keyName)), ("records", .int(Int64(records.count))),
-            ("pages", .string(Self.relative(from: out.file, to: pages))), ("pageSize", .int(Int64(pageSize))),
-            ("display", .array(display.map(Value.string))),
-        ]))
-        var writer = JSONWriter()
-        writer.writePretty(meta)
-        writer.append(byte: 0x0A)
-        try out.write(writer.bytes, to: "meta.json")
+        return bytes
     }
 
     /// The pages folder as seen from the index folder (both inside the dataset folder).

@@ -109,7 +109,8 @@ public enum Loader {
         return Pipeline(
             name: name, description: description, file: file, fileSHA256: sha256, baseDirectory: baseDirectory,
             sources: sources, steps: steps,
-            outputs: outputs, thresholds: thresholds, schemas: plan.schemas, collections: plan.collectionOrder)
+            outputs: outputs, thresholds: thresholds, schemas: plan.schemas, collections: plan.collectionOrder,
+            derivedCollections: plan.derivedCollections)
     }
 
     static func yamlError(_ error: YamlError, file: String, yamlText: String) -> DefinitionError {
@@ -292,9 +293,18 @@ public enum Loader {
             ? plan.schema(collection).fields.indices.map(FieldID.init(index:))
             : plan.fields(config, key: "fields", in: collection)
         let format = try formatType.init(config: config, plan: plan, collection: collection)
+        var filter: [(FieldID, [Value])] = []
+        if let whereNode = config["where"] {
+            for (keyNode, valueNode) in try whereNode.mapping("'where' of \(what)").mapping {
+                let key = ConfigNode(node: keyNode, file: config.file)
+                let field = try plan.field(key.string("a field"), in: collection, at: key)
+                let value = try ConfigNode(node: valueNode, file: config.file).value()
+                if case .array(let values) = value { filter.append((field, values)) } else { filter.append((field, [value])) }
+            }
+        }
         if !errors.isEmpty { throw DefinitionErrors(errors) }
         errors = []
-        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields)
+        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, filter: filter)
     }
 
     static func loadThresholds(_ top: ConfigMap) throws -> Thresholds {

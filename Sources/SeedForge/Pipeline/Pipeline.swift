@@ -57,4 +57,6 @@ public struct Pipeline: Sendable {
     /// Final schema of each collection (after every step has added its fields).
     public let schemas: [String: Schema]
     public let collections: [String]
+    /// Collections made by steps (statistics): they read no records.
+    public let derivedCollections: Set<String>
 }

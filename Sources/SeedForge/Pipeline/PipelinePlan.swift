@@ -15,6 +15,14 @@ public final class PipelinePlan {
         self.baseDirectory = baseDirectory
     }
 
+    /// Collections made by steps (statistics), not read from sources.
+    public private(set) var derivedCollections: Set<String> = []
+
+    func declareDerivedCollection(_ name: String, schema: Schema) {
+        declareCollection(name, schema: schema)
+        derivedCollections.insert(name)
+    }
+
     func declareCollection(_ name: String, schema: Schema) {
         if schemas[name] == nil { collectionOrder.append(name) }
         schemas[name] = schema

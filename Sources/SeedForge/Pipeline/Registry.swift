@@ -5,9 +5,9 @@ public enum Registry {
         RequiredRule.self, RangeRule.self, StepRule.self, LengthRule.self, URLRule.self,
         TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
     ]
-    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self]
+    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self]
     public static let enrichers: [any Step.Type] = [RatingSummary.self]
-    public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self]
+    public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self, GroupStats.self]
     public static let formats: [any OutputFormat.Type] = [
         JSONFormat.self, NDJSONFormat.self, CSVFormat.self, SQLiteFormat.self, PagesFormat.self, PrefixIndexFormat.self,
     ]

@@ -163,7 +163,7 @@ public enum Runner {
 
         // Accounting: every record read is emitted, rejected or a logged duplicate.
         var accounting: [Manifest.Accounting] = []
-        for collection in pipeline.collections {
+        for collection in pipeline.collections where !pipeline.derivedCollections.contains(collection) {
             let entry = Manifest.Accounting(
                 collection: collection, read: state.ingested[collection] ?? 0, emitted: state.records(collection).count,
                 rejected: state.rejectedCount(collection), duplicates: state.duplicateCount(collection))
@@ -195,11 +195,11 @@ public enum Runner {
             // Outputs are independent files: write them concurrently, list them in order.
             let written: [Result<Manifest.Output, Error>] = Parallel.run(pipeline.outputs.count) { index in
                 let output = pipeline.outputs[index]
-                let records = state.records(output.collection)
+                let records = output.selected(state.records(output.collection))
                 let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs, threads: options.threads)
                 let clock = ContinuousClock.now
                 return Result {
-                    try output.write(records, schema: state.schemas[output.collection]!, into: writer)
+                    try output.format.write(records, fields: output.fields.map { state.schemas[output.collection]![$0] }, ids: output.fields, into: writer)
                     return Manifest.Output(
                         file: output.file, collection: output.collection, format: output.formatName, records: records.count,
                         sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes }, files: writer.written.count,

@@ -24,6 +24,9 @@ public final class PrefixQuery {
     public let records: Int
     let pagesFolder: URL
     let pageSize: Int
+    /// Whether keys.tsv lists records in dataset order (one key, sorted dataset); with
+    /// several keys it lists (key, position) pairs sorted by key.
+    let sortedByKey: Bool
     private var pageCache: [Int: [Value]] = [:]
 
     public init(folder path: String) throws {
@@ -57,12 +60,13 @@ public final class PrefixQuery {
         self.display = display.compactMap(\.string)
         pagesFolder = indexFolder.appendingPathComponent(pages).standardizedFileURL
         pageSize = Int(size)
+        if case .bool(let sorted)? = field("sorted") { sortedByKey = sorted } else { sortedByKey = true }
         let keysURL = indexFolder.appendingPathComponent("keys.tsv")
         guard let keys = try? Data(contentsOf: keysURL, options: .alwaysMapped) else {
             throw QueryError(message: "the prefix index of \(path) is incomplete: \(keysURL.path) cannot be read")
         }
         self.keys = keys
-        try checkEnds()
+        if sortedByKey { try checkEnds() }
     }
 
     /// Cheap integrity checks (no scan): an empty index for no records; otherwise a final
@@ -108,6 +112,32 @@ public final class PrefixQuery {
     /// of the matching range are found by binary search, so any page costs the same.
     public func search(_ prefix: String, limit: Int, page: Int = 1) throws -> [Match] {
         let wanted = Array(Self.foldPrefix(prefix).utf8)
+        let (skip, overflow) = max(0, page - 1).multipliedReportingOverflow(by: limit)
+        if !sortedByKey {
+            // Several keys: the matching lines name positions in key order; the results are
+            // those positions in dataset order, each once.
+            let positions: [Int]
+            if wanted.isEmpty {
+                positions = Array(0..<records)
+            } else {
+                positions = try keys.withUnsafeBytes { raw in
+                    let bytes = raw.bindMemory(to: UInt8.self)
+                    var line = Self.firstLine(notBelow: wanted, in: bytes)
+                    let end = Self.firstLine(notBelow: wanted + [0xFF], in: bytes)
+                    var found = Set<Int>()
+                    while line < end {
+                        guard let position = try position(ofLineAt: line, in: bytes) else { break }
+                        found.insert(position)
+                        while line < bytes.count, bytes[line] != 0x0A { line += 1 }
+                        line += 1
+                    }
+                    return found.sorted()
+                }
+            }
+            guard !overflow, skip < positions.count else { return [] }
+            let end = limit >= positions.count - skip ? positions.count : skip + limit
+            return try positions[skip..<end].map { Match(position: $0, record: try record(at: $0)) }
+        }
         let range: Range<Int> = try keys.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             let first = Self.firstLine(notBelow: wanted, in: bytes)
@@ -117,7 +147,6 @@ public final class PrefixQuery {
             let upper = try position(ofLineAt: end, in: bytes) ?? records
             return lower..<max(lower, upper)
         }
-        let (skip, overflow) = max(0, page - 1).multipliedReportingOverflow(by: limit)
         guard !overflow, skip < range.count else { return [] }
         let start = range.lowerBound + skip
         let positions = start..<min(range.upperBound, start + min(limit, range.count - skip))

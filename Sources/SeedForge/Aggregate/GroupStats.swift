@@ -1,0 +1,141 @@
+/// `aggregate: group-stats`: statistics per group of a collection, as a new collection
+/// (one record per group, the group's fields first, sorted by them): `count`, and per
+/// metric `count-where: FIELD` (records where FIELD is true), `mean: FIELD`, `min`, `max`,
+/// `sum` (numbers, or for `min`/`max` text such as dates), optionally `where: FIELD` to
+/// take only records where that field is true (the mean rating of visited places). A mean
+/// over no value is null. The new collection is derived: it reads no records, so the run's
+/// accounting does not list it, but it must be written like any other.
+public struct GroupStats: Step {
+    public static let spec = KindSpec(
+        stage: .aggregate, name: "group-stats",
+        summary: "Per group of records: count, count-where, mean, min, max, sum, into a new collection.",
+        keys: [
+            CommonKeys.collection,
+            KeySpec("by", required: true, "the field (or fields) that form a group"),
+            KeySpec("into", required: true, "the name of the new collection of statistics"),
+            KeySpec("metrics", required: true, "name: count | {count-where: F} | {mean|min|max|sum: F, where: G}"),
+            KeySpec("decimals", "round means to this many decimals (default 2)"),
+        ],
+        example: """
+            - aggregate: group-stats
+              collection: attractions
+              by: city
+              into: cities
+              metrics:
+                attractions: count
+                open: {count-where: isOpen}
+                meanRating: {mean: rating}
+            """)
+
+    enum Metric: Sendable {
+        case count
+        case countWhere(FieldID)
+        case mean(FieldID, FieldID?)
+        case min(FieldID, FieldID?)
+        case max(FieldID, FieldID?)
+        case sum(FieldID, FieldID?)
+    }
+
+    public let collection: String
+    let by: [FieldID]
+    let into: String
+    let metrics: [(name: String, metric: Metric)]
+    let decimals: Int
+
+    public init(config: ConfigMap, plan: PipelinePlan) throws {
+        collection = try plan.collection(config)
+        by = try plan.fields(config, key: "by", in: collection)
+        let intoNode = try config.require("into")
+        into = try intoNode.string("'into'")
+        if plan.schemas[into] != nil { throw intoNode.error("collection '\(into)' exists already; 'into' names a new one") }
+        decimals = try config.int("decimals") ?? 2
+        var metrics: [(String, Metric)] = []
+        let source = collection
+        func field(_ node: ConfigNode) throws -> FieldID { try plan.field(node.string("a field"), in: source, at: node) }
+        for (keyNode, valueNode) in try config.require("metrics").mapping("'metrics'").mapping {
+            let key = ConfigNode(node: keyNode, file: config.file)
+            let value = ConfigNode(node: valueNode, file: config.file)
+            let name = try key.string("a metric name")
+            if case .scalar = valueNode {
+                guard try value.string("metric '\(name)'") == "count" else { throw value.error("metric '\(name)' must be count or a mapping such as {mean: rating}") }
+                metrics.append((name, .count))
+                continue
+            }
+            let spec = try value.mapping("metric '\(name)'")
+            let unknown = spec.unknownKeys(allowed: ["count-where", "mean", "min", "max", "sum", "where"])
+            if let error = unknown.first { throw error }
+            let condition = try spec["where"].map(field)
+            if let node = spec["count-where"] { metrics.append((name, .countWhere(try field(node)))) }
+            else if let node = spec["mean"] { metrics.append((name, .mean(try field(node), condition))) }
+            else if let node = spec["min"] { metrics.append((name, .min(try field(node), condition))) }
+            else if let node = spec["max"] { metrics.append((name, .max(try field(node), condition))) }
+            else if let node = spec["sum"] { metrics.append((name, .sum(try field(node), condition))) }
+            else { throw value.error("metric '\(name)' needs one of count-where, mean, min, max, sum") }
+        }
+        self.metrics = metrics
+        var schema = Schema()
+        for id in by { schema.add(FieldSpec(name: plan.schema(collection)[id].name, type: plan.schema(collection)[id].type, sourcePath: nil)) }
+        for (name, metric) in metrics {
+            let type: FieldType
+            switch metric {
+            case .count, .countWhere: type = .integer
+            case .mean, .sum: type = .number
+            case .min, .max: type = .any
+            }
+            guard schema.id(of: name) == nil else { throw config.error("metric '\(name)' has the name of a group field") }
+            schema.add(FieldSpec(name: name, type: type, sourcePath: nil))
+        }
+        plan.declareDerivedCollection(into, schema: schema)
+    }
+
+    public func run(_ state: RunState) throws {
+        let records = state.records(collection)
+        var groups: [ByteKey: [Int]] = [:]
+        var order: [ByteKey] = []
+        for (index, record) in records.enumerated() {
+            var key = ByteKey()
+            for field in by { key.append(record[field], text: .folded) }
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(index)
+        }
+        order.sort()
+        let scale = RatingSummary.powersOfTen[max(0, min(decimals, 10))]
+        let origin = records.first?.origin
+        var out: [Record] = []
+        for key in order {
+            let members = groups[key]!.map { records[$0] }
+            var values = by.map { members[0][$0] }
+            for (_, metric) in metrics {
+                func chosen(_ condition: FieldID?) -> [Record] {
+                    guard let condition else { return members }
+                    return members.filter { $0[condition] == .bool(true) }
+                }
+                switch metric {
+                case .count: values.append(.int(Int64(members.count)))
+                case .countWhere(let field): values.append(.int(Int64(members.filter { $0[field] == .bool(true) }.count)))
+                case .mean(let field, let condition):
+                    let numbers = chosen(condition).compactMap { $0[field].number }
+                    if numbers.isEmpty { values.append(.null) } else {
+                        var mean = 0.0
+                        for (count, number) in numbers.enumerated() { mean += (number - mean) / Double(count + 1) }
+                        values.append(.double((mean * scale).rounded(.toNearestOrAwayFromZero) / scale))
+                    }
+                case .sum(let field, let condition):
+                    values.append(.double(chosen(condition).compactMap { $0[field].number }.reduce(0, +)))
+                case .min(let field, let condition), .max(let field, let condition):
+                    let candidates = chosen(condition).map { $0[field] }.filter { !$0.isNull }
+                    let keyed = candidates.map { value -> (ByteKey, Value) in
+                        var key = ByteKey()
+                        key.append(value, text: .exact)
+                        return (key, value)
+                    }
+                    let pick: (ByteKey, Value)?
+                    if case .min = metric { pick = keyed.min { $0.0 < $1.0 } } else { pick = keyed.max { $0.0 < $1.0 } }
+                    values.append(pick?.1 ?? .null)
+                }
+            }
+            if let origin { out.append(Record(values: values, origin: origin)) }
+        }
+        state.collections[into] = out
+    }
+}

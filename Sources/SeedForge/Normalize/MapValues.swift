@@ -1,0 +1,89 @@
+/// `normalize: map-values`: replaces the many spellings of a value with its canonical
+/// form, from a declared table (`Museum: [museum, museums, 🏛️]`). Values compare trimmed
+/// and folded by the collation (case, diacritics, white space), so `MUSEUM ` and `Musée`
+/// need no entry of their own; each canonical name maps to itself. For an array (a places
+/// API's `types`), the first element that maps is taken. A value that maps to nothing is
+/// an `unmapped` finding (rejecting the record, or with `unmapped: warn` kept as it is).
+public struct MapValues: Step {
+    public static let spec = KindSpec(
+        stage: .normalize, name: "map-values",
+        summary: "Replace spellings of a value by its canonical form from a table; unmappable values are findings.",
+        keys: [
+            CommonKeys.collection,
+            KeySpec("field", required: true, "the field to map"),
+            KeySpec("map", required: true, "canonical value: [spellings...] (compared trimmed and folded)"),
+            KeySpec("unmapped", "reject (default): the record is rejected; warn: kept with a warning; null: set to null with a warning"),
+        ],
+        example: """
+            - normalize: map-values
+              collection: attractions
+              field: category
+              map:
+                Food: [food, foods, restaurant, 🍕]
+                Museum: [museum, museums, 🏛️]
+            """)
+
+    public enum Unmapped: String, CaseIterable, Sendable {
+        case reject, warn, null
+    }
+
+    public let collection: String
+    let field: FieldID
+    let name: String
+    let table: [String: String]
+    let canonical: [String]
+    let unmapped: Unmapped
+
+    public init(config: ConfigMap, plan: PipelinePlan) throws {
+        collection = try plan.collection(config)
+        field = try plan.field(config, key: "field", in: collection)
+        name = plan.schema(collection)[field].name
+        let mapNode = try config.require("map")
+        var table: [String: String] = [:]
+        var canonical: [String] = []
+        for (keyNode, valueNode) in try mapNode.mapping("'map'").mapping {
+            let target = try ConfigNode(node: keyNode, file: config.file).string("a canonical value")
+            canonical.append(target)
+            let spellings = try ConfigNode(node: valueNode, file: config.file).strings("the spellings of '\(target)'")
+            for spelling in [target] + spellings {
+                let key = Self.key(spelling)
+                if let other = table[key], other != target {
+                    throw ConfigNode(node: valueNode, file: config.file).error("'\(spelling)' is listed for both '\(other)' and '\(target)'")
+                }
+                table[key] = target
+            }
+        }
+        if canonical.isEmpty { throw mapNode.error("'map' lists no value") }
+        self.table = table
+        self.canonical = canonical
+        unmapped = try config.choice("unmapped", Unmapped.self, choices: Unmapped.allCases) ?? .reject
+    }
+
+    static func key(_ text: String) -> String { SearchKey.key(text) }
+
+    func mapped(_ value: Value) -> String? {
+        switch value {
+        case .string(let text): return table[Self.key(text)]
+        case .array(let values): return values.lazy.compactMap { $0.string.flatMap { self.table[Self.key($0)] } }.first
+        default: return nil
+        }
+    }
+
+    public func run(_ state: RunState) throws {
+        let path = state.schemas[collection]![field].sourcePath
+        state.transformRecords(collection, step: "normalize: map-values", parallel: true) { record in
+            let value = record[field]
+            guard !value.isNull else { return [] }
+            if let target = mapped(value) {
+                record[field] = .string(target)
+                return []
+            }
+            let finding = Finding(
+                rule: "unmapped", severity: unmapped == .reject ? .error : .warning,
+                message: "\(name) \(JSONWriter.compact(value)) is none of \(canonical.joined(separator: ", ")) or their listed spellings",
+                location: record.origin.location(of: path), field: name, value: value)
+            if unmapped == .null { record[field] = .null }
+            return [finding]
+        }
+    }
+}
