@@ -14,7 +14,7 @@ public struct GroupStats: Step {
             KeySpec("by", required: true, "the field (or fields) that form a group"),
             KeySpec("into", required: true, "the name of the new collection of statistics"),
             KeySpec("metrics", required: true, "name: count | {count-where: F} | {mean|min|max|sum: F, where: G}"),
-            KeySpec("decimals", "round means to this many decimals (default 2)"),
+            KeySpec("decimals", "round means and sums to this many decimals, 0 to 10 (default 2)"),
         ],
         example: """
             - aggregate: group-stats
@@ -47,11 +47,23 @@ public struct GroupStats: Step {
         by = try plan.fields(config, key: "by", in: collection)
         let intoNode = try config.require("into")
         into = try intoNode.string("'into'")
-        if plan.schemas[into] != nil { throw intoNode.error("collection '\(into)' exists already; 'into' names a new one") }
+        if plan.schemas[into] != nil { throw intoNode.error("'into: \(into)' names a collection that already exists (a source or an earlier group-stats); choose a new name for the statistics") }
         decimals = try config.int("decimals") ?? 2
+        if decimals < 0 || decimals > 10 { throw (config["decimals"] ?? config.node).error("'decimals' must be between 0 and 10, got \(decimals)") }
         var metrics: [(String, Metric)] = []
         let source = collection
         func field(_ node: ConfigNode) throws -> FieldID { try plan.field(node.string("a field"), in: source, at: node) }
+        /// A field whose declared type is one of `types` (or `any`, checked per record).
+        func field(_ node: ConfigNode, _ types: Set<FieldType>, _ role: String) throws -> FieldID {
+            let id = try field(node)
+            let type = plan.schema(source)[id].type
+            guard type == .any || types.contains(type) else {
+                let names = types.map(\.rawValue).sorted().joined(separator: " or ")
+                throw node.error("\(role) needs a field of type \(names); '\(plan.schema(source)[id].name)' is \(type.rawValue)")
+            }
+            return id
+        }
+        let numeric: Set<FieldType> = [.number, .decimal, .integer]
         for (keyNode, valueNode) in try config.require("metrics").mapping("'metrics'").mapping {
             let key = ConfigNode(node: keyNode, file: config.file)
             let value = ConfigNode(node: valueNode, file: config.file)
@@ -64,13 +76,22 @@ public struct GroupStats: Step {
             let spec = try value.mapping("metric '\(name)'")
             let unknown = spec.unknownKeys(allowed: ["count-where", "mean", "min", "max", "sum", "where"])
             if let error = unknown.first { throw error }
-            let condition = try spec["where"].map(field)
-            if let node = spec["count-where"] { metrics.append((name, .countWhere(try field(node)))) }
-            else if let node = spec["mean"] { metrics.append((name, .mean(try field(node), condition))) }
-            else if let node = spec["min"] { metrics.append((name, .min(try field(node), condition))) }
-            else if let node = spec["max"] { metrics.append((name, .max(try field(node), condition))) }
-            else if let node = spec["sum"] { metrics.append((name, .sum(try field(node), condition))) }
-            else { throw value.error("metric '\(name)' needs one of count-where, mean, min, max, sum") }
+            let kinds = ["count-where", "mean", "min", "max", "sum"].filter { spec[$0] != nil }
+            guard kinds.count == 1, let kind = kinds.first, let node = spec[kind] else {
+                throw value.error(kinds.isEmpty
+                    ? "metric '\(name)' needs one of count-where, mean, min, max, sum"
+                    : "metric '\(name)' has \(kinds.joined(separator: " and ")); give each statistic its own metric name")
+            }
+            let condition = try spec["where"].map { try field($0, [.boolean], "'where' in metric '\(name)'") }
+            switch kind {
+            case "count-where":
+                if let whereNode = spec["where"] { throw whereNode.error("metric '\(name)': count-where already names its condition; drop 'where'") }
+                metrics.append((name, .countWhere(try field(node, [.boolean], "count-where in metric '\(name)'"))))
+            case "mean": metrics.append((name, .mean(try field(node, numeric, "mean in metric '\(name)'"), condition)))
+            case "sum": metrics.append((name, .sum(try field(node, numeric, "sum in metric '\(name)'"), condition)))
+            case "min": metrics.append((name, .min(try field(node), condition)))
+            default: metrics.append((name, .max(try field(node), condition)))
+            }
         }
         self.metrics = metrics
         var schema = Schema()
@@ -99,7 +120,15 @@ public struct GroupStats: Step {
             groups[key, default: []].append(index)
         }
         order.sort()
-        let scale = RatingSummary.powersOfTen[max(0, min(decimals, 10))]
+        let scale = RatingSummary.powersOfTen[decimals]
+        /// Rounded to `decimals`, unless scaling would overflow (then the value as it is);
+        /// a sum or mean that is not finite (numbers near the limits of a double) is null.
+        func rounded(_ value: Double) -> Value {
+            guard value.isFinite else { return .null }
+            let scaled = value * scale
+            guard scaled.isFinite else { return .double(value) }
+            return .double(scaled.rounded(.toNearestOrAwayFromZero) / scale)
+        }
         let origin = records.first?.origin
         var out: [Record] = []
         for key in order {
@@ -118,10 +147,10 @@ public struct GroupStats: Step {
                     if numbers.isEmpty { values.append(.null) } else {
                         var mean = 0.0
                         for (count, number) in numbers.enumerated() { mean += (number - mean) / Double(count + 1) }
-                        values.append(.double((mean * scale).rounded(.toNearestOrAwayFromZero) / scale))
+                        values.append(rounded(mean))
                     }
                 case .sum(let field, let condition):
-                    values.append(.double(chosen(condition).compactMap { $0[field].number }.reduce(0, +)))
+                    values.append(rounded(chosen(condition).compactMap { $0[field].number }.reduce(0, +)))
                 case .min(let field, let condition), .max(let field, let condition):
                     let candidates = chosen(condition).map { $0[field] }.filter { !$0.isNull }
                     let keyed = candidates.map { value -> (ByteKey, Value) in

@@ -7,7 +7,7 @@ public struct CSVFormat: SingleFileFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "csv",
         summary: "RFC 4180 CSV with a header row; text cells neutralised against formula injection.",
-        keys: OutputKeys.common,
+        keys: OutputKeys.common + [OutputKeys.filter],
         example: """
             - file: shops.csv
               collection: shops

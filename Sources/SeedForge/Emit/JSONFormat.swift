@@ -4,7 +4,7 @@ public struct JSONFormat: SingleFileFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "json",
         summary: "A JSON array of objects, indented, keys in field order.",
-        keys: OutputKeys.common,
+        keys: OutputKeys.common + [OutputKeys.filter],
         example: """
             - file: shops.json
               collection: shops

@@ -3,7 +3,7 @@ public struct NDJSONFormat: SingleFileFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "ndjson",
         summary: "One compact JSON object per line.",
-        keys: OutputKeys.common,
+        keys: OutputKeys.common + [OutputKeys.filter],
         example: """
             - file: reviews.ndjson
               collection: reviews

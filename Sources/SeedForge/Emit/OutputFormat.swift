@@ -78,8 +78,10 @@ enum OutputKeys {
         KeySpec("collection", required: true, "the collection written to this file"),
         KeySpec("format", "json, ndjson, csv, sqlite, pages or prefix-index (default: from the file name's extension)"),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
-        KeySpec("where", "write only the records whose fields have these values: {field: value or [values]} (a filter keeps what matches)"),
     ]
+    /// `where:`, for formats that may hold part of a collection (not pages or prefix-index,
+    /// whose page numbers and index must cover the whole collection).
+    static let filter = KeySpec("where", "write only the records whose fields have these values: {field: value or [values]}; values are read as the field's type")
 }
 
 /// One declared output: which collection, which fields, which format, which file.
@@ -89,20 +91,14 @@ public struct OutputDefinition: Sendable {
     public let formatName: String
     public let format: any OutputFormat
     public let fields: [FieldID]
-    /// Only records whose field holds one of the values are written (all when empty).
-    public let filter: [(field: FieldID, values: [Value])]
+    /// `where:`: only records matching it are written (all when it has no condition).
+    public let filter: OutputFilter
+
+    /// Whether this output holds every record of its collection.
+    public var isComplete: Bool { filter.conditions.isEmpty }
 
     /// The records this output writes: those matching every `where` condition.
-    func selected(_ records: [Record]) -> [Record] {
-        guard !filter.isEmpty else { return records }
-        return records.filter { record in
-            filter.allSatisfy { condition in condition.values.contains { TestRunner.matches($0, record[condition.field]) } }
-        }
-    }
-
-    func write(_ records: [Record], schema: Schema, into out: OutputWriter) throws {
-        try format.write(selected(records), fields: fields.map { schema[$0] }, ids: fields, into: out)
-    }
+    func selected(_ records: [Record]) -> [Record] { filter.apply(records) }
 }
 
 extension Record {

@@ -15,7 +15,7 @@ public struct SQLiteFormat: OutputFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "sqlite",
         summary: "An SQLite database: one table, indexes on chosen fields, optional FTS5 full-text search.",
-        keys: OutputKeys.common + [
+        keys: OutputKeys.common + [OutputKeys.filter,
             KeySpec("table", "the table name (default: the collection name)"),
             KeySpec("index", "fields to index (one index each)"),
             KeySpec("full-text", "text fields for an FTS5 full-text table named TABLE_fts"),

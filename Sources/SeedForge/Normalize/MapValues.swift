@@ -1,9 +1,11 @@
 /// `normalize: map-values`: replaces the many spellings of a value with its canonical
 /// form, from a declared table (`Museum: [museum, museums, 🏛️]`). Values compare trimmed
-/// and folded by the collation (case, diacritics, white space), so `MUSEUM ` and `Musée`
-/// need no entry of their own; each canonical name maps to itself. For an array (a places
-/// API's `types`), the first element that maps is taken. A value that maps to nothing is
-/// an `unmapped` finding (rejecting the record, or with `unmapped: warn` kept as it is).
+/// and folded by the collation (case, diacritics, white space) and without emoji
+/// presentation selectors, so `MUSEUM `, `Muséum` and `🏛` (with or without U+FE0F) need no
+/// entry of their own; each canonical name maps to itself. Numbers and booleans map by
+/// their text (`1: [1, one]`). For an array (a places API's `types`), the first element
+/// that maps is taken. A value that maps to nothing is an `unmapped` finding (rejecting
+/// the record, or with `unmapped: warn` kept as it is, or with `unmapped: null` nulled).
 public struct MapValues: Step {
     public static let spec = KindSpec(
         stage: .normalize, name: "map-values",
@@ -38,6 +40,10 @@ public struct MapValues: Step {
         collection = try plan.collection(config)
         field = try plan.field(config, key: "field", in: collection)
         name = plan.schema(collection)[field].name
+        let type = plan.schema(collection)[field].type
+        guard [.string, .any, .array].contains(type) else {
+            throw config["field"]!.error("map-values writes text, but '\(name)' is declared \(type.rawValue); declare it string (or any, when the source mixes codes and names)")
+        }
         let mapNode = try config.require("map")
         var table: [String: String] = [:]
         var canonical: [String] = []
@@ -56,17 +62,36 @@ public struct MapValues: Step {
         if canonical.isEmpty { throw mapNode.error("'map' lists no value") }
         self.table = table
         self.canonical = canonical
-        unmapped = try config.choice("unmapped", Unmapped.self, choices: Unmapped.allCases) ?? .reject
+        if let node = config["unmapped"], case .scalar(let scalar) = node.node, scalar.style == .plain, node.node.null != nil {
+            unmapped = .null  // `unmapped: null` written without quotes reads as YAML null
+        } else {
+            unmapped = try config.choice("unmapped", Unmapped.self, choices: Unmapped.allCases) ?? .reject
+        }
     }
 
-    static func key(_ text: String) -> String { SearchKey.key(text) }
+    /// The comparison key: trimmed, folded, without text/emoji presentation selectors.
+    static func key(_ text: String) -> String {
+        let selectors: Set<Unicode.Scalar> = ["\u{FE0E}", "\u{FE0F}"]
+        guard text.unicodeScalars.contains(where: selectors.contains) else { return SearchKey.key(text) }
+        return SearchKey.key(String(String.UnicodeScalarView(text.unicodeScalars.filter { !selectors.contains($0) })))
+    }
 
-    func mapped(_ value: Value) -> String? {
+    /// The text a scalar value is looked up by.
+    static func text(_ value: Value) -> String? {
         switch value {
-        case .string(let text): return table[Self.key(text)]
-        case .array(let values): return values.lazy.compactMap { $0.string.flatMap { self.table[Self.key($0)] } }.first
+        case .string(let text), .decimal(let text): return text
+        case .int(let int): return String(int)
+        case .double(let double): return double.rounded() == double && abs(double) < 1e15 ? String(Int64(double)) : String(double)
+        case .bool(let bool): return bool ? "true" : "false"
         default: return nil
         }
+    }
+
+    func mapped(_ value: Value) -> String? {
+        if case .array(let values) = value {
+            return values.lazy.compactMap { Self.text($0).flatMap { self.table[Self.key($0)] } }.first
+        }
+        return Self.text(value).flatMap { table[Self.key($0)] }
     }
 
     public func run(_ state: RunState) throws {

@@ -94,11 +94,11 @@ public enum Loader {
             }
         }
 
-        // Nothing lost: every collection must end in an output.
-        let emitted = Set(outputs.map(\.collection))
+        // Nothing lost: every collection must end in an output that holds all of it.
+        let emitted = Set(outputs.filter(\.isComplete).map(\.collection))
         for collection in plan.collectionOrder where !emitted.contains(collection) && collector.errors.isEmpty {
             let node = sourceNodes[collection] ?? top.node
-            collector.errors.append(node.error("collection '\(collection)' is never written: add an entry for it under 'outputs' (every record must end in an output, the rejects or the duplicates log)"))
+            collector.errors.append(node.error("collection '\(collection)' is never written: add an entry for it under 'outputs' without 'where' (every record must end in an output, the rejects or the duplicates log)"))
         }
 
         let thresholds = collect { try loadThresholds(top) } ?? Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
@@ -230,6 +230,12 @@ public enum Loader {
         let kindName = try kindNode.string("the kind of step \(number)")
         let what = "step \(number) (\(stage.rawValue): \(kindName))"
         let config = ConfigMap(mapping: map.mapping, node: node, what: what)
+        // A derived collection (statistics) holds no source records: nothing to point a
+        // finding at, nothing to reject. Only aggregate steps (sort, further statistics) apply.
+        if stage != .aggregate, let collectionNode = config["collection"], let name = try? collectionNode.string("'collection'"),
+           plan.derivedCollections.contains(name) {
+            throw collectionNode.error("'\(name)' is made by group-stats from other records, so \(stage.rawValue) steps cannot apply to it (a finding would point at no source line); check or fix the records it is computed from")
+        }
         if stage == .validate {
             guard let rule = Registry.rules.first(where: { $0.spec.name == kindName }) else { throw unknownKind(kindName, stage: stage, at: kindNode) }
             var errors = config.unknownKeys(allowed: [stage.rawValue] + rule.spec.keys.map(\.name))
@@ -287,21 +293,16 @@ public enum Loader {
             let names = Registry.formats.map { $0.spec.name }
             throw (map["format"] ?? fileNode).error("unknown output format '\(formatName)'\(Suggestion.phrase(for: formatName, in: names)); formats: \(names.joined(separator: ", "))")
         }
-        var errors = config.unknownKeys(allowed: formatType.spec.keys.map(\.name))
+        var errors = config.unknownKeys(allowed: formatType.spec.keys.map(\.name) + ["where"])
+        if let whereNode = config["where"], !formatType.spec.keys.contains(where: { $0.name == "where" }) {
+            throw whereNode.error("'where' cannot filter a \(formatName) output: its pages and index cover the whole collection; filter with a step before it, or write the subset as json, ndjson, csv or sqlite")
+        }
         let collection = try plan.collection(config)
         let fields = try config["fields"] == nil
             ? plan.schema(collection).fields.indices.map(FieldID.init(index:))
             : plan.fields(config, key: "fields", in: collection)
         let format = try formatType.init(config: config, plan: plan, collection: collection)
-        var filter: [(FieldID, [Value])] = []
-        if let whereNode = config["where"] {
-            for (keyNode, valueNode) in try whereNode.mapping("'where' of \(what)").mapping {
-                let key = ConfigNode(node: keyNode, file: config.file)
-                let field = try plan.field(key.string("a field"), in: collection, at: key)
-                let value = try ConfigNode(node: valueNode, file: config.file).value()
-                if case .array(let values) = value { filter.append((field, values)) } else { filter.append((field, [value])) }
-            }
-        }
+        let filter = try config["where"].map { try OutputFilter($0, collection: collection, plan: plan, what: what) } ?? .none
         if !errors.isEmpty { throw DefinitionErrors(errors) }
         errors = []
         return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, filter: filter)

@@ -99,7 +99,12 @@ public struct TestFile: Sendable {
         if let inputNode = map["input"], let inputMap = collector.attempt({ try inputNode.mapping("'input' of \(what)") }) {
             for (key, value) in inputMap.mapping {
                 let valueNode = ConfigNode(node: value, file: node.file)
-                guard let name = collector.attempt({ try collection(ConfigNode(node: key, file: node.file)) }) else { continue }
+                let keyNode = ConfigNode(node: key, file: node.file)
+                guard let name = collector.attempt({ try collection(keyNode) }) else { continue }
+                if pipeline.derivedCollections.contains(name) {
+                    collector.errors.append(keyNode.error("\(what): '\(name)' is computed by group-stats, not read from a source; give input for the collections it is computed from"))
+                    continue
+                }
                 if case .mapping = value {
                     let fixture = try valueNode.mapping("input of \(name)")
                     collector.errors += fixture.unknownKeys(allowed: ["fixture"])

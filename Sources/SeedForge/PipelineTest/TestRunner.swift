@@ -133,7 +133,9 @@ public enum TestRunner {
     /// arrays element by element, objects by the keys `expected` gives, in any order.
     static func matches(_ expected: Value, _ actual: Value) -> Bool {
         switch (expected, actual) {
-        case (.int, .int), (.int, .double), (.double, .int), (.double, .double), (.decimal, _), (_, .decimal):
+        case (.int(let a), .int(let b)):
+            return a == b
+        case (.int, .double), (.double, .int), (.double, .double), (.decimal, _), (_, .decimal):
             if case .string = expected { return false }
             if case .string = actual { return false }
             return expected.number == actual.number

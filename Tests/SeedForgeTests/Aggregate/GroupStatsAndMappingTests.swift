@@ -89,4 +89,153 @@ struct GroupStatsAndMappingTests {
         #expect(try names("two.json") == ["A", "B"])
         #expect(try names("all.json") == ["A", "B", "C"])
     }
+
+    // MARK: review findings: definitions that must not load
+
+    /// A pipeline of items {id, name, city, rating, open, code} with the given steps and outputs.
+    static func errors(steps: String = "", outputs: String = "  - {file: all.json, collection: items}") -> [String] {
+        Harness.definitionErrors("""
+            name: r
+            sources:
+              items: {kind: json, path: data.json, fields: {id: integer, name: string, city: string, rating: number, open: boolean, code: string}}
+            steps:
+            \(steps.isEmpty ? "  []" : steps)
+            outputs:
+            \(outputs)
+            """).map(\.message)
+    }
+
+    static let stats = """
+          - {aggregate: group-stats, collection: items, by: city, into: cities, metrics: {n: count}}
+        """
+
+    @Test func aFilteredOutputDoesNotCountAsWritingTheCollection() {
+        let messages = Self.errors(outputs: "  - {file: paris.json, collection: items, where: {city: Paris}}")
+        #expect(messages.contains { $0.contains("collection 'items' is never written") && $0.contains("without 'where'") }, "\(messages)")
+    }
+
+    @Test func pagesAndIndexOutputsRefuseAFilter() {
+        let messages = Self.errors(outputs: """
+              - {file: all.json, collection: items}
+              - {file: pages, collection: items, format: pages, where: {city: Paris}}
+            """)
+        #expect(messages.contains { $0.contains("'where' cannot filter a pages output") }, "\(messages)")
+    }
+
+    @Test func filterValuesAreReadAsTheFieldsType() {
+        #expect(Self.errors(outputs: """
+              - {file: all.json, collection: items}
+              - {file: some.json, collection: items, where: {id: seven}}
+            """).contains { $0.contains("'where' on 'id': 'seven' is not a value of its type, integer") })
+        #expect(Self.errors(outputs: """
+              - {file: all.json, collection: items}
+              - {file: some.json, collection: items, where: {city: []}}
+            """).contains { $0.contains("lists no value") })
+        #expect(Self.errors(outputs: """
+              - {file: all.json, collection: items}
+              - {file: some.json, collection: items, where: {open: maybe}}
+            """).contains { $0.contains("'maybe' is not a value of its type, boolean") })
+    }
+
+    @Test func aTextFieldFilterMatchesTheWrittenTextAndIntegersCompareExactly() throws {
+        let dir = try TempDir()
+        try dir.write("p.yml", """
+            name: f
+            sources:
+              items: {kind: json, path: d.json, fields: {id: integer, code: string, open: boolean}}
+            outputs:
+              - {file: all.json, collection: items}
+              - {file: code.json, collection: items, where: {code: 007}}
+              - {file: big.json, collection: items, where: {id: 9007199254740993}}
+              - {file: yes.json, collection: items, where: {code: yes}}
+              - {file: open.json, collection: items, where: {open: yes}}
+            """)
+        try dir.write("d.json", #"[{"id":9007199254740992,"code":"007","open":true},{"id":9007199254740993,"code":"7","open":false},{"id":1,"code":"yes","open":false}]"#)
+        #expect(try CLI.run(["run", "p.yml", "--out", "o"], cwd: dir.path).status == 0)
+        func ids(_ file: String) throws -> [Int64] {
+            try #require(jsonObject(dir.bytes("o/f/\(file)")) as? [[String: Any]]).map { ($0["id"] as! NSNumber).int64Value }
+        }
+        #expect(try ids("code.json") == [9007199254740992])   // "007" as text, not the number 7
+        #expect(try ids("big.json") == [9007199254740993])    // not its neighbour, equal as doubles
+        #expect(try ids("yes.json") == [1])                   // "yes" as text on a text field
+        #expect(try ids("open.json") == [9007199254740992])   // yes as true on a boolean field
+    }
+
+    @Test func derivedCollectionsTakeNoValidateOrNormalizeSteps() {
+        let messages = Self.errors(steps: Self.stats + """
+
+              - {validate: range, collection: cities, field: n, min: 1}
+            """, outputs: """
+              - {file: all.json, collection: items}
+              - {file: cities.json, collection: cities}
+            """)
+        #expect(messages.contains { $0.contains("'cities' is made by group-stats") }, "\(messages)")
+    }
+
+    @Test func metricsAreCheckedAgainstTheirFields() {
+        let outputs = """
+              - {file: all.json, collection: items}
+              - {file: cities.json, collection: cities}
+            """
+        func check(_ metrics: String, _ expected: String) {
+            let messages = Self.errors(steps: """
+                  - {aggregate: group-stats, collection: items, by: city, into: cities, metrics: \(metrics)}
+                """, outputs: outputs)
+            #expect(messages.contains { $0.contains(expected) }, "\(metrics): \(messages)")
+        }
+        check("{x: {mean: rating, max: rating}}", "has mean and max; give each statistic its own metric name")
+        check("{x: {mean: name}}", "mean in metric 'x' needs a field of type decimal or integer or number; 'name' is string")
+        check("{x: {count-where: rating}}", "count-where in metric 'x' needs a field of type boolean")
+        check("{x: {count-where: open, where: open}}", "count-where already names its condition")
+        check("{x: {sum: rating, where: city}}", "'where' in metric 'x' needs a field of type boolean")
+        let decimals = Self.errors(steps: """
+              - {aggregate: group-stats, collection: items, by: city, into: cities, decimals: -1, metrics: {n: count}}
+            """, outputs: outputs)
+        #expect(decimals.contains { $0.contains("'decimals' must be between 0 and 10, got -1") }, "\(decimals)")
+    }
+
+    @Test func hugeSumsAndMeansStayFiniteOrNull() throws {
+        let result = try Harness.run("""
+            name: g
+            sources:
+              places: {kind: json, path: data.json, fields: {g: string, v: number}}
+            steps:
+              - aggregate: group-stats
+                collection: places
+                by: g
+                into: groups
+                decimals: 1
+                metrics: {total: {sum: v}, mean: {mean: v}}
+            outputs:
+              - {file: p.json, collection: places}
+              - {file: g.json, collection: groups}
+            """, files: ["data.json": #"[{"g":"a","v":1e308},{"g":"a","v":1e308},{"g":"b","v":0.25},{"g":"b","v":0.5}]"#])
+        let groups = result.records("groups")
+        #expect(groups[0]["total"] == .null)            // overflows a double: no value, never inf
+        #expect(groups[0]["mean"] == .double(1e308))    // too large to scale: kept as it is
+        #expect(groups[1]["total"] == .double(0.8))     // 0.75 rounded half away from zero to 1 decimal
+        #expect(groups[1]["mean"] == .double(0.4))      // 0.375
+    }
+
+    @Test func mapValuesAcceptsPlainNullAndIgnoresEmojiSelectorsAndMapsNumbersByText() throws {
+        let result = try RuleHarness.run(
+            fields: "id: integer\ncategory: any",
+            steps: """
+                - normalize: map-values
+                  collection: items
+                  field: category
+                  unmapped: null
+                  map: {Museum: ["\u{1F3DB}\u{FE0F}"], Food: [1, restaurant]}
+                """,
+            records: #"[{"id":1,"category":"\#u{1F3DB}"},{"id":2,"category":1},{"id":3,"category":"zoo"}]"#)
+        #expect(result.records("items").map { $0["category"] } == [.string("Museum"), .string("Food"), .null])
+        #expect(result.rejects("items").isEmpty)
+    }
+
+    @Test func mapValuesRefusesANumericField() {
+        let messages = Self.errors(steps: """
+              - {normalize: map-values, collection: items, field: rating, map: {A: [x]}}
+            """)
+        #expect(messages.contains { $0.contains("map-values writes text, but 'rating' is declared number") }, "\(messages)")
+    }
 }

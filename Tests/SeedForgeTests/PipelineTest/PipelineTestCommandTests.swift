@@ -88,6 +88,31 @@ struct PipelineTestCommandTests {
         #expect(missing.stderr.contains("no test file"))
     }
 
+    @Test func inputForAComputedCollectionIsADefinitionError() throws {
+        let dir = try TempDir()
+        try dir.write("shops.json", "[]")
+        try dir.write("stats.yml", """
+            name: stats
+            sources:
+              shops: {kind: json, path: shops.json, id: id, fields: {id: string, city: string}}
+            steps:
+              - {aggregate: group-stats, collection: shops, by: city, into: cities, metrics: {shops: count}}
+            outputs:
+              - {file: shops.json, collection: shops}
+              - {file: cities.json, collection: cities}
+            """)
+        try dir.write("stats.test.yml", """
+            cases:
+              - name: fed the statistics
+                input:
+                  cities: [{city: Paris, shops: 3}]
+                expect: {cities: 1}
+            """)
+        let result = try CLI.run(["test", "stats.yml"], cwd: dir.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("stats.test.yml:4:7: error: case 'fed the statistics': 'cities' is computed by group-stats"), "\(result.stderr)")
+    }
+
     @Test func unreadableInputsFailTheCase() throws {
         let dir = try workspace("""
             cases:
