@@ -6,7 +6,7 @@ public enum Registry {
         TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
     ]
     public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self]
-    public static let enrichers: [any Step.Type] = [RatingSummary.self]
+    public static let enrichers: [any Step.Type] = [RatingSummary.self, Nearest.self]
     public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self, GroupStats.self]
     public static let formats: [any OutputFormat.Type] = [
         JSONFormat.self, NDJSONFormat.self, CSVFormat.self, SQLiteFormat.self, PagesFormat.self, PrefixIndexFormat.self,

@@ -1,0 +1,134 @@
+import Foundation
+
+/// Nearest-point search on the Earth: a k-d tree over points on the unit sphere.
+///
+/// Each latitude/longitude becomes a 3-D unit vector; the straight-line (chord) distance
+/// between two unit vectors grows with the great-circle distance, so the nearest point by
+/// chord is the nearest point on the globe, across the antimeridian and at the poles
+/// alike, with no special cases. The tree is built once (O(n log n)) and is immutable, so
+/// any number of threads may query it.
+///
+/// The tree is implicit: `order` holds point indices so that every range `lo..<hi` has its
+/// splitting point at the middle, points before it on the low side of `axis[mid]` and
+/// points after it on the high side.
+public struct SphereIndex: Sendable {
+    /// Mean Earth radius (IUGG), in kilometres.
+    public static let earthRadiusKm = 6371.0088
+
+    let xs: [Double]
+    let ys: [Double]
+    let zs: [Double]
+    let order: [Int32]
+    let axis: [UInt8]
+    static let leafSize = 8
+
+    /// Indexes the given points; `points[i]` is found as index `i`.
+    public init(_ points: [(latitude: Double, longitude: Double)]) {
+        var xs = [Double](), ys = [Double](), zs = [Double]()
+        xs.reserveCapacity(points.count); ys.reserveCapacity(points.count); zs.reserveCapacity(points.count)
+        for point in points {
+            let v = Self.unitVector(latitude: point.latitude, longitude: point.longitude)
+            xs.append(v.x); ys.append(v.y); zs.append(v.z)
+        }
+        var order = (0..<points.count).map(Int32.init)
+        var axis = [UInt8](repeating: 0, count: points.count)
+        Self.build(&order, &axis, 0, points.count, xs, ys, zs)
+        (self.xs, self.ys, self.zs, self.order, self.axis) = (xs, ys, zs, order, axis)
+    }
+
+    public var count: Int { order.count }
+
+    static func unitVector(latitude: Double, longitude: Double) -> (x: Double, y: Double, z: Double) {
+        let phi = latitude * .pi / 180, lambda = longitude * .pi / 180
+        return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
+    }
+
+    /// Great-circle distance in km for a chord length between unit vectors.
+    static func kilometres(chord: Double) -> Double {
+        2 * earthRadiusKm * asin(min(1, chord / 2))
+    }
+
+    /// Great-circle distance in km (haversine), for callers with two coordinates.
+    public static func distanceKm(_ a: (latitude: Double, longitude: Double), _ b: (latitude: Double, longitude: Double)) -> Double {
+        let p = unitVector(latitude: a.latitude, longitude: a.longitude)
+        let q = unitVector(latitude: b.latitude, longitude: b.longitude)
+        let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z)
+        return kilometres(chord: (dx * dx + dy * dy + dz * dz).squareRoot())
+    }
+
+    @inline(__always) func coordinate(_ point: Int, _ axis: Int) -> Double {
+        axis == 0 ? xs[point] : axis == 1 ? ys[point] : zs[point]
+    }
+
+    private static func build(_ order: inout [Int32], _ axis: inout [UInt8], _ lo: Int, _ hi: Int, _ xs: [Double], _ ys: [Double], _ zs: [Double]) {
+        guard hi - lo > leafSize else { return }
+        // Split on the axis where the points spread widest.
+        var low = [Double.infinity, .infinity, .infinity], high = [-Double.infinity, -.infinity, -.infinity]
+        for i in lo..<hi {
+            let p = Int(order[i])
+            let c = [xs[p], ys[p], zs[p]]
+            for a in 0..<3 { low[a] = min(low[a], c[a]); high[a] = max(high[a], c[a]) }
+        }
+        let spreads = (0..<3).map { high[$0] - low[$0] }
+        let split = spreads.indices.max { spreads[$0] < spreads[$1] }!
+        let values = split == 0 ? xs : split == 1 ? ys : zs
+        let mid = (lo + hi) / 2
+        select(&order, lo, hi, mid) { (values[Int($0)], $0) < (values[Int($1)], $1) }
+        axis[mid] = UInt8(split)
+        build(&order, &axis, lo, mid, xs, ys, zs)
+        build(&order, &axis, mid + 1, hi, xs, ys, zs)
+    }
+
+    /// Quickselect: puts the element of rank `k` at `k`, smaller ones before, larger after.
+    private static func select(_ a: inout [Int32], _ lo: Int, _ hi: Int, _ k: Int, _ less: (Int32, Int32) -> Bool) {
+        var lo = lo, hi = hi - 1
+        while lo < hi {
+            // Median of three as the pivot keeps sorted input from going quadratic.
+            let m = lo + (hi - lo) / 2
+            if less(a[m], a[lo]) { a.swapAt(m, lo) }
+            if less(a[hi], a[lo]) { a.swapAt(hi, lo) }
+            if less(a[hi], a[m]) { a.swapAt(hi, m) }
+            let pivot = a[m]
+            var i = lo, j = hi
+            while i <= j {
+                while less(a[i], pivot) { i += 1 }
+                while less(pivot, a[j]) { j -= 1 }
+                if i <= j { a.swapAt(i, j); i += 1; j -= 1 }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { return }
+        }
+    }
+
+    /// The index of the point nearest to the coordinate and its distance in km, or nil
+    /// for an empty index. Of points at exactly the same distance, the lowest index wins,
+    /// so answers do not depend on how the tree was split.
+    public func nearest(latitude: Double, longitude: Double) -> (index: Int, km: Double)? {
+        guard !order.isEmpty else { return nil }
+        let q = Self.unitVector(latitude: latitude, longitude: longitude)
+        var best = (distance: Double.infinity, index: Int.max)
+        search(0, order.count, q, &best)
+        return (best.index, Self.kilometres(chord: best.distance.squareRoot()))
+    }
+
+    @inline(__always) private func consider(_ p: Int, _ q: (x: Double, y: Double, z: Double), _ best: inout (distance: Double, index: Int)) {
+        let dx = xs[p] - q.x, dy = ys[p] - q.y, dz = zs[p] - q.z
+        let d = dx * dx + dy * dy + dz * dz
+        if d < best.distance || (d == best.distance && p < best.index) { best = (d, p) }
+    }
+
+    private func search(_ lo: Int, _ hi: Int, _ q: (x: Double, y: Double, z: Double), _ best: inout (distance: Double, index: Int)) {
+        if hi - lo <= Self.leafSize {
+            for i in lo..<hi { consider(Int(order[i]), q, &best) }
+            return
+        }
+        let mid = (lo + hi) / 2
+        let p = Int(order[mid])
+        let a = Int(axis[mid])
+        let delta = (a == 0 ? q.x : a == 1 ? q.y : q.z) - coordinate(p, a)
+        consider(p, q, &best)
+        let (near, far) = delta < 0 ? ((lo, mid), (mid + 1, hi)) : ((mid + 1, hi), (lo, mid))
+        search(near.0, near.1, q, &best)
+        // `<=`: a point on the far side at exactly the best distance may have a lower index.
+        if delta * delta <= best.distance { search(far.0, far.1, q, &best) }
+    }
+}
