@@ -13,7 +13,7 @@ help:
 	@echo "make datasets  regenerate the datasets with the current build"
 	@echo "make lint      check every pipeline definition without reading data"
 	@echo "make validate  validate every pipeline's sources (the shipped fixtures are dirty on purpose: exit 1)"
-	@echo "make bench     seedforge vs DuckDB vs jq on ~240k real cities (BENCH_SIZES=\"200k 1m 5m\" for more)"
+	@echo "make bench     seedforge vs DuckDB, jq, lxml and scipy cKDTree, in release mode (BENCH_SIZES=\"200k 1m 5m\" for more)"
 	@echo "make clean     remove build products and $(OUT)/"
 
 run: deps datasets

