@@ -3,7 +3,7 @@
 write it by hand: load both JSON files, keep cities whose coordinates are numbers on the
 globe, put every point on the unit sphere, build the tree, query the nearest city of every
 place, and write NDJSON lines {"id", "cityId", "km"} (great-circle km on a sphere of
-radius 6371.0088 km), in the places' order.
+radius 6371.0088 km, from the angle between the vectors), in the places' order.
 
 Usage: kdtree_nearest.py PLACES.json CITIES.json OUT.ndjson
 """
@@ -37,8 +37,10 @@ def main(places_path, cities_path, out_path):
                                 np.array([c["coord"]["lon"] for c in kept], dtype=float)))
     queries = unit_vectors(np.array([p["latitude"] for p in places], dtype=float),
                            np.array([p["longitude"] for p in places], dtype=float))
-    chord, nearest = tree.query(queries, k=1)
-    km = 2 * RADIUS_KM * np.arcsin(np.minimum(1.0, chord / 2))
+    _, nearest = tree.query(queries, k=1)
+    # The angle between the vectors as atan2(|p x q|, p . q), accurate at any distance.
+    found = tree.data[nearest]
+    km = RADIUS_KM * np.arctan2(np.linalg.norm(np.cross(found, queries), axis=1), np.einsum("ij,ij->i", found, queries))
     with open(out_path, "w", encoding="utf-8") as out:
         for place, index, distance in zip(places, nearest.tolist(), km.tolist()):
             out.write(json.dumps({"id": place["id"], "cityId": ids[index], "km": round(distance, 6)}) + "\n")

@@ -49,16 +49,21 @@ public struct Nearest: Step {
         longitude = try plan.field(config, key: "longitude", in: collection)
         from = try plan.collection(config, key: "from")
         if from == collection { throw config["from"]!.error("'from' must name another collection than '\(collection)'") }
-        let schema = plan.schema(collection)
-        fromLatitude = try config["from-latitude"] == nil
-            ? plan.field(schema[latitude].name, in: from, at: config["latitude"]!)
-            : plan.field(config, key: "from-latitude", in: from)
-        fromLongitude = try config["from-longitude"] == nil
-            ? plan.field(schema[longitude].name, in: from, at: config["longitude"]!)
-            : plan.field(config, key: "from-longitude", in: from)
-        for (key, id) in [("latitude", latitude), ("longitude", longitude)] {
-            guard [.number, .integer, .decimal, .any].contains(schema[id].type) else {
-                throw config[key]!.error("'\(schema[id].name)' is \(schema[id].type.rawValue); coordinates must be numbers")
+        let schema = plan.schema(collection), fromSchema = plan.schema(from)
+        let source = from
+        func fromField(_ key: String, sameAs own: FieldID) throws -> FieldID {
+            if config[key] != nil { return try plan.field(config, key: key, in: source) }
+            guard let id = fromSchema.id(of: schema[own].name) else {
+                throw config.error("'\(source)' has no field '\(schema[own].name)'; name its \(key.dropFirst(5)) field with '\(key)' (its fields are: \(fromSchema.names.joined(separator: ", ")))")
+            }
+            return id
+        }
+        fromLatitude = try fromField("from-latitude", sameAs: latitude)
+        fromLongitude = try fromField("from-longitude", sameAs: longitude)
+        for (key, id, fields) in [("latitude", latitude, schema), ("longitude", longitude, schema),
+                                  ("from-latitude", fromLatitude, fromSchema), ("from-longitude", fromLongitude, fromSchema)] {
+            guard [.number, .integer, .decimal, .any].contains(fields[id].type) else {
+                throw (config[key] ?? config.node).error("'\(fields[id].name)' is \(fields[id].type.rawValue); coordinates must be numbers")
             }
         }
         maxKm = try config.number("max-km")
@@ -69,7 +74,6 @@ public struct Nearest: Step {
         var take: [(FieldID, FieldID)] = []
         let pairs = try takeNode.mapping("'take'").mapping
         if pairs.isEmpty { throw takeNode.error("'take' names no field; give {new field: field of \(from)}") }
-        let fromSchema = plan.schema(from)
         let target = collection
         for (keyNode, valueNode) in pairs {
             let key = ConfigNode(node: keyNode, file: config.file)
@@ -79,13 +83,20 @@ public struct Nearest: Step {
             take.append((into, source))
         }
         self.take = take
-        distanceField = try plan.addField(config.string("distance-field") ?? "nearestKm", type: .number, to: collection, at: config["distance-field"] ?? config.node)
+        let distanceName = try config.string("distance-field") ?? "nearestKm"
+        let distanceNode = config["distance-field"] ?? config.node
+        if take.contains(where: { plan.schema(target)[$0.0].name == distanceName }) {
+            throw distanceNode.error("'\(distanceName)' is both a 'take' field and the distance field; give the distance another name with 'distance-field'")
+        }
+        distanceField = try plan.addField(distanceName, type: .number, to: collection, at: distanceNode)
     }
+
+    static func usableLatitude(_ value: Value) -> Double? { value.number.flatMap { (-90...90).contains($0) ? $0 : nil } }
+    static func usableLongitude(_ value: Value) -> Double? { value.number.flatMap { (-180...180).contains($0) ? $0 : nil } }
 
     /// Usable coordinates of a record, or nil.
     static func coordinates(_ record: Record, _ latitude: FieldID, _ longitude: FieldID) -> (latitude: Double, longitude: Double)? {
-        guard let lat = record[latitude].number, let lon = record[longitude].number,
-              (-90...90).contains(lat), (-180...180).contains(lon) else { return nil }
+        guard let lat = usableLatitude(record[latitude]), let lon = usableLongitude(record[longitude]) else { return nil }
         return (lat, lon)
     }
 
@@ -100,25 +111,35 @@ public struct Nearest: Step {
             }
         }
         let index = SphereIndex(points)
+        let step = "enrich: nearest"
+        if points.count < candidates.count {
+            // Said once for the collection: which candidates the search cannot offer.
+            let left = candidates.count - points.count
+            let message = points.isEmpty
+                ? "none of the \(candidates.count) \(from) records has a position on the globe, so no \(collection) record gets a nearest \(from) record"
+                : "\(left) of \(candidates.count) \(from) records have no position on the globe (missing or out-of-range coordinates) and are never a nearest \(from) record"
+            state.warn(Finding(rule: "coordinates", severity: .warning, message: message), record: nil, in: from, step: step)
+        }
         let schema = state.schemas[collection]!
         let (latName, lonName) = (schema[latitude].name, schema[longitude].name)
-        let latPath = schema[latitude].sourcePath
         let scale = RatingSummary.powersOfTen[decimals]
-        state.transformRecords(collection, step: "enrich: nearest", parallel: true) { record in
+        state.transformRecords(collection, step: step, parallel: true) { record in
             for (into, _) in take { record[into] = .null }
             record[distanceField] = .null
             guard let point = Self.coordinates(record, latitude, longitude) else {
+                let bad = Self.usableLatitude(record[latitude]) == nil ? latitude : longitude
                 let shown = "\(RuleFields.describe(record[latitude])), \(RuleFields.describe(record[longitude]))"
                 return [Finding(
                     rule: "coordinates", severity: .warning,
                     message: "\(latName), \(lonName) = \(shown) is not a position on the globe (latitude within ±90, longitude within ±180); no nearest \(from) record",
-                    location: record.origin.location(of: latPath), field: latName, value: record[latitude])]
+                    location: record.origin.location(of: schema[bad].sourcePath), field: schema[bad].name, value: record[bad])]
             }
             guard let found = index.nearest(latitude: point.latitude, longitude: point.longitude) else { return [] }
-            if let maxKm, found.km > maxKm { return [] }
+            // The cut-off applies to the distance as written, so 50 km passes `max-km: 50`.
+            let rounded = (found.km * scale).rounded(.toNearestOrAwayFromZero) / scale
+            if let maxKm, rounded > maxKm { return [] }
             let nearest = candidates[positions[found.index]]
             for (into, source) in take { record[into] = nearest[source] }
-            let rounded = (found.km * scale).rounded(.toNearestOrAwayFromZero) / scale
             record[distanceField] = .double(rounded)
             return []
         }

@@ -30,6 +30,7 @@ public struct SphereIndex: Sendable {
             let v = Self.unitVector(latitude: point.latitude, longitude: point.longitude)
             xs.append(v.x); ys.append(v.y); zs.append(v.z)
         }
+        precondition(points.count <= Int(Int32.max), "SphereIndex holds at most \(Int32.max) points")
         var order = (0..<points.count).map(Int32.init)
         var axis = [UInt8](repeating: 0, count: points.count)
         Self.build(&order, &axis, 0, points.count, xs, ys, zs)
@@ -38,22 +39,26 @@ public struct SphereIndex: Sendable {
 
     public var count: Int { order.count }
 
+    /// The point as a unit vector. One place written two ways (a pole at any longitude,
+    /// longitude -180 and 180) gives the very same vector, so such records tie exactly and
+    /// the first of them wins.
     static func unitVector(latitude: Double, longitude: Double) -> (x: Double, y: Double, z: Double) {
+        let longitude = abs(latitude) == 90 ? 0 : longitude == -180 ? 180 : longitude
         let phi = latitude * .pi / 180, lambda = longitude * .pi / 180
         return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
     }
 
-    /// Great-circle distance in km for a chord length between unit vectors.
-    static func kilometres(chord: Double) -> Double {
-        2 * earthRadiusKm * asin(min(1, chord / 2))
+    /// Great-circle distance in km between unit vectors, from the angle between them as
+    /// atan2(|p × q|, p · q): accurate from a metre to the antipodes alike.
+    static func kilometres(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> Double {
+        let cx = p.y * q.z - p.z * q.y, cy = p.z * q.x - p.x * q.z, cz = p.x * q.y - p.y * q.x
+        let dot = p.x * q.x + p.y * q.y + p.z * q.z
+        return earthRadiusKm * atan2((cx * cx + cy * cy + cz * cz).squareRoot(), dot)
     }
 
     /// Great-circle distance in km (haversine), for callers with two coordinates.
     public static func distanceKm(_ a: (latitude: Double, longitude: Double), _ b: (latitude: Double, longitude: Double)) -> Double {
-        let p = unitVector(latitude: a.latitude, longitude: a.longitude)
-        let q = unitVector(latitude: b.latitude, longitude: b.longitude)
-        let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z)
-        return kilometres(chord: (dx * dx + dy * dy + dz * dz).squareRoot())
+        kilometres(unitVector(latitude: a.latitude, longitude: a.longitude), unitVector(latitude: b.latitude, longitude: b.longitude))
     }
 
     @inline(__always) func coordinate(_ point: Int, _ axis: Int) -> Double {
@@ -63,13 +68,15 @@ public struct SphereIndex: Sendable {
     private static func build(_ order: inout [Int32], _ axis: inout [UInt8], _ lo: Int, _ hi: Int, _ xs: [Double], _ ys: [Double], _ zs: [Double]) {
         guard hi - lo > leafSize else { return }
         // Split on the axis where the points spread widest.
-        var low = [Double.infinity, .infinity, .infinity], high = [-Double.infinity, -.infinity, -.infinity]
+        var (lowX, lowY, lowZ) = (Double.infinity, Double.infinity, Double.infinity)
+        var (highX, highY, highZ) = (-Double.infinity, -Double.infinity, -Double.infinity)
         for i in lo..<hi {
             let p = Int(order[i])
-            let c = [xs[p], ys[p], zs[p]]
-            for a in 0..<3 { low[a] = min(low[a], c[a]); high[a] = max(high[a], c[a]) }
+            lowX = min(lowX, xs[p]); highX = max(highX, xs[p])
+            lowY = min(lowY, ys[p]); highY = max(highY, ys[p])
+            lowZ = min(lowZ, zs[p]); highZ = max(highZ, zs[p])
         }
-        let spreads = (0..<3).map { high[$0] - low[$0] }
+        let spreads = [highX - lowX, highY - lowY, highZ - lowZ]
         let split = spreads.indices.max { spreads[$0] < spreads[$1] }!
         let values = split == 0 ? xs : split == 1 ? ys : zs
         let mid = (lo + hi) / 2
@@ -100,14 +107,16 @@ public struct SphereIndex: Sendable {
     }
 
     /// The index of the point nearest to the coordinate and its distance in km, or nil
-    /// for an empty index. Of points at exactly the same distance, the lowest index wins,
-    /// so answers do not depend on how the tree was split.
+    /// for an empty index or a coordinate that is not finite. Of points at exactly the
+    /// same position, the lowest index wins, so answers do not depend on how the tree was
+    /// split. Points should be real positions (latitude within ±90); the index does not
+    /// check them.
     public func nearest(latitude: Double, longitude: Double) -> (index: Int, km: Double)? {
-        guard !order.isEmpty else { return nil }
+        guard !order.isEmpty, latitude.isFinite, longitude.isFinite else { return nil }
         let q = Self.unitVector(latitude: latitude, longitude: longitude)
         var best = (distance: Double.infinity, index: Int.max)
         search(0, order.count, q, &best)
-        return (best.index, Self.kilometres(chord: best.distance.squareRoot()))
+        return (best.index, Self.kilometres((xs[best.index], ys[best.index], zs[best.index]), q))
     }
 
     @inline(__always) private func consider(_ p: Int, _ q: (x: Double, y: Double, z: Double), _ best: inout (distance: Double, index: Int)) {

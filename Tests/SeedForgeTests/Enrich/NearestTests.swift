@@ -71,6 +71,28 @@ struct NearestTests {
         #expect(SphereIndex([]).nearest(latitude: 0, longitude: 0) == nil)
     }
 
+    @Test func ofPointsAtOnePositionTheFirstWinsAcrossTheTree() {
+        // 200 points, each position listed twice far apart in the input, so the tree puts
+        // the copies in different leaves; the lower index must win every time.
+        var rng = SplitMix64(state: 7)
+        let positions = (0..<100).map { _ in (latitude: Double.random(in: -80...80, using: &rng), longitude: Double.random(in: -180...180, using: &rng)) }
+        let index = SphereIndex(positions + positions)
+        for (i, p) in positions.enumerated() {
+            #expect(index.nearest(latitude: p.latitude, longitude: p.longitude)?.index == i)
+        }
+        // One place written two ways is one position: a pole at any longitude, ±180.
+        let written = SphereIndex([(90, 10), (90, 0), (0, 180), (0, -180)] + positions)
+        #expect(written.nearest(latitude: 89, longitude: 0)?.index == 0)
+        #expect(written.nearest(latitude: 0, longitude: -179)?.index == 2)
+        #expect(written.nearest(latitude: .nan, longitude: 0) == nil)
+    }
+
+    @Test func distancesAreAccurateUpToTheAntipodes() {
+        // Half the circumference, to the millimetre, though the chord is at its longest.
+        #expect(abs(SphereIndex.distanceKm((10, 20), (-10, -160)) - .pi * SphereIndex.earthRadiusKm) < 1e-6)
+        #expect(abs(SphereIndex.distanceKm((0, 0), (0, 0.00001)) - 0.00111195) < 1e-7)
+    }
+
     @Test func knownDistances() {
         let paris = (48.8566, 2.3522), london = (51.5074, -0.1278)
         #expect(abs(SphereIndex.distanceKm(paris, london) - 343.9) < 1)   // about 344 km
@@ -124,6 +146,30 @@ struct NearestTests {
         #expect(warnings.map(\.finding.rule) == ["coordinates", "coordinates"])
         #expect(warnings.first?.finding.message.contains(#"latitude, longitude = "48.8", 2.3 is not a position on the globe"#) == true, "\(warnings)")
         #expect(result.rejects("places").isEmpty)                       // nothing lost
+        let left = result.state.warnings.filter { $0.collection == "cities" }.map(\.finding.message)
+        #expect(left == ["1 of 5 cities records have no position on the globe (missing or out-of-range coordinates) and are never a nearest cities record"])
+    }
+
+    @Test func noUsableCandidateIsSaidOnce() throws {
+        let result = try Harness.run(Self.pipeline, files: [
+            "cities.json": #"[{"name":"Nowhere","country":"XX","lat":null,"lng":12}]"#,
+            "places.json": #"[{"id":"a","latitude":1,"longitude":2},{"id":"b","latitude":91,"longitude":2},{"id":"c","latitude":1,"longitude":200}]"#,
+        ])
+        #expect(result.records("places").map { $0["city"] } == [.null, .null, .null])
+        let messages = result.state.warnings.map(\.finding.message)
+        #expect(messages.first == "none of the 1 cities records has a position on the globe, so no places record gets a nearest cities record")
+        #expect(result.state.warnings.filter { $0.collection == "places" }.map(\.finding.field) == ["latitude", "longitude"])
+    }
+
+    @Test func theCutOffComparesTheDistanceAsWritten() throws {
+        // Paris to Versailles is 17.6 km: written as 18 with decimals 0, so max-km 18 keeps it.
+        let yaml = Self.pipeline.replacingOccurrences(of: "max-km: 50", with: "max-km: 18\n    decimals: 0")
+        let result = try Harness.run(yaml, files: [
+            "cities.json": #"[{"name":"Versailles","country":"FR","lat":48.8049,"lng":2.1204}]"#,
+            "places.json": #"[{"id":"notre-dame","latitude":48.853,"longitude":2.3499}]"#,
+        ])
+        #expect(result.records("places").map { $0["cityKm"] } == [.double(18)])
+        #expect(Self.haversineKm((48.853, 2.3499), (48.8049, 2.1204)) > 17.5)
     }
 
     @Test func mistakesInTheStepAreDefinitionErrors() {
@@ -135,5 +181,8 @@ struct NearestTests {
         #expect(messages("max-km: 50", with: "max-km: -1").contains { $0.contains("'max-km' must be a distance") })
         #expect(messages("from-latitude: lat", with: "from-latitude: latt").contains { $0.contains("unknown field 'latt' in collection 'cities'; did you mean 'lat'?") })
         #expect(messages("latitude: any", with: "latitude: string").contains { $0.contains("coordinates must be numbers") })
+        #expect(messages("lat: number", with: "lat: string").contains { $0.contains("'lat' is string; coordinates must be numbers") })
+        #expect(messages("distance-field: cityKm", with: "distance-field: city").contains { $0.contains("'city' is both a 'take' field and the distance field") })
+        #expect(messages("from-latitude: lat", with: "").contains { $0.contains("'cities' has no field 'latitude'; name its latitude field with 'from-latitude'") })
     }
 }
