@@ -29,19 +29,14 @@ public struct Dedupe: Step {
     let keep: Keep
     let keepBy: FieldID?
     let fold: Bool
-    let scale: Double?
+    let precision: DecimalPlaces?
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         by = try plan.fields(config, key: "by", in: collection)
         keep = try config.choice("keep", Keep.self, choices: Keep.allCases) ?? .first
         fold = try config.bool("fold") ?? false
-        if let precision = try config.int("precision") {
-            guard (0...10).contains(precision) else { throw config["precision"]!.error("'precision' must be between 0 and 10") }
-            scale = RatingSummary.powersOfTen[precision]
-        } else {
-            scale = nil
-        }
+        precision = try config.decimalPlaces("precision")
         switch keep {
         case .lowest, .highest:
             guard config["keep-by"] != nil else { throw config.error("keep: \(keep.rawValue) needs 'keep-by', the field to compare") }
@@ -62,8 +57,8 @@ public struct Dedupe: Step {
             switch value {
             case .string(let text) where fold: value = .string(Collation.key(text))
             case .int, .double, .decimal:
-                if let scale, let number = value.number {
-                    value = Value.double((number * scale).rounded(.toNearestOrAwayFromZero) / scale).joinKey
+                if let precision, let number = value.number {
+                    value = Value.double(precision.round(number)).joinKey
                 } else {
                     value = value.joinKey
                 }

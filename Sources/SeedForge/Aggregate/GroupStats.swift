@@ -40,7 +40,7 @@ public struct GroupStats: Step {
     let by: [FieldID]
     let into: String
     let metrics: [(name: String, metric: Metric)]
-    let decimals: Int
+    let decimals: DecimalPlaces
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -48,8 +48,7 @@ public struct GroupStats: Step {
         let intoNode = try config.require("into")
         into = try intoNode.string("'into'")
         if plan.schemas[into] != nil { throw intoNode.error("'into: \(into)' names a collection that already exists (a source or an earlier group-stats); choose a new name for the statistics") }
-        decimals = try config.int("decimals") ?? 2
-        if decimals < 0 || decimals > 10 { throw (config["decimals"] ?? config.node).error("'decimals' must be between 0 and 10, got \(decimals)") }
+        decimals = try config.decimalPlaces() ?? DecimalPlaces(2)
         var metrics: [(String, Metric)] = []
         let source = collection
         func field(_ node: ConfigNode) throws -> FieldID { try plan.field(node.string("a field"), in: source, at: node) }
@@ -120,15 +119,9 @@ public struct GroupStats: Step {
             groups[key, default: []].append(index)
         }
         order.sort()
-        let scale = RatingSummary.powersOfTen[decimals]
-        /// Rounded to `decimals`, unless scaling would overflow (then the value as it is);
-        /// a sum or mean that is not finite (numbers near the limits of a double) is null.
-        func rounded(_ value: Double) -> Value {
-            guard value.isFinite else { return .null }
-            let scaled = value * scale
-            guard scaled.isFinite else { return .double(value) }
-            return .double(scaled.rounded(.toNearestOrAwayFromZero) / scale)
-        }
+        /// Rounded to `decimals`; a sum or mean that is not finite (numbers near the limits
+        /// of a double) is null.
+        func rounded(_ value: Double) -> Value { value.isFinite ? .double(decimals.round(value)) : .null }
         let origin = records.first?.origin
         var out: [Record] = []
         for key in order {

@@ -41,7 +41,7 @@ public struct Nearest: Step {
     let take: [(into: FieldID, from: FieldID)]
     let distanceField: FieldID
     let maxKm: Double?
-    let decimals: Int
+    let decimals: DecimalPlaces
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -68,8 +68,7 @@ public struct Nearest: Step {
         }
         maxKm = try config.number("max-km")
         if let maxKm, !(maxKm >= 0) { throw config["max-km"]!.error("'max-km' must be a distance in km, 0 or more") }
-        decimals = try config.int("decimals") ?? 3
-        if !(0...10).contains(decimals) { throw config["decimals"]!.error("'decimals' must be between 0 and 10, got \(decimals)") }
+        decimals = try config.decimalPlaces() ?? DecimalPlaces(3)
         let takeNode = try config.require("take")
         var take: [(FieldID, FieldID)] = []
         let pairs = try takeNode.mapping("'take'").mapping
@@ -122,7 +121,6 @@ public struct Nearest: Step {
         }
         let schema = state.schemas[collection]!
         let (latName, lonName) = (schema[latitude].name, schema[longitude].name)
-        let scale = RatingSummary.powersOfTen[decimals]
         state.transformRecords(collection, step: step, parallel: true) { record in
             for (into, _) in take { record[into] = .null }
             record[distanceField] = .null
@@ -136,7 +134,7 @@ public struct Nearest: Step {
             }
             guard let found = index.nearest(latitude: point.latitude, longitude: point.longitude) else { return [] }
             // The cut-off applies to the distance as written, so 50 km passes `max-km: 50`.
-            let rounded = (found.km * scale).rounded(.toNearestOrAwayFromZero) / scale
+            let rounded = decimals.round(found.km)
             if let maxKm, rounded > maxKm { return [] }
             let nearest = candidates[positions[found.index]]
             for (into, source) in take { record[into] = nearest[source] }

@@ -37,7 +37,7 @@ public struct RatingSummary: Step {
     let foreignKey: FieldID
     let rating: FieldID
     let seedRating: FieldID?
-    let decimals: Int?
+    let decimals: DecimalPlaces?
     let countField: FieldID
     let communityField: FieldID
     let seedField: FieldID?
@@ -51,8 +51,7 @@ public struct RatingSummary: Step {
         foreignKey = try plan.field(config, key: "foreign-key", in: reviews)
         rating = try plan.field(config, key: "rating", in: reviews)
         seedRating = try config["seed-rating"] == nil ? nil : plan.field(config, key: "seed-rating", in: collection)
-        decimals = try config.int("decimals")
-        if let decimals, !(0...10).contains(decimals) { throw config["decimals"]!.error("'decimals' must be between 0 and 10") }
+        decimals = try config.decimalPlaces()
         let target = collection
         func add(_ key: String, _ name: String, _ type: FieldType) throws -> FieldID {
             try plan.addField(config.string(key) ?? name, type: type, to: target, at: config[key] ?? config.node)
@@ -96,12 +95,7 @@ public struct RatingSummary: Step {
             let seed = seedRating.map { record[$0] } ?? .null
             record[countField] = .int(Int64(summary.count))
             if summary.count > 0 {
-                var mean = summary.mean
-                if let decimals {
-                    let scale = Self.powersOfTen[decimals]
-                    let scaled = (mean * scale).rounded(.toNearestOrAwayFromZero) / scale
-                    if scaled.isFinite { mean = scaled }
-                }
+                let mean = decimals?.round(summary.mean) ?? summary.mean
                 record[communityField] = .double(mean)
                 record[displayedField] = .double(mean)
             } else {
@@ -112,7 +106,4 @@ public struct RatingSummary: Step {
             return []
         }
     }
-
-    static let powersOfTen: [Double] = (0...10).map { pow10($0) }
-    static func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { value, _ in value * 10 } }
 }
