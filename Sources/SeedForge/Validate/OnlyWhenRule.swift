@@ -1,0 +1,42 @@
+/// `validate: only-when`: fields that only mean something when a boolean field is true,
+/// such as a rating of a place not yet visited. A value given while `when` is false or
+/// null is a finding; the value is reported as it is, never dropped silently.
+public struct OnlyWhenRule: Rule {
+    public static let spec = KindSpec(
+        stage: .validate, name: "only-when",
+        summary: "A field may only hold a value when a boolean field is true (a rating only for visited places).",
+        keys: ValidateStep.commonKeys + [
+            RuleFields.key,
+            KeySpec("when", required: true, "the boolean field that must be true for the field to hold a value"),
+        ],
+        example: """
+            - validate: only-when
+              collection: places
+              field: rating
+              when: isVisited
+            """)
+
+    let fields: [FieldID]
+    let condition: FieldID
+
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+        fields = try RuleFields.resolve(config, plan, collection)
+        condition = try plan.field(config, key: "when", in: collection)
+        let spec = plan.schema(collection)[condition]
+        guard spec.type == .boolean || spec.type == .any else {
+            throw config["when"]!.error("'when' needs a boolean field; '\(spec.name)' is \(spec.type.rawValue)")
+        }
+        if fields.contains(condition) { throw config["when"]!.error("'\(spec.name)' cannot be both the field and its condition") }
+    }
+
+    public func check(_ record: Record, _ findings: inout RuleFindings) {
+        let flag = record[condition]
+        guard flag != .bool(true) else { return }
+        let conditionName = findings.schema[condition].name
+        let state = flag.isNull ? "not given" : RuleFields.describe(flag)
+        for field in fields where !record[field].isNull {
+            let name = findings.schema[field].name
+            findings.fail(field, "\(name) \(RuleFields.describe(record[field])) is given, but \(conditionName) is \(state): \(name) only applies when \(conditionName) is true")
+        }
+    }
+}
