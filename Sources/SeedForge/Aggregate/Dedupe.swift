@@ -1,6 +1,12 @@
 /// `aggregate: dedupe`: removes records that share a key, keeping one declared winner per
 /// key. Every removed record goes to the duplicates log with the winner's id, so nothing
 /// disappears unaccounted. Records whose key holds a null are never merged.
+///
+/// With `within`, records sharing a key are duplicates only when they also lie within a
+/// distance of each other (the same folded name within 100 m): taken in order of
+/// preference (the `keep` rule), each record merges into the first kept record within
+/// the distance, or is kept itself. So every removed record is within the distance of
+/// its winner, and a chain of places 80 m apart is not collapsed into one.
 public struct Dedupe: Step {
     public enum Keep: String, CaseIterable, Sendable {
         case first, last, lowest, highest
@@ -16,6 +22,7 @@ public struct Dedupe: Step {
             KeySpec("keep-by", "the field compared when keep is lowest or highest"),
             KeySpec("fold", "compare text keys case- and diacritic-insensitively (default false)"),
             KeySpec("precision", "round numbers in the key to this many decimals (e.g. 2 for coordinates about 1 km apart)"),
+            KeySpec("within", "{latitude: F, longitude: G, km: D}: records sharing the key are duplicates only within D km of each other (great-circle)"),
         ],
         example: """
             - aggregate: dedupe
@@ -30,6 +37,7 @@ public struct Dedupe: Step {
     let keepBy: FieldID?
     let fold: Bool
     let precision: DecimalPlaces?
+    let within: (latitude: FieldID, longitude: FieldID, km: Double)?
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -37,6 +45,22 @@ public struct Dedupe: Step {
         keep = try config.choice("keep", Keep.self, choices: Keep.allCases) ?? .first
         fold = try config.bool("fold") ?? false
         precision = try config.decimalPlaces("precision")
+        if let node = config["within"] {
+            let map = try node.mapping("'within' of \(config.what)")
+            let unknown = map.unknownKeys(allowed: ["latitude", "longitude", "km"])
+            if let error = unknown.first { throw error }
+            let latitude = try plan.field(map, key: "latitude", in: collection)
+            let longitude = try plan.field(map, key: "longitude", in: collection)
+            let kmNode = try map.require("km")
+            let km = try kmNode.number("'km' of 'within'")
+            guard km >= 0 else { throw kmNode.error("'km' of 'within' must be 0 or more, got \(km)") }
+            if by.contains(latitude) || by.contains(longitude) {
+                throw node.error("the coordinates of 'within' must not also be in 'by': the distance compares them")
+            }
+            within = (latitude, longitude, km)
+        } else {
+            within = nil
+        }
         switch keep {
         case .lowest, .highest:
             guard config["keep-by"] != nil else { throw config.error("keep: \(keep.rawValue) needs 'keep-by', the field to compare") }
@@ -98,6 +122,7 @@ public struct Dedupe: Step {
     }
 
     public func run(_ state: RunState) throws {
+        if within != nil { return try runWithin(state) }
         let records = state.records(collection)
         var winnerOf: [ByteKey: Int] = [:]
         winnerOf.reserveCapacity(records.count)
@@ -122,6 +147,53 @@ public struct Dedupe: Step {
             state.removeDuplicate(
                 records[loser.index], in: collection, winner: records[winnerOf[loser.key]!],
                 key: loggedKey(of: records[loser.index]), step: "aggregate: dedupe")
+        }
+        state.collections[collection] = records.indices.filter { !removed[$0] }.map { records[$0] }
+    }
+
+    /// Dedupe by key and distance: see the type's comment.
+    func runWithin(_ state: RunState) throws {
+        guard let within else { return }
+        let records = state.records(collection)
+        let keys = Parallel.map(records, threads: state.threads) { key(of: $0) }
+        var groups: [ByteKey: [Int]] = [:]
+        var order: [ByteKey] = []
+        for (index, record) in records.enumerated() {
+            guard let key = keys[index], Nearest.coordinates(record, within.latitude, within.longitude) != nil else { continue }
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(index)
+        }
+        var winnerOf: [Int: Int] = [:]
+        for key in order {
+            guard let members = groups[key], members.count > 1 else { continue }
+            // Most preferred first; ties keep input order.
+            var ranked = members
+            switch keep {
+            case .first: break
+            case .last: ranked.reverse()
+            case .lowest, .highest:
+                ranked = members.enumerated().sorted { a, b in
+                    if beats(records[b.element], records[a.element]) { return false }
+                    if beats(records[a.element], records[b.element]) { return true }
+                    return a.offset < b.offset
+                }.map(\.element)
+            }
+            var kept: [(index: Int, point: (latitude: Double, longitude: Double))] = []
+            for index in ranked {
+                let point = Nearest.coordinates(records[index], within.latitude, within.longitude)!
+                if let winner = kept.first(where: { SphereIndex.distanceKm($0.point, point) <= within.km }) {
+                    winnerOf[index] = winner.index
+                } else {
+                    kept.append((index, point))
+                }
+            }
+        }
+        var removed = [Bool](repeating: false, count: records.count)
+        for index in winnerOf.keys.sorted() {
+            removed[index] = true
+            state.removeDuplicate(
+                records[index], in: collection, winner: records[winnerOf[index]!],
+                key: loggedKey(of: records[index]), step: "aggregate: dedupe")
         }
         state.collections[collection] = records.indices.filter { !removed[$0] }.map { records[$0] }
     }
