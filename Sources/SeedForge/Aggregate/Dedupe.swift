@@ -57,6 +57,12 @@ public struct Dedupe: Step {
             if by.contains(latitude) || by.contains(longitude) {
                 throw node.error("the coordinates of 'within' must not also be in 'by': the distance compares them")
             }
+            if latitude == longitude { throw node.error("'latitude' and 'longitude' of 'within' name the same field") }
+            let schema = plan.schema(collection)
+            for (key, id) in [("latitude", latitude), ("longitude", longitude)]
+            where ![.number, .integer, .decimal, .any].contains(schema[id].type) {
+                throw map[key]!.error("'\(schema[id].name)' is \(schema[id].type.rawValue); coordinates must be numbers")
+            }
             within = (latitude, longitude, km)
         } else {
             within = nil
@@ -158,10 +164,19 @@ public struct Dedupe: Step {
         let keys = Parallel.map(records, threads: state.threads) { key(of: $0) }
         var groups: [ByteKey: [Int]] = [:]
         var order: [ByteKey] = []
+        var unplaced = 0
         for (index, record) in records.enumerated() {
-            guard let key = keys[index], Nearest.coordinates(record, within.latitude, within.longitude) != nil else { continue }
+            guard let key = keys[index] else { continue }
+            guard Nearest.coordinates(record, within.latitude, within.longitude) != nil else { unplaced += 1; continue }
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(index)
+        }
+        if unplaced > 0 {
+            let schema = state.schemas[collection]!
+            state.warn(Finding(
+                rule: "coordinates", severity: .warning,
+                message: "\(unplaced) \(collection) records have a key but no position on the globe (\(schema[within.latitude].name), \(schema[within.longitude].name) missing or out of range), so they are never merged"),
+                record: nil, in: collection, step: "aggregate: dedupe")
         }
         var winnerOf: [Int: Int] = [:]
         for key in order {

@@ -1,6 +1,7 @@
 /// `validate: only-when`: fields that only mean something when a boolean field is true,
-/// such as a rating of a place not yet visited. A value given while `when` is false or
-/// null is a finding; the value is reported as it is, never dropped silently.
+/// such as a rating of a place not yet visited. A value (any non-null value, empty text
+/// included) given while `when` is false or null is a finding; the value is reported as
+/// it is, never dropped silently. A `when` value that is not a boolean is a finding too.
 public struct OnlyWhenRule: Rule {
     public static let spec = KindSpec(
         stage: .validate, name: "only-when",
@@ -33,8 +34,15 @@ public struct OnlyWhenRule: Rule {
         let flag = record[condition]
         guard flag != .bool(true) else { return }
         let conditionName = findings.schema[condition].name
+        let given = fields.filter { !record[$0].isNull }
+        guard !given.isEmpty else { return }
+        if case .bool = flag {} else if !flag.isNull {
+            let names = given.map { findings.schema[$0].name }.joined(separator: ", ")
+            findings.fail(condition, "\(conditionName) \(RuleFields.describe(flag)) is not true or false, so whether \(names) may be given cannot be checked")
+            return
+        }
         let state = flag.isNull ? "not given" : RuleFields.describe(flag)
-        for field in fields where !record[field].isNull {
+        for field in given {
             let name = findings.schema[field].name
             findings.fail(field, "\(name) \(RuleFields.describe(record[field])) is given, but \(conditionName) is \(state): \(name) only applies when \(conditionName) is true")
         }

@@ -1,8 +1,12 @@
+import Foundation
+
 /// `validate: order`: fields that must not run backwards, such as a trip's start and end
-/// dates. Each field must be at least the one before it (`strict: true`: after it).
-/// Numbers compare as numbers; text as RFC 3339 timestamps (by instant, across offsets)
-/// or as dates `YYYY-MM-DD`. A pair with a null is not checked (that is `required`'s job);
-/// a value that is neither, or a date against a timestamp, is a finding of its own.
+/// dates. Each value must be at least the last usable value before it (`strict: true`:
+/// after it), so with `[a, b, c]` and `b` null, `c` is still checked against `a`.
+/// Numbers compare exactly (integers and decimals without binary rounding); text as RFC
+/// 3339 timestamps, by instant across offsets and to the last fraction digit, or as dates
+/// `YYYY-MM-DD`. Nulls are skipped (that is `required`'s job); a value that is none of
+/// these, or a date against a timestamp, is a finding of its own.
 public struct OrderRule: Rule {
     public static let spec = KindSpec(
         stage: .validate, name: "order",
@@ -22,15 +26,20 @@ public struct OrderRule: Rule {
 
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
         fields = try plan.fields(config, key: "fields", in: collection)
-        if fields.count < 2 { throw config["fields"]!.error("'fields' of \(config.what) needs two or more fields, earliest first") }
+        let node = config["fields"]!
+        if fields.count < 2 { throw node.error("'fields' of \(config.what) needs two or more fields, earliest first") }
+        let schema = plan.schema(collection)
+        for field in fields where ![.string, .number, .decimal, .integer, .any].contains(schema[field].type) {
+            throw node.error("'\(schema[field].name)' is \(schema[field].type.rawValue); order compares numbers, dates and timestamps")
+        }
         strict = try config.bool("strict") ?? false
     }
 
     /// A value placed on one line: a number, an instant, or a day.
     enum Point {
-        case number(Double)
-        case instant(Double)
-        case day(Double)
+        case number(Value)
+        case instant(Timestamp.Instant)
+        case day(Int)
 
         var kind: String {
             switch self {
@@ -40,28 +49,44 @@ public struct OrderRule: Rule {
             }
         }
 
-        var position: Double {
-            switch self {
-            case .number(let x), .instant(let x), .day(let x): return x
-            }
-        }
-
         init?(_ value: Value) {
-            if let number = value.number { self = .number(number); return }
-            guard let text = value.string else { return nil }
-            if let instant = Timestamp.parse(text) { self = .instant(instant); return }
-            let bytes = Array(text.utf8)
-            let isDate = bytes.count == 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
-                && bytes.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element) }
-            guard isDate, let midnight = Timestamp.parse(text + "T00:00:00Z") else { return nil }
-            self = .day(midnight)
+            switch value {
+            case .int, .double, .decimal: self = .number(value); return
+            case .string(let text):
+                if let instant = Timestamp.instant(text) { self = .instant(instant); return }
+                let bytes = Array(text.utf8)
+                let isDate = bytes.count == 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+                    && bytes.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element) }
+                guard isDate, let midnight = Timestamp.instant(text + "T00:00:00Z") else { return nil }
+                self = .day(midnight.seconds / 86400)
+            default: return nil
+            }
         }
 
-        func sameKind(_ other: Point) -> Bool {
+        /// The order of two points of one kind; nil for points of different kinds.
+        func compare(_ other: Point) -> ComparisonResult? {
+            func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult { a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
             switch (self, other) {
-            case (.number, .number), (.instant, .instant), (.day, .day): return true
-            default: return false
+            case (.instant(let a), .instant(let b)): return order(a, b)
+            case (.day(let a), .day(let b)): return order(a, b)
+            case (.number(let a), .number(let b)): return Self.compareNumbers(a, b)
+            default: return nil
             }
+        }
+
+        /// Integers exactly, decimals and integers as decimals, a double against anything as doubles.
+        static func compareNumbers(_ a: Value, _ b: Value) -> ComparisonResult {
+            func order<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult { x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame }
+            if case .int(let x) = a, case .int(let y) = b { return order(x, y) }
+            func exact(_ value: Value) -> Decimal? {
+                switch value {
+                case .int(let x): return Decimal(x)
+                case .decimal(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+                default: return nil
+                }
+            }
+            if let x = exact(a), let y = exact(b) { return order(x, y) }
+            return order(a.number ?? 0, b.number ?? 0)
         }
     }
 
@@ -69,27 +94,25 @@ public struct OrderRule: Rule {
         var previous: (field: FieldID, point: Point)?
         for field in fields {
             let value = record[field]
-            guard !value.isNull else { previous = nil; continue }
+            guard !value.isNull else { continue }
             let name = findings.schema[field].name
             guard let point = Point(value) else {
                 findings.fail(field, "\(name) \(RuleFields.describe(value)) is not a number, a date (YYYY-MM-DD) or an RFC 3339 timestamp, so its order cannot be checked")
-                previous = nil
                 continue
             }
-            defer { previous = (field, point) }
-            guard let (before, earlier) = previous else { continue }
-            let beforeName = findings.schema[before].name
+            guard let (before, earlier) = previous else { previous = (field, point); continue }
             let shown = "\(name) \(RuleFields.describe(value))"
-            let shownBefore = "\(beforeName) \(RuleFields.describe(record[before]))"
-            guard point.sameKind(earlier) else {
+            let shownBefore = "\(findings.schema[before].name) \(RuleFields.describe(record[before]))"
+            guard let order = point.compare(earlier) else {
                 findings.fail(field, "\(shown) is \(point.kind) and \(shownBefore) is \(earlier.kind); they cannot be compared")
                 continue
             }
-            if point.position < earlier.position {
+            if order == .orderedAscending {
                 findings.fail(field, "\(shown) is before \(shownBefore)")
-            } else if strict, point.position == earlier.position {
+            } else if strict, order == .orderedSame {
                 findings.fail(field, "\(shown) is not after \(shownBefore)")
             }
+            previous = (field, point)
         }
     }
 }

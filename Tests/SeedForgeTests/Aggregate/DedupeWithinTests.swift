@@ -37,6 +37,9 @@ struct DedupeWithinTests {
         #expect(RuleHarness.keptIDs(result) == [.int(1), .int(3), .int(4), .int(6)])
         #expect(result.state.duplicates.map(\.id) == [.int(2), .int(5), .int(7)])
         #expect(result.state.duplicates.map(\.winnerID) == [.int(1), .int(4), .int(4)])
+        #expect(result.state.warnings.map(\.finding.message) == [
+            "1 items records have a key but no position on the globe (lat, lon missing or out of range), so they are never merged",
+        ])
     }
 
     @Test func aChainOfNeighboursIsNotCollapsed() throws {
@@ -64,7 +67,7 @@ struct DedupeWithinTests {
             Harness.definitionErrors("""
                 name: d
                 sources:
-                  items: {kind: json, path: data.json, fields: {name: string, lat: number, lon: number}}
+                  items: {kind: json, path: data.json, fields: {name: string, label: string, lat: number, lon: number}}
                 steps:
                   - {aggregate: dedupe, collection: items, by: [name, lat], within: \(within)}
                 outputs:
@@ -75,5 +78,7 @@ struct DedupeWithinTests {
         #expect(messages("{latitude: lat, longitude: lon, km: -1}").contains { $0.contains("'km' of 'within' must be 0 or more") })
         #expect(messages("{latitude: lat, longitude: lon}").contains { $0.contains("km") })
         #expect(messages("{latitude: lat, longitude: lon, kms: 1}").contains { $0.contains("unknown key 'kms'") })
+        #expect(messages("{latitude: lon, longitude: lon, km: 1}").contains { $0.contains("name the same field") })
+        #expect(messages("{latitude: label, longitude: lon, km: 1}").contains { $0.contains("'label' is string; coordinates must be numbers") })
     }
 }

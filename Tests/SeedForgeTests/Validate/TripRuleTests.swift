@@ -34,6 +34,29 @@ struct TripRuleTests {
         #expect(result.rejects("items")[0].findings[0].field == "endDate")
     }
 
+    @Test func aValueIsCheckedAgainstTheLastUsableOneExactly() throws {
+        let result = try RuleHarness.run(
+            fields: "id: integer\na: any\nb: any\nc: any",
+            steps: "- validate: order\n  collection: items\n  fields: [a, b, c]",
+            records: """
+                [{"id":1,"a":"2025-05-10","b":null,"c":"2025-05-01"},
+                 {"id":2,"a":"2025-05-10","b":"soon","c":"2025-05-01"},
+                 {"id":3,"a":"2025-01-01T00:00:00.000000300Z","c":"2025-01-01T00:00:00.0000002Z"},
+                 {"id":4,"a":9007199254740993,"c":9007199254740992},
+                 {"id":5,"a":"2025-01-01T00:00:00.5Z","b":"2025-01-01T00:00:00.50Z","c":"2025-01-01T00:00:01Z"},
+                 {"id":6,"a":"2025-05-01","b":"2025-05-02T00:00:00Z","c":"2025-04-30"},
+                 {"id":7,"a":1,"c":null}]
+                """)
+        #expect(RuleHarness.keptIDs(result) == [.int(5), .int(7)])
+        #expect(result.rejects("items").map { $0.findings.map(\.message) } == [
+            [#"c "2025-05-01" is before a "2025-05-10""#],
+            [#"b "soon" is not a number, a date (YYYY-MM-DD) or an RFC 3339 timestamp, so its order cannot be checked"#, #"c "2025-05-01" is before a "2025-05-10""#],
+            [#"c "2025-01-01T00:00:00.0000002Z" is before a "2025-01-01T00:00:00.000000300Z""#],
+            ["c 9007199254740992 is before a 9007199254740993"],
+            [#"b "2025-05-02T00:00:00Z" is a timestamp and a "2025-05-01" is a date; they cannot be compared"#, #"c "2025-04-30" is before a "2025-05-01""#],
+        ])
+    }
+
     @Test func strictOrderRefusesEqualValues() throws {
         let result = try RuleHarness.run(
             fields: "id: integer\na: number\nb: number\nc: number",
@@ -62,6 +85,19 @@ struct TripRuleTests {
         ])
     }
 
+    @Test func aWhenValueThatIsNotABooleanIsAFinding() throws {
+        let result = try RuleHarness.run(
+            fields: "id: integer\nvisited: any\nrating: number",
+            steps: "- validate: only-when\n  collection: items\n  field: rating\n  when: visited",
+            records: #"[{"id":1,"visited":"true","rating":4},{"id":2,"visited":"true"},{"id":3,"visited":1,"rating":2}]"#)
+        #expect(RuleHarness.keptIDs(result) == [.int(2)])
+        #expect(result.rejects("items").map(\.findings[0].message) == [
+            #"visited "true" is not true or false, so whether rating may be given cannot be checked"#,
+            "visited 1 is not true or false, so whether rating may be given cannot be checked",
+        ])
+        #expect(result.rejects("items").first?.findings.first?.field == "visited")
+    }
+
     @Test func mistakesAreDefinitionErrors() {
         func messages(_ step: String) -> [String] {
             Harness.definitionErrors("""
@@ -77,5 +113,7 @@ struct TripRuleTests {
         #expect(messages("{validate: order, collection: items, fields: [a]}").contains { $0.contains("needs two or more fields") })
         #expect(messages("{validate: only-when, collection: items, field: a, when: flag}").contains { $0.contains("'when' needs a boolean field; 'flag' is string") })
         #expect(messages("{validate: only-when, collection: items, field: a, when: a}").contains { $0.contains("'when' needs a boolean field") })
+        #expect(messages("{validate: order, collection: items, fields: [a, flag], strict: true}").isEmpty)
+        #expect(messages("{validate: order, collection: items, fields: [a, a]}").contains { $0.contains("field 'a' is listed twice in 'fields'") })
     }
 }
