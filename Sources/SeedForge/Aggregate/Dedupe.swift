@@ -59,9 +59,8 @@ public struct Dedupe: Step {
             }
             if latitude == longitude { throw node.error("'latitude' and 'longitude' of 'within' name the same field") }
             let schema = plan.schema(collection)
-            for (key, id) in [("latitude", latitude), ("longitude", longitude)]
-            where ![.number, .integer, .decimal, .any].contains(schema[id].type) {
-                throw map[key]!.error("'\(schema[id].name)' is \(schema[id].type.rawValue); coordinates must be numbers")
+            for (key, id) in [("latitude", latitude), ("longitude", longitude)] {
+                try Coordinates.requireNumeric(id, in: schema, at: map[key]!)
             }
             within = (latitude, longitude, km)
         } else {
@@ -167,7 +166,7 @@ public struct Dedupe: Step {
         var unplaced = 0
         for (index, record) in records.enumerated() {
             guard let key = keys[index] else { continue }
-            guard Nearest.coordinates(record, within.latitude, within.longitude) != nil else { unplaced += 1; continue }
+            guard Coordinates.of(record, within.latitude, within.longitude) != nil else { unplaced += 1; continue }
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(index)
         }
@@ -195,7 +194,7 @@ public struct Dedupe: Step {
             }
             var kept: [(index: Int, point: (latitude: Double, longitude: Double))] = []
             for index in ranked {
-                let point = Nearest.coordinates(records[index], within.latitude, within.longitude)!
+                let point = Coordinates.of(records[index], within.latitude, within.longitude)!
                 if let winner = kept.first(where: { SphereIndex.distanceKm($0.point, point) <= within.km }) {
                     winnerOf[index] = winner.index
                 } else {

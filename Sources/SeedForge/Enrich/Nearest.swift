@@ -62,9 +62,7 @@ public struct Nearest: Step {
         fromLongitude = try fromField("from-longitude", sameAs: longitude)
         for (key, id, fields) in [("latitude", latitude, schema), ("longitude", longitude, schema),
                                   ("from-latitude", fromLatitude, fromSchema), ("from-longitude", fromLongitude, fromSchema)] {
-            guard [.number, .integer, .decimal, .any].contains(fields[id].type) else {
-                throw (config[key] ?? config.node).error("'\(fields[id].name)' is \(fields[id].type.rawValue); coordinates must be numbers")
-            }
+            try Coordinates.requireNumeric(id, in: fields, at: config[key] ?? config.node)
         }
         maxKm = try config.number("max-km")
         if let maxKm, !(maxKm >= 0) { throw config["max-km"]!.error("'max-km' must be a distance in km, 0 or more") }
@@ -90,21 +88,13 @@ public struct Nearest: Step {
         distanceField = try plan.addField(distanceName, type: .number, to: collection, at: distanceNode)
     }
 
-    static func usableLatitude(_ value: Value) -> Double? { value.number.flatMap { (-90...90).contains($0) ? $0 : nil } }
-    static func usableLongitude(_ value: Value) -> Double? { value.number.flatMap { (-180...180).contains($0) ? $0 : nil } }
-
-    /// Usable coordinates of a record, or nil.
-    static func coordinates(_ record: Record, _ latitude: FieldID, _ longitude: FieldID) -> (latitude: Double, longitude: Double)? {
-        guard let lat = usableLatitude(record[latitude]), let lon = usableLongitude(record[longitude]) else { return nil }
-        return (lat, lon)
-    }
 
     public func run(_ state: RunState) throws {
         let candidates = state.records(from)
         var points: [(latitude: Double, longitude: Double)] = []
         var positions: [Int] = []
         for (position, record) in candidates.enumerated() {
-            if let point = Self.coordinates(record, fromLatitude, fromLongitude) {
+            if let point = Coordinates.of(record, fromLatitude, fromLongitude) {
                 points.append(point)
                 positions.append(position)
             }
@@ -124,8 +114,8 @@ public struct Nearest: Step {
         state.transformRecords(collection, step: step, parallel: true) { record in
             for (into, _) in take { record[into] = .null }
             record[distanceField] = .null
-            guard let point = Self.coordinates(record, latitude, longitude) else {
-                let bad = Self.usableLatitude(record[latitude]) == nil ? latitude : longitude
+            guard let point = Coordinates.of(record, latitude, longitude) else {
+                let bad = Coordinates.latitude(record[latitude]) == nil ? latitude : longitude
                 let shown = "\(RuleFields.describe(record[latitude])), \(RuleFields.describe(record[longitude]))"
                 return [Finding(
                     rule: "coordinates", severity: .warning,
