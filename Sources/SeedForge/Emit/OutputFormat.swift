@@ -76,7 +76,7 @@ enum OutputKeys {
     static let common: [KeySpec] = [
         KeySpec("file", required: true, "the file (or, for folder formats, the folder) inside the dataset folder; sub-folders allowed, never '..'"),
         KeySpec("collection", required: true, "the collection written to this file"),
-        KeySpec("format", "json, ndjson, csv, sqlite, pages or prefix-index (default: from the file name's extension)"),
+        KeySpec("format", "json, ndjson, csv, text, sqlite, pages or prefix-index (default: from the file name's extension)"),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
     ]
     /// `where:`, for formats that may hold part of a collection (not pages or prefix-index,

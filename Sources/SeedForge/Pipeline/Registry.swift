@@ -10,7 +10,7 @@ public enum Registry {
     public static let enrichers: [any Step.Type] = [RatingSummary.self, Nearest.self]
     public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self, GroupStats.self]
     public static let formats: [any OutputFormat.Type] = [
-        JSONFormat.self, NDJSONFormat.self, CSVFormat.self, SQLiteFormat.self, PagesFormat.self, PrefixIndexFormat.self,
+        JSONFormat.self, NDJSONFormat.self, CSVFormat.self, TextFormat.self, SQLiteFormat.self, PagesFormat.self, PrefixIndexFormat.self,
     ]
 
     /// The specs of every kind, in stage order (for docs and `seedforge kinds`).

@@ -1,0 +1,73 @@
+/// `format: text`: a plain-text report for people (the adventure log's "Text" export): a
+/// title line with the record count, then one block per record, its heading field on a
+/// line of its own and every other field with a value as `  name: value`, blocks separated
+/// by a blank line. Null fields are left out (the JSON and CSV outputs keep them); arrays
+/// are listed with commas (an empty one as `(none)`), objects written as compact JSON; a text value spanning lines
+/// continues indented under its field, so every line of the report stays attributable.
+public struct TextFormat: SingleFileFormat {
+    public static let spec = KindSpec(
+        stage: .emit, name: "text",
+        summary: "A plain-text report: a title, then one block per record with its fields as `name: value` lines.",
+        keys: OutputKeys.common + [
+            OutputKeys.filter,
+            KeySpec("title", "the first line of the report (default: the collection's name); the record count is added"),
+            KeySpec("heading", "the field written as each record's heading line (default: the first written field)"),
+        ],
+        example: """
+            - file: places.txt
+              collection: places
+              fields: [name, category, rating, city, country]
+              title: My places
+              heading: name
+            """)
+    public static let extensions = ["txt"]
+
+    let title: String
+    let heading: FieldID?
+
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+        title = try config.string("title") ?? collection
+        if title.contains(where: \.isNewline) { throw config["title"]!.error("'title' must be one line") }
+        heading = try config["heading"] == nil ? nil : plan.field(config, key: "heading", in: collection)
+    }
+
+    public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
+        var out = "\(title) (\(records.count) \(records.count == 1 ? "record" : "records"))\n"
+        let headingID = heading ?? ids.first
+        for record in records {
+            out += "\n"
+            if let headingID {
+                out += Self.lines(Self.text(record[headingID]) ?? "(no \(Self.name(of: headingID, fields: fields, ids: ids)))", indent: "")
+            }
+            for (spec, id) in zip(fields, ids) where id != headingID {
+                guard let value = Self.text(record[id]) else { continue }
+                out += Self.lines("\(spec.name): \(value)", indent: "  ")
+            }
+        }
+        return Array(out.utf8)
+    }
+
+    static func name(of id: FieldID, fields: [FieldSpec], ids: [FieldID]) -> String {
+        zip(fields, ids).first { $0.1 == id }?.0.name ?? "heading"
+    }
+
+    /// The value as report text; nil for null.
+    static func text(_ value: Value) -> String? {
+        switch value {
+        case .null: return nil
+        case .string(let text): return text
+        case .array(let items): return items.isEmpty ? "(none)" : items.map { text($0) ?? "null" }.joined(separator: ", ")
+        default: return JSONWriter.compact(value)
+        }
+    }
+
+    /// The text as lines at `indent`, continuation lines indented four more spaces.
+    static func lines(_ text: String, indent: String) -> String {
+        let parts = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        var out = ""
+        for (index, part) in parts.enumerated() {
+            out += (index == 0 ? indent : indent + "    ") + part + "\n"
+        }
+        return out
+    }
+}
