@@ -118,6 +118,9 @@ public struct Dedupe: Step {
         case .first: return false
         case .last: return true
         case .lowest, .highest:
+            // A record without a keep-by value never wins over one with a value.
+            let (mine, theirs) = (candidate[keepBy!].isNull, current[keepBy!].isNull)
+            if mine || theirs { return !mine && theirs }
             var a = ByteKey()
             a.append(candidate[keepBy!], text: .exact)
             var b = ByteKey()

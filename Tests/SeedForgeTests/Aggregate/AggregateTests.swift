@@ -25,6 +25,18 @@ struct AggregateTests {
         #expect(RuleHarness.keptIDs(last) == [.int(9), .int(4), .int(7)])
     }
 
+    @Test func aRecordWithoutAKeepByValueNeverWins() throws {
+        let records = #"[{"id":1,"name":"A","score":null},{"id":2,"name":"A","score":4},{"id":3,"name":"A","score":9},{"id":4,"name":"B"},{"id":5,"name":"B"}]"#
+        for keep in ["highest", "lowest"] {
+            let result = try RuleHarness.run(
+                fields: "id: integer\nname: string\nscore: number",
+                steps: "- aggregate: dedupe\n  collection: items\n  by: name\n  keep: \(keep)\n  keep-by: score",
+                records: records)
+            // Among A, a null score loses either way; among B (no scores) the first stays.
+            #expect(RuleHarness.keptIDs(result) == [keep == "highest" ? .int(3) : .int(2), .int(4)], "\(keep)")
+        }
+    }
+
     @Test func sortUsesTheCollationThenTies() throws {
         let result = try RuleHarness.run(
             fields: "id: integer\nname: string",
