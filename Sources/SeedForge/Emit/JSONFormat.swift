@@ -24,8 +24,8 @@ public struct JSONFormat: SingleFileFormat {
         let pieces = Parallel.chunks(records.count, threads: out.threads, minimumChunk: 20_000) { range in
             Self.elements(records[range], fields: fields, ids: ids, first: range.lowerBound == 0)
         }
-        if pieces.count == 1 {
-            try out.write(Self.array(records[...], fields: fields, ids: ids))
+        if records.isEmpty {
+            try out.write(Array("[]\n".utf8))
             return
         }
         var bytes: [UInt8] = Array("[\n".utf8)

@@ -73,7 +73,7 @@ public struct OutputFilter: Sendable {
     /// Whether the record matches every condition.
     func keeps(_ record: Record) -> Bool {
         conditions.allSatisfy { condition in
-            condition.values.contains { TestRunner.matches($0, record[condition.field]) }
+            condition.values.contains { $0.describes(record[condition.field]) }
         }
     }
 

@@ -40,18 +40,20 @@ public final class OutputWriter {
         self.threads = threads
     }
 
+    /// `file`, or `file/subpath` for formats that make a folder.
+    private func name(_ subpath: String?) -> String { subpath.map { "\(file)/\($0)" } ?? file }
+
     /// Writes bytes to `file`, or to `file/subpath` for formats that make a folder.
     public func write(_ bytes: [UInt8], to subpath: String? = nil) throws {
-        let name = subpath.map { "\(file)/\($0)" } ?? file
+        let name = name(subpath)
         try folder.write(bytes, to: name)
         written.append((name, bytes.count, SHA256.hex(bytes)))
     }
 
-    /// A path in the staging folder for formats that write files themselves (SQLite);
-    /// call `recordWritten` once the file is complete.
-    public func stagingPath(_ subpath: String? = nil) throws -> String {
-        let name = subpath.map { "\(file)/\($0)" } ?? file
-        let url = folder.staging.appendingPathComponent(name)
+    /// A path in the staging folder for formats that write their one file themselves
+    /// (SQLite); call `recordWritten` once the file is complete.
+    public func stagingPath() throws -> String {
+        let url = folder.staging.appendingPathComponent(file)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         return url.path
     }
@@ -64,10 +66,9 @@ public final class OutputWriter {
         return SHA256.hex(listing.utf8)
     }
 
-    public func recordWritten(_ subpath: String? = nil) throws {
-        let name = subpath.map { "\(file)/\($0)" } ?? file
-        let bytes = try [UInt8](Data(contentsOf: folder.staging.appendingPathComponent(name)))
-        written.append((name, bytes.count, SHA256.hex(bytes)))
+    public func recordWritten() throws {
+        let bytes = try [UInt8](Data(contentsOf: folder.staging.appendingPathComponent(file)))
+        written.append((file, bytes.count, SHA256.hex(bytes)))
     }
 }
 

@@ -13,6 +13,8 @@ public protocol SourceKind: Sendable {
     static func declaredFields(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError])
     /// For sources that follow links from page to page: the next file after `text`, or nil.
     func nextFile(after text: SourceText, path: String) -> String?
+    /// The most pages one run follows from the start page.
+    var followLimit: Int { get }
     /// Whether pipeline tests may give this source inline records (else fixture files).
     var acceptsInlineRecords: Bool { get }
 }
@@ -23,6 +25,7 @@ extension SourceKind {
     }
 
     public func nextFile(after text: SourceText, path: String) -> String? { nil }
+    public var followLimit: Int { 1000 }
     public var acceptsInlineRecords: Bool { true }
 }
 

@@ -118,3 +118,25 @@ public struct JSONObject: Hashable, Sendable {
 
     public var pairs: Zip2Sequence<[String], [Value]> { zip(keys, values) }
 }
+
+extension Value {
+    /// Whether `actual` is what this value describes (a pipeline test's expectation, an
+    /// output's `where` value): integers exactly, other numbers by value (4 matches 4.0),
+    /// arrays element by element, objects by the keys this one gives, in any order.
+    public func describes(_ actual: Value) -> Bool {
+        switch (self, actual) {
+        case (.int(let a), .int(let b)):
+            return a == b
+        case (.int, .double), (.double, .int), (.double, .double), (.decimal, _), (_, .decimal):
+            if case .string = self { return false }
+            if case .string = actual { return false }
+            return number == actual.number
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.describes($1) }
+        case (.object(let a), .object(let b)):
+            return a.pairs.allSatisfy { key, value in b[key].map { value.describes($0) } ?? false }
+        default:
+            return self == actual
+        }
+    }
+}

@@ -38,6 +38,11 @@ public struct SearchKey: Step {
         }
     }
 
-    /// The search key of a text.
-    public static func key(_ text: String) -> String { Collation.key(Trim.collapsed(text)) }
+    /// The search key of a text. With `keepingTrailingSpace` (a typed prefix), one trailing
+    /// space after the text is kept, so "new " does not match "newark".
+    public static func key(_ text: String, keepingTrailingSpace: Bool = false) -> String {
+        let collapsed = Trim.collapsed(text)
+        let trailing = keepingTrailingSpace && text.last?.isWhitespace == true && !collapsed.isEmpty
+        return Collation.key(trailing ? collapsed + " " : collapsed)
+    }
 }

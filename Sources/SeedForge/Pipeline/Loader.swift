@@ -70,9 +70,10 @@ public enum Loader {
         }
 
         var outputs: [OutputDefinition] = []
-        if let outputNodes = collect({ try top.require("outputs").list("'outputs'") }) {
+        var outputNodes: [ConfigNode] = []
+        if let nodes = collect({ try top.require("outputs").list("'outputs'") }) {
             var files: [String] = []
-            for (index, node) in outputNodes.enumerated() {
+            for (index, node) in nodes.enumerated() {
                 if let output = collect({ try loadOutput(node, number: index + 1, plan: plan) }) {
                     if files.contains(output.file) {
                         collector.errors.append(node.error("output file '\(output.file)' is written twice"))
@@ -81,16 +82,15 @@ public enum Loader {
                     }
                     files.append(output.file)
                     outputs.append(output)
+                    outputNodes.append(node)
                 }
             }
         }
 
         // An index must point at a pages output of its collection.
-        if let outputNodes = try? top.require("outputs").list("'outputs'") {
-            for (output, node) in zip(outputs, outputNodes) where outputs.count == outputNodes.count {
-                if let index = output.format as? PrefixIndexFormat, let problem = index.pagesOutput(in: outputs, collection: output.collection) {
-                    collector.errors.append(node.error(problem))
-                }
+        for (output, node) in zip(outputs, outputNodes) {
+            if let index = output.format as? PrefixIndexFormat, let problem = index.pagesOutput(in: outputs, collection: output.collection) {
+                collector.errors.append(node.error(problem))
             }
         }
 
@@ -293,7 +293,7 @@ public enum Loader {
             let names = Registry.formats.map { $0.spec.name }
             throw (map["format"] ?? fileNode).error("unknown output format '\(formatName)'\(Suggestion.phrase(for: formatName, in: names)); formats: \(names.joined(separator: ", "))")
         }
-        var errors = config.unknownKeys(allowed: formatType.spec.keys.map(\.name) + ["where"])
+        let errors = config.unknownKeys(allowed: formatType.spec.keys.map(\.name) + ["where"])
         if let whereNode = config["where"], !formatType.spec.keys.contains(where: { $0.name == "where" }) {
             throw whereNode.error("'where' cannot filter a \(formatName) output: its pages and index cover the whole collection; filter with a step before it, or write the subset as json, ndjson, csv or sqlite")
         }
@@ -304,7 +304,6 @@ public enum Loader {
         let format = try formatType.init(config: config, plan: plan, collection: collection)
         let filter = try config["where"].map { try OutputFilter($0, collection: collection, plan: plan, what: what) } ?? .none
         if !errors.isEmpty { throw DefinitionErrors(errors) }
-        errors = []
         return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, filter: filter)
     }
 

@@ -103,7 +103,7 @@ public enum Runner {
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                     // Sources that follow "next" links find their next file in this one.
                     if let next = source.kind.nextFile(after: text, path: file) {
-                        if let problem = FollowCheck.problem(next: next, from: file, root: source.files[0], visited: visited, pages: files.count, limit: (source.kind as? HTMLSource)?.pageLimit ?? 1000) {
+                        if let problem = FollowCheck.problem(next: next, from: file, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
                             sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem, location: text.location(ofOffset: 0, pointer: "page \(fileIndex)")))
                         } else {
                             files.append(next)

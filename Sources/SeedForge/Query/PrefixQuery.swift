@@ -103,8 +103,7 @@ public final class PrefixQuery {
     /// runs collapsed to one space (a single trailing space is kept: "new " is not "new"),
     /// then folded by the collation.
     public static func foldPrefix(_ prefix: String) -> String {
-        let trailingSpace = prefix.last?.isWhitespace == true && !Trim.collapsed(prefix).isEmpty
-        return Collation.key(Trim.collapsed(prefix) + (trailingSpace ? " " : ""))
+        SearchKey.key(prefix, keepingTrailingSpace: true)
     }
 
     /// Records whose key starts with the folded `prefix`, in dataset order: `limit` of them,

@@ -312,6 +312,5 @@ public struct HTMLSource: PagewiseSource {
 
     public var acceptsInlineRecords: Bool { false }
 
-    public var follows: Bool { nextXPath != nil }
-    public var pageLimit: Int { maxPages }
+    public var followLimit: Int { maxPages }
 }
