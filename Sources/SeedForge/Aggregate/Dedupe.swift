@@ -112,19 +112,24 @@ public struct Dedupe: Step {
         return parts.count == 1 ? parts[0] : .array(parts)
     }
 
-    /// Whether `candidate` should replace `current` as the winner.
-    func beats(_ candidate: Record, _ current: Record) -> Bool {
+    /// The keep-by value of a record as a comparable key; nil when null.
+    func preferenceKey(_ record: Record) -> ByteKey? {
+        guard let keepBy, !record[keepBy].isNull else { return nil }
+        var key = ByteKey()
+        key.append(record[keepBy], text: .exact)
+        return key
+    }
+
+    /// Whether record `candidate` should replace record `current` as the winner, given
+    /// their keep-by keys (only asked for when keep is lowest or highest).
+    func beats(_ candidate: Int, _ current: Int, _ preference: (Int) -> ByteKey?) -> Bool {
         switch keep {
         case .first: return false
         case .last: return true
         case .lowest, .highest:
             // A record without a keep-by value never wins over one with a value.
-            let (mine, theirs) = (candidate[keepBy!].isNull, current[keepBy!].isNull)
-            if mine || theirs { return !mine && theirs }
-            var a = ByteKey()
-            a.append(candidate[keepBy!], text: .exact)
-            var b = ByteKey()
-            b.append(current[keepBy!], text: .exact)
+            guard let a = preference(candidate) else { return false }
+            guard let b = preference(current) else { return true }
             return keep == .lowest ? a < b : b < a
         }
     }
@@ -132,14 +137,16 @@ public struct Dedupe: Step {
     public func run(_ state: RunState) throws {
         if within != nil { return try runWithin(state) }
         let records = state.records(collection)
+        // Keep-by keys are made only for records whose key collides: most records have none.
+        let preference: (Int) -> ByteKey? = { preferenceKey(records[$0]) }
         var winnerOf: [ByteKey: Int] = [:]
         winnerOf.reserveCapacity(records.count)
         var losers: [(index: Int, key: ByteKey)] = []
         let keys = Parallel.map(records, threads: state.threads) { key(of: $0) }
-        for (index, record) in records.enumerated() {
+        for index in records.indices {
             guard let key = keys[index] else { continue }
             if let current = winnerOf[key] {
-                if beats(record, records[current]) {
+                if beats(index, current, preference) {
                     losers.append((current, key))
                     winnerOf[key] = index
                 } else {
@@ -149,29 +156,24 @@ public struct Dedupe: Step {
                 winnerOf[key] = index
             }
         }
-        var removed = [Bool](repeating: false, count: records.count)
-        for loser in losers.sorted(by: { $0.index < $1.index }) {
-            removed[loser.index] = true
-            state.removeDuplicate(
-                records[loser.index], in: collection, winner: records[winnerOf[loser.key]!],
-                key: loggedKey(of: records[loser.index]), step: "aggregate: dedupe")
-        }
-        state.collections[collection] = records.indices.filter { !removed[$0] }.map { records[$0] }
+        remove(Dictionary(uniqueKeysWithValues: losers.map { ($0.index, winnerOf[$0.key]!) }), from: records, state)
     }
 
     /// Dedupe by key and distance: see the type's comment.
     func runWithin(_ state: RunState) throws {
         guard let within else { return }
         let records = state.records(collection)
+        // Ranking sorts compare each record several times: make its keep-by key once.
+        let preferenceKeys: [ByteKey?] = keep == .lowest || keep == .highest ? Parallel.map(records, threads: state.threads) { preferenceKey($0) } : []
+        let preference: (Int) -> ByteKey? = { preferenceKeys[$0] }
         let keys = Parallel.map(records, threads: state.threads) { key(of: $0) }
-        var groups: [ByteKey: [Int]] = [:]
-        var order: [ByteKey] = []
+        typealias Member = (index: Int, point: (latitude: Double, longitude: Double))
+        var groups: [ByteKey: [Member]] = [:]
         var unplaced = 0
         for (index, record) in records.enumerated() {
             guard let key = keys[index] else { continue }
-            guard Coordinates.of(record, within.latitude, within.longitude) != nil else { unplaced += 1; continue }
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(index)
+            guard let point = Coordinates.of(record, within.latitude, within.longitude) else { unplaced += 1; continue }
+            groups[key, default: []].append((index, point))
         }
         if unplaced > 0 {
             let schema = state.schemas[collection]!
@@ -181,30 +183,34 @@ public struct Dedupe: Step {
                 record: nil, in: collection, step: "aggregate: dedupe")
         }
         var winnerOf: [Int: Int] = [:]
-        for key in order {
-            guard let members = groups[key], members.count > 1 else { continue }
+        for members in groups.values where members.count > 1 {
             // Most preferred first; ties keep input order.
             var ranked = members
             switch keep {
             case .first: break
             case .last: ranked.reverse()
             case .lowest, .highest:
-                ranked = members.enumerated().sorted { a, b in
-                    if beats(records[b.element], records[a.element]) { return false }
-                    if beats(records[a.element], records[b.element]) { return true }
-                    return a.offset < b.offset
-                }.map(\.element)
+                ranked.sort { a, b in
+                    if beats(b.index, a.index, preference) { return false }
+                    if beats(a.index, b.index, preference) { return true }
+                    return a.index < b.index
+                }
             }
-            var kept: [(index: Int, point: (latitude: Double, longitude: Double))] = []
-            for index in ranked {
-                let point = Coordinates.of(records[index], within.latitude, within.longitude)!
-                if let winner = kept.first(where: { SphereIndex.distanceKm($0.point, point) <= within.km }) {
-                    winnerOf[index] = winner.index
+            var kept: [Member] = []
+            for member in ranked {
+                if let winner = kept.first(where: { SphereIndex.distanceKm($0.point, member.point) <= within.km }) {
+                    winnerOf[member.index] = winner.index
                 } else {
-                    kept.append((index, point))
+                    kept.append(member)
                 }
             }
         }
+        remove(winnerOf, from: records, state)
+    }
+
+    /// Moves each loser (record index → its winner's index) to the duplicates log, in input
+    /// order, and keeps the rest.
+    func remove(_ winnerOf: [Int: Int], from records: [Record], _ state: RunState) {
         var removed = [Bool](repeating: false, count: records.count)
         for index in winnerOf.keys.sorted() {
             removed[index] = true

@@ -111,20 +111,17 @@ public struct GroupStats: Step {
     public func run(_ state: RunState) throws {
         let records = state.records(collection)
         var groups: [ByteKey: [Int]] = [:]
-        var order: [ByteKey] = []
         for (index, record) in records.enumerated() {
             var key = ByteKey()
             for field in by { key.append(record[field], text: .folded) }
-            if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(index)
         }
-        order.sort()
         /// Rounded to `decimals`; a sum or mean that is not finite (numbers near the limits
         /// of a double) is null.
         func rounded(_ value: Double) -> Value { value.isFinite ? .double(decimals.round(value)) : .null }
         let origin = records.first?.origin
         var out: [Record] = []
-        for key in order {
+        for key in groups.keys.sorted() {
             let members = groups[key]!.map { records[$0] }
             var values = by.map { members[0][$0] }
             for (_, metric) in metrics {

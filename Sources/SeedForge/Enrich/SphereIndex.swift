@@ -37,8 +37,6 @@ public struct SphereIndex: Sendable {
         (self.xs, self.ys, self.zs, self.order, self.axis) = (xs, ys, zs, order, axis)
     }
 
-    public var count: Int { order.count }
-
     /// The point as a unit vector. One place written two ways (a pole at any longitude,
     /// longitude -180 and 180) gives the very same vector, so such records tie exactly and
     /// the first of them wins.

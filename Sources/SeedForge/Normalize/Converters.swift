@@ -3,11 +3,11 @@ import Foundation
 /// Field converters shared by every source kind: prices to an exact decimal amount and an
 /// ISO 4217 currency, URLs to absolute ones.
 public enum Converters {
-    /// Currency symbols and the ISO 4217 code they stand for (`$` is read as USD).
-    static let symbols: [(String, String)] = [
-        ("R$", "BRL"), ("US$", "USD"), ("C$", "CAD"), ("A$", "AUD"), ("£", "GBP"), ("€", "EUR"), ("$", "USD"),
-        ("¥", "JPY"), ("₹", "INR"), ("₽", "RUB"), ("₩", "KRW"), ("₺", "TRY"), ("₴", "UAH"), ("₪", "ILS"),
-    ]
+    /// Currencies with three decimals (Bahraini dinar...): "1.250" is one and a quarter.
+    static let threeDecimals: Set<String> = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]
+
+    /// Three upper-case ASCII letters, the shape of an ISO 4217 code.
+    static func isISOCode(_ word: String) -> Bool { word.count == 3 && word.allSatisfy { $0.isUppercase && $0.isASCII } }
 
     /// A price text as an exact amount and a currency: `£51.77` → (51.77, GBP),
     /// `$1,299.00` → (1299, USD), `1.234,56 €` → (1234.56, EUR), `EUR 12` → (12, EUR).
@@ -49,16 +49,14 @@ public enum Converters {
         guard let firstToken = tokens.first else { return nil }
         for token in tokens.dropFirst() where !(token.prefix(while: \.isASCIIDigit).count == 3) { return nil }
         number = firstToken + tokens.dropFirst().joined()
-        let codes = words.filter { $0.count == 3 && $0.allSatisfy { $0.isUppercase && $0.isASCII } }
+        let codes = words.filter(Self.isISOCode)
         if Set(codes + (symbolCurrency.map { [$0] } ?? [])).count > 1 { return nil }
         let currency = symbolCurrency ?? codes.first
-        if words.contains(where: { !($0.count == 3 && $0.allSatisfy { $0.isUppercase && $0.isASCII }) }) { return nil }
+        if !words.allSatisfy(Self.isISOCode) { return nil }
         guard number.contains(where: \.isASCIIDigit) else { return nil }
         let dots = number.filter { $0 == "." }.count
         let commas = number.filter { $0 == "," }.count
         var digits: String
-        // Currencies with three decimals (Bahraini dinar...) read "1.250" as one and a quarter.
-        let threeDecimals: Set<String> = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]
         /// Whether a lone separator groups thousands: exactly three digits after it, one to
         /// three before it that are not just "0" (`0,500` is a half), and not a currency
         /// with three decimals.

@@ -70,8 +70,9 @@ public struct MapValues: Step {
     }
 
     /// The comparison key: trimmed, folded, without text/emoji presentation selectors.
+    static let selectors: Set<Unicode.Scalar> = ["\u{FE0E}", "\u{FE0F}"]
+
     static func key(_ text: String) -> String {
-        let selectors: Set<Unicode.Scalar> = ["\u{FE0E}", "\u{FE0F}"]
         guard text.unicodeScalars.contains(where: selectors.contains) else { return SearchKey.key(text) }
         return SearchKey.key(String(String.UnicodeScalarView(text.unicodeScalars.filter { !selectors.contains($0) })))
     }
@@ -81,7 +82,7 @@ public struct MapValues: Step {
         switch value {
         case .string(let text), .decimal(let text): return text
         case .int(let int): return String(int)
-        case .double(let double): return double.rounded() == double && abs(double) < 1e15 ? String(Int64(double)) : String(double)
+        case .double(let double): return RuleFields.describe(limit: double)
         case .bool(let bool): return bool ? "true" : "false"
         default: return nil
         }

@@ -63,12 +63,17 @@ public struct OrderRule: Rule {
             }
         }
 
+        static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+            a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
+        }
+
+        static let posix = Locale(identifier: "en_US_POSIX")
+
         /// The order of two points of one kind; nil for points of different kinds.
         func compare(_ other: Point) -> ComparisonResult? {
-            func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult { a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
             switch (self, other) {
-            case (.instant(let a), .instant(let b)): return order(a, b)
-            case (.day(let a), .day(let b)): return order(a, b)
+            case (.instant(let a), .instant(let b)): return Self.order(a, b)
+            case (.day(let a), .day(let b)): return Self.order(a, b)
             case (.number(let a), .number(let b)): return Self.compareNumbers(a, b)
             default: return nil
             }
@@ -76,12 +81,11 @@ public struct OrderRule: Rule {
 
         /// Integers exactly, decimals and integers as decimals, a double against anything as doubles.
         static func compareNumbers(_ a: Value, _ b: Value) -> ComparisonResult {
-            func order<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult { x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame }
             if case .int(let x) = a, case .int(let y) = b { return order(x, y) }
             func exact(_ value: Value) -> Decimal? {
                 switch value {
                 case .int(let x): return Decimal(x)
-                case .decimal(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+                case .decimal(let text): return Decimal(string: text, locale: posix)
                 default: return nil
                 }
             }
