@@ -123,29 +123,22 @@ public struct IngestSink {
     public mutating func merge(_ chunks: [[IngestEntry]]) {
         var base = 0
         for chunk in chunks {
-            var local = 0
             for entry in chunk {
                 switch entry {
                 case .record(var record):
                     record.origin.index += base
                     count += 1
                     state.collections[collection, default: []].append(record)
-                    local += 1
                 case .deferred(let raw, var origin, let duplicateKey):
                     origin.index += base
                     let finding = duplicateKey.map { JSONSource.duplicateKey(origin.source, at: $0, origin: origin) }
                     accept(raw, origin: origin, rejectedFor: finding)
-                    local += 1
-                case .unreadable(let finding):
-                    unreadable(finding)
-                    local += 1
                 case .withFindings(let raw, var origin, let findings):
                     origin.index += base
                     accept(raw, origin: origin, also: findings)
-                    local += 1
                 }
             }
-            base += local
+            base += chunk.count
         }
     }
 }
@@ -177,8 +170,6 @@ public enum IngestEntry: Sendable {
     case record(Record)
     /// A record with findings (or a repeated key at this offset): mapped again at merge.
     case deferred(Value, Origin, duplicateKey: Int?)
-    /// A line that is not JSON (its finding does not depend on the index).
-    case unreadable(Finding)
     /// A record with findings its source made itself (an HTML field that did not convert).
     case withFindings(Value, Origin, [Finding])
 

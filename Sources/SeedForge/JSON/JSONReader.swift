@@ -521,7 +521,7 @@ public struct JSONReader {
 
     /// Skips one value without building it, checking its syntax.
     public mutating func skipValue() throws {
-        _ = try parseValue(depth: 0)
+        _ = try skipFast(depth: 0)
     }
 
     /// The byte offset of the value at `path` inside the value that starts at the current

@@ -43,10 +43,8 @@ public struct ByteKey: Hashable, Comparable, Sendable {
         switch value {
         case .int(let int):
             appendNumber(Double(int), exact: int)
-        case .double(let double):
-            appendNumber(double, exact: double.rounded() == double && abs(double) < 9.2e18 ? Int64(double) : 0)
-        case .decimal(let text):
-            let double = Double(text) ?? 0
+        case .double, .decimal:
+            let double = value.number ?? 0
             appendNumber(double, exact: double.rounded() == double && abs(double) < 9.2e18 ? Int64(double) : 0)
         case .string(let text):
             bytes.append(0x20)

@@ -44,25 +44,34 @@ final class HTMLDocument {
         xmlFreeDoc(document)
     }
 
+    /// What an XPath expression gives: the nodes it selects, or the text or number it
+    /// computes (`normalize-space(.//h3)`, `count(li)`).
+    enum Result {
+        case nodes([xmlNodePtr])
+        case text(String)
+        case nothing
+    }
+
+    /// Evaluates an expression once, from the document or below `node`.
+    func evaluate(_ xpath: String, from node: xmlNodePtr? = nil) -> Result {
+        guard let result = evaluateRaw(xpath, from: node) else { return .nothing }
+        defer { xmlXPathFreeObject(result) }
+        if result.pointee.type == XPATH_NODESET {
+            guard let set = result.pointee.nodesetval else { return .nodes([]) }
+            return .nodes((0..<Int(set.pointee.nodeNr)).compactMap { set.pointee.nodeTab[$0] })
+        }
+        guard let text = xmlXPathCastToString(result) else { return .nothing }
+        defer { seedforge_xml_free(text) }
+        return .text(String(cString: text))
+    }
+
     /// The nodes an XPath expression selects, from the document or below `node`.
     func select(_ xpath: String, from node: xmlNodePtr? = nil) -> [xmlNodePtr] {
-        guard let result = evaluate(xpath, from: node) else { return [] }
-        defer { xmlXPathFreeObject(result) }
-        guard result.pointee.type == XPATH_NODESET, let set = result.pointee.nodesetval else { return [] }
-        return (0..<Int(set.pointee.nodeNr)).compactMap { set.pointee.nodeTab[$0] }
+        if case .nodes(let nodes) = evaluate(xpath, from: node) { return nodes }
+        return []
     }
 
-    /// The value of an XPath expression that computes text or a number
-    /// (`normalize-space(.//h3)`, `count(li)`), nil for one that selects nodes.
-    func string(_ xpath: String, from node: xmlNodePtr?) -> String? {
-        guard let result = evaluate(xpath, from: node) else { return nil }
-        defer { xmlXPathFreeObject(result) }
-        guard result.pointee.type != XPATH_NODESET, let text = xmlXPathCastToString(result) else { return nil }
-        defer { seedforge_xml_free(text) }
-        return String(cString: text)
-    }
-
-    private func evaluate(_ xpath: String, from node: xmlNodePtr?) -> xmlXPathObjectPtr? {
+    private func evaluateRaw(_ xpath: String, from node: xmlNodePtr?) -> xmlXPathObjectPtr? {
         if context == nil { context = xmlXPathNewContext(document) }
         guard let context else { return nil }
         seedforge_xml_quiet(1)

@@ -228,9 +228,10 @@ public struct HTMLSource: PagewiseSource {
 
     /// The value of one field of an item, or the problem that stops it.
     func extract(_ field: Field, from item: xmlNodePtr, in document: HTMLDocument, page: URL?) -> (Value, (rule: String, message: String, value: Value)?) {
-        guard let node = document.select(field.xpath, from: item).first else {
+        let selected = document.evaluate(field.xpath, from: item)
+        guard case .nodes(let nodes) = selected, let node = nodes.first else {
             // An XPath that computes text (normalize-space(...), concat(...)) gives it directly.
-            if let computed = document.string(field.xpath, from: item).map(Trim.collapsed), !computed.isEmpty {
+            if case .text(let text) = selected, case let computed = Trim.collapsed(text), !computed.isEmpty {
                 return convert(computed, field, page: page)
             }
             return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item", .null) : nil)
