@@ -28,10 +28,16 @@ struct Manifest {
     struct Accounting {
         let collection: String
         let read: Int
+        /// Records appended from other collections.
+        let received: Int
         let emitted: Int
+        /// Records of a reference collection, kept for look-ups and not written.
+        let reference: Int
         let rejected: Int
         let duplicates: Int
-        var balanced: Bool { read == emitted + rejected + duplicates }
+        /// Records appended to another collection.
+        let appended: Int
+        var balanced: Bool { read + received == emitted + reference + rejected + duplicates + appended }
     }
 
     let pipeline: Pipeline
@@ -67,11 +73,15 @@ struct Manifest {
         }))
         var accountingObject = JSONObject()
         for entry in accounting {
-            accountingObject.appendUnchecked(entry.collection, .object(JSONObject([
-                ("read", .int(Int64(entry.read))), ("emitted", .int(Int64(entry.emitted))),
-                ("rejected", .int(Int64(entry.rejected))), ("duplicates", .int(Int64(entry.duplicates))),
-                ("balanced", .bool(entry.balanced)),
-            ])))
+            var object = JSONObject([("read", .int(Int64(entry.read)))])
+            if entry.received > 0 { object.appendUnchecked("received", .int(Int64(entry.received))) }
+            object.appendUnchecked("emitted", .int(Int64(entry.emitted)))
+            if entry.reference > 0 { object.appendUnchecked("reference", .int(Int64(entry.reference))) }
+            object.appendUnchecked("rejected", .int(Int64(entry.rejected)))
+            object.appendUnchecked("duplicates", .int(Int64(entry.duplicates)))
+            if entry.appended > 0 { object.appendUnchecked("appended", .int(Int64(entry.appended))) }
+            object.appendUnchecked("balanced", .bool(entry.balanced))
+            accountingObject.appendUnchecked(entry.collection, .object(object))
         }
         root.appendUnchecked("accounting", .object(accountingObject))
         root.appendUnchecked("steps", .array(steps.map { stat in

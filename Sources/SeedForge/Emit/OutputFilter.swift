@@ -41,16 +41,16 @@ public struct OutputFilter: Sendable {
         self.conditions = conditions
     }
 
-    /// A YAML value read as a value of the field's type.
-    static func read(_ node: ConfigNode, as field: FieldSpec) throws -> Value {
+    /// A YAML value read as a value of the field's type (`key` names the setting in messages).
+    static func read(_ node: ConfigNode, as field: FieldSpec, key: String = "where") throws -> Value {
         guard case .scalar(let scalar) = node.node else {
             if field.type == .array || field.type == .object || field.type == .any { return try node.value() }
-            throw node.error("'where' on '\(field.name)' (\(field.type.rawValue)) needs a single value or a list of values")
+            throw node.error("'\(key)' on '\(field.name)' (\(field.type.rawValue)) needs a single value\(key == "where" ? " or a list of values" : "")")
         }
         if scalar.style == .plain && node.node.null != nil { return .null }
         let text = scalar.string
         func mismatch() -> DefinitionError {
-            node.error("'where' on '\(field.name)': '\(text)' is not a value of its type, \(field.type.rawValue)")
+            node.error("'\(key)' on '\(field.name)': '\(text)' is not a value of its type, \(field.type.rawValue)")
         }
         switch field.type {
         case .string:

@@ -38,7 +38,7 @@ public struct Nearest: Step {
     let from: String
     let fromLatitude: FieldID
     let fromLongitude: FieldID
-    let take: [(into: FieldID, from: FieldID)]
+    let take: TakenFields
     let distanceField: FieldID
     let maxKm: Double?
     let decimals: DecimalPlaces
@@ -67,22 +67,10 @@ public struct Nearest: Step {
         maxKm = try config.number("max-km")
         if let maxKm, !(maxKm >= 0) { throw config["max-km"]!.error("'max-km' must be a distance in km, 0 or more") }
         decimals = try config.decimalPlaces() ?? DecimalPlaces(3)
-        let takeNode = try config.require("take")
-        var take: [(FieldID, FieldID)] = []
-        let pairs = try takeNode.mapping("'take'").mapping
-        if pairs.isEmpty { throw takeNode.error("'take' names no field; give {new field: field of \(from)}") }
-        let target = collection
-        for (keyNode, valueNode) in pairs {
-            let key = ConfigNode(node: keyNode, file: config.file)
-            let value = ConfigNode(node: valueNode, file: config.file)
-            let source = try plan.field(value.string("a field of '\(from)'"), in: from, at: value)
-            let into = try plan.addField(key.string("a new field name"), type: fromSchema[source].type, to: target, at: key)
-            take.append((into, source))
-        }
-        self.take = take
+        take = try TakenFields(config, plan: plan, collection: collection, from: from, defaults: false)
         let distanceName = try config.string("distance-field") ?? "nearestKm"
         let distanceNode = config["distance-field"] ?? config.node
-        if take.contains(where: { plan.schema(target)[$0.0].name == distanceName }) {
+        if take.contains(name: distanceName, in: plan.schema(collection)) {
             throw distanceNode.error("'\(distanceName)' is both a 'take' field and the distance field; give the distance another name with 'distance-field'")
         }
         distanceField = try plan.addField(distanceName, type: .number, to: collection, at: distanceNode)
@@ -112,7 +100,7 @@ public struct Nearest: Step {
         let schema = state.schemas[collection]!
         let (latName, lonName) = (schema[latitude].name, schema[longitude].name)
         state.transformRecords(collection, step: step, parallel: true) { record in
-            for (into, _) in take { record[into] = .null }
+            take.apply(to: &record, from: nil)
             record[distanceField] = .null
             guard let point = Coordinates.of(record, latitude, longitude) else {
                 let bad = Coordinates.latitude(record[latitude]) == nil ? latitude : longitude
@@ -120,14 +108,14 @@ public struct Nearest: Step {
                 return [Finding(
                     rule: "coordinates", severity: .warning,
                     message: "\(latName), \(lonName) = \(shown) is not a position on the globe (latitude within ±90, longitude within ±180); no nearest \(from) record",
-                    location: record.origin.location(of: schema[bad].sourcePath), field: schema[bad].name, value: record[bad])]
+                    location: record.origin.location(ofField: schema[bad]), field: schema[bad].name, value: record[bad])]
             }
             guard let found = index.nearest(latitude: point.latitude, longitude: point.longitude) else { return [] }
             // The cut-off applies to the distance as written, so 50 km passes `max-km: 50`.
             let rounded = decimals.round(found.km)
             if let maxKm, rounded > maxKm { return [] }
             let nearest = candidates[positions[found.index]]
-            for (into, source) in take { record[into] = nearest[source] }
+            take.apply(to: &record, from: nearest)
             record[distanceField] = .double(rounded)
             return []
         }

@@ -70,7 +70,7 @@ public struct RatingSummary: Step {
         let rejectedTargets = Set(state.rejects.lazy.filter { $0.collection == collection }.compactMap(\.id))
         let keyName = state.schemas[collection]![key].name
         let foreignName = state.schemas[reviews]![foreignKey].name
-        let foreignPath = state.schemas[reviews]![foreignKey].sourcePath
+        let foreignSpec = state.schemas[reviews]![foreignKey]
         state.transformRecords(reviews, step: "enrich: rating-summary") { review in
             let target = review[foreignKey]
             guard targets.contains(target.joinKey), !target.isNull else {
@@ -80,7 +80,7 @@ public struct RatingSummary: Step {
                     : "\(shown) does not match the \(keyName) of any \(collection) record"
                 return [Finding(
                     rule: "reference", message: "\(foreignName) \(why)",
-                    location: review.origin.location(of: foreignPath), field: foreignName, value: target)]
+                    location: review.origin.location(ofField: foreignSpec), field: foreignName, value: target)]
             }
             if let value = review[rating].number {
                 var entry = means[target.joinKey, default: (0, 0)]

@@ -6,11 +6,14 @@ public struct FieldMapping: Sendable {
     public let unknownFields: UnknownFields
     /// The fields' paths as a tree, for reading records without building them whole.
     let tree: FieldTree?
+    /// Each field's path by its name (what findings on the source's records point at).
+    public let pathsByName: [String: FieldPath]
 
     public init(fields: [FieldSpec], unknownFields: UnknownFields) {
         self.fields = fields
         self.unknownFields = unknownFields
         tree = FieldTree(paths: fields.compactMap(\.sourcePath))
+        pathsByName = Dictionary(fields.compactMap { field in field.sourcePath.map { (field.name, $0) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Reads the record at the reader's position straight into a record when it is

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `kind: json`: a JSON array of records, or an array inside a larger document found by
 /// the JSON Pointer under `records:` (for API responses like `{"results": [...]}`).
 /// A syntax error anywhere fails the source with the file, line and column.
@@ -9,6 +11,9 @@ public struct JSONSource: SourceKind {
             KeySpec("records", "JSON Pointer to the array of records inside the document (default: the document itself is the array)"),
             KeySpec("page-number", "JSON Pointer to the page number in each page file of a paginated dump (e.g. /page); pages must then run 1...N with none missing or repeated, and are read in page order"),
             KeySpec("page-count", "JSON Pointer to the total number of pages in each page file (e.g. /total_pages); every page must agree"),
+            KeySpec("next-page-token", "JSON Pointer to a token naming the next page (a places API's /next_page_token): 'path' is then the first page, and each page's token leads to the next file until a page has none"),
+            KeySpec("next-page-file", "the file a token names, beside the page holding it, with {token} replaced (default \"{token}.json\")"),
+            KeySpec("max-pages", "most pages to follow with 'next-page-token' (default 1000)"),
         ],
         example: """
             shops:
@@ -23,6 +28,9 @@ public struct JSONSource: SourceKind {
     let recordsPath: FieldPath?
     let pageNumberPath: FieldPath?
     let pageCountPath: FieldPath?
+    let nextTokenPath: FieldPath?
+    let nextFileTemplate: String
+    let maxPages: Int
 
     public init(config: ConfigMap) throws {
         func pointer(_ key: String, _ example: String) throws -> FieldPath? {
@@ -36,6 +44,25 @@ public struct JSONSource: SourceKind {
         recordsPath = try pointer("records", "/results")
         pageNumberPath = try pointer("page-number", "/page")
         pageCountPath = try pointer("page-count", "/total_pages")
+        nextTokenPath = try pointer("next-page-token", "/next_page_token")
+        nextFileTemplate = try config.string("next-page-file") ?? "{token}.json"
+        maxPages = try config.int("max-pages") ?? 1000
+        if let node = config["next-page-file"] {
+            guard nextTokenPath != nil else { throw node.error("'next-page-file' needs 'next-page-token'") }
+            guard nextFileTemplate.contains("{token}"), !nextFileTemplate.contains("/") else {
+                throw node.error("'next-page-file' must be a file name holding {token}, such as \"page-{token}.json\" (it is looked for beside the page holding the token)")
+            }
+        }
+        if let node = config["max-pages"] {
+            guard nextTokenPath != nil else { throw node.error("'max-pages' needs 'next-page-token'") }
+            if maxPages < 1 { throw node.error("'max-pages' must be at least 1") }
+        }
+        if let node = config["next-page-token"] {
+            if let path = try config.string("path"), path.contains(where: { "*?[".contains($0) }) {
+                throw node.error("'next-page-token' follows tokens from one first page: give 'path' a single file, not the glob '\(path)'")
+            }
+            if recordsPath == nil { throw node.error("'next-page-token' needs 'records': the token sits beside the array of records in an object") }
+        }
         if pageNumberPath == nil, let node = config["page-count"] { throw node.error("'page-count' needs 'page-number' too") }
         if pageNumberPath != nil, recordsPath == nil, let node = config["page-number"] {
             throw node.error("'page-number' needs 'records': page metadata sits beside the array of records in an object")
@@ -98,6 +125,31 @@ public struct JSONSource: SourceKind {
             return page
         }
     }
+
+    /// The file named by the page's next-page token: absent, null or empty means this is
+    /// the last page. A token that is not text, or would name a file outside the page's
+    /// folder, is refused with the reason.
+    public func nextFile(after text: SourceText, path: String) -> NextPage? {
+        guard let nextTokenPath else { return nil }
+        let token: Value? = text.bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(bytes: buffer)
+            reader.skipByteOrderMark()
+            guard reader.locate(nextTokenPath) != nil else { return nil }
+            return try? reader.readValue()
+        }
+        guard let token, !token.isNull else { return nil }
+        guard case .string(let name) = token else {
+            return .refused("the next-page token at \(nextTokenPath) is \(JSONWriter.compact(token)), not text; no further page is read")
+        }
+        if name.isEmpty { return nil }
+        let file = nextFileTemplate.replacingOccurrences(of: "{token}", with: name)
+        guard !name.contains("/"), !name.contains("\u{0}"), file != ".", file != ".." else {
+            return .refused("the next-page token '\(name)' cannot name a file beside this page (it holds '/'); no further page is read")
+        }
+        return .file(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).standardizedFileURL.path)
+    }
+
+    public var followLimit: Int { maxPages }
 
     /// The records as an array, placed at `records` inside an object when the source
     /// reads them from there, with page 1 of 1 in the page metadata when it has some.

@@ -12,7 +12,7 @@ public protocol SourceKind: Sendable {
     /// The fields a source declares; most kinds take `name: type` / `{type, from}`.
     static func declaredFields(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError])
     /// For sources that follow links from page to page: the next file after `text`, or nil.
-    func nextFile(after text: SourceText, path: String) -> String?
+    func nextFile(after text: SourceText, path: String) -> NextPage?
     /// The most pages one run follows from the start page.
     var followLimit: Int { get }
     /// Whether pipeline tests may give this source inline records (else fixture files).
@@ -24,9 +24,16 @@ extension SourceKind {
         try FieldMapping.load(config, what: what)
     }
 
-    public func nextFile(after text: SourceText, path: String) -> String? { nil }
+    public func nextFile(after text: SourceText, path: String) -> NextPage? { nil }
     public var followLimit: Int { 1000 }
     public var acceptsInlineRecords: Bool { true }
+}
+
+/// Where a page says the next one is: a file to read (checked by `FollowCheck` before it
+/// is), or a link that cannot name a saved file, with the reason.
+public enum NextPage: Sendable, Equatable {
+    case file(String)
+    case refused(String)
 }
 
 /// Keys every source accepts; the kind adds its own.
@@ -37,6 +44,7 @@ enum SourceKeys {
         KeySpec("fields", required: true, "the fields to take from each record: `name: type` or `name: {type: T, from: /json/pointer}`; types: string, number, integer, boolean, array, object, any"),
         KeySpec("id", "the field that identifies a record (shown in rejects and the duplicates log)"),
         KeySpec("unknown-fields", "what to do with keys of a record that 'fields' does not declare: ignore (default), warn or reject"),
+        KeySpec("reference", "true: the records are only looked up by steps (such as the cities a nearest step searches) and need no output; their rejects are still reported and counted"),
     ]
 }
 

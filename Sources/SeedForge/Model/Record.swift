@@ -63,6 +63,17 @@ public struct Origin: Sendable {
         }
     }
 
+    /// Where `field` sits in this record's source: the path its own source declares for a
+    /// field of that name (records appended from another source keep their own paths),
+    /// nil for a computed field.
+    public func sourcePath(of field: FieldSpec) -> FieldPath? {
+        guard let paths = source.fieldPaths else { return field.sourcePath }
+        return paths[field.name]
+    }
+
+    /// The location of a field of the record in its source (see `sourcePath(of:)`).
+    public func location(ofField field: FieldSpec) -> Location { location(of: sourcePath(of: field)) }
+
     /// The location of a value inside the record, found by re-reading the record's JSON;
     /// falls back to the record's own location when the value is absent.
     public func location(of path: FieldPath?) -> Location {

@@ -18,6 +18,9 @@ public final class SourceText: @unchecked Sendable {
     public var sourceRoot: String?
     /// For HTML pages: the selector of each field, for locations of failing fields.
     public var fieldSelectors: [String: String]?
+    /// The source path of each field its source declares, by field name (set when the
+    /// file is read; a record appended into another collection still finds its values).
+    public var fieldPaths: [String: FieldPath]?
     private let lock = NSLock()
     private var lineStarts: [Int]?
     /// The last column computed, so findings met in file order on one long line (a

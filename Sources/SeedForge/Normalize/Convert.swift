@@ -62,14 +62,14 @@ public struct Convert: Step {
     }
 
     public func run(_ state: RunState) throws {
-        let path = state.schemas[collection]![field].sourcePath
+        let spec = state.schemas[collection]![field]
         state.transformRecords(collection, step: "normalize: convert", parallel: true) { record in
             guard case .string(let text) = record[field] else {
                 if into != field { record[into] = .null }
                 return []
             }
             func fail(_ rule: String, _ message: String) -> [Finding] {
-                [Finding(rule: rule, message: "\(name): \(message)", location: record.origin.location(of: path), field: name, value: .string(text))]
+                [Finding(rule: rule, message: "\(name): \(message)", location: record.origin.location(ofField: spec), field: name, value: .string(text))]
             }
             switch target {
             case .text:

@@ -6,6 +6,10 @@
 /// their text (`1: [1, one]`). For an array (a places API's `types`), the first element
 /// that maps is taken. A value that maps to nothing is an `unmapped` finding (rejecting
 /// the record, or with `unmapped: warn` kept as it is, or with `unmapped: null` nulled).
+/// With `into: F` the canonical value goes into a new text field F and the mapped field
+/// stays as read (required for an array field: a list of types becomes one category).
+/// With `default: V` a value that maps to nothing, null or an empty list gets V without a
+/// finding: for sources whose vocabulary is larger than the table (a places API's types).
 public struct MapValues: Step {
     public static let spec = KindSpec(
         stage: .normalize, name: "map-values",
@@ -15,6 +19,8 @@ public struct MapValues: Step {
             KeySpec("field", required: true, "the field to map"),
             KeySpec("map", required: true, "canonical value: [spellings...] (compared trimmed and folded)"),
             KeySpec("unmapped", "reject (default): the record is rejected; warn: kept with a warning; null: set to null with a warning"),
+            KeySpec("into", "write the canonical value into this new text field, keeping the mapped field as it is (needed for array fields)"),
+            KeySpec("default", "the canonical value for values that map to nothing (and null or empty lists), without a finding; replaces 'unmapped'"),
         ],
         example: """
             - normalize: map-values
@@ -31,10 +37,13 @@ public struct MapValues: Step {
 
     public let collection: String
     let field: FieldID
+    /// Where the canonical value is written: `field` itself, or the new field of `into`.
+    let target: FieldID
     let name: String
     let table: [String: String]
     let canonical: [String]
     let unmapped: Unmapped
+    let fallback: String?
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -43,6 +52,9 @@ public struct MapValues: Step {
         let type = plan.schema(collection)[field].type
         guard [.string, .any, .array].contains(type) else {
             throw config["field"]!.error("map-values writes text, but '\(name)' is declared \(type.rawValue); declare it string (or any, when the source mixes codes and names)")
+        }
+        if type == .array, config["into"] == nil {
+            throw config["field"]!.error("'\(name)' is an array: give 'into' a new field for the mapped value (a list of types becomes one category)")
         }
         let mapNode = try config.require("map")
         var table: [String: String] = [:]
@@ -62,6 +74,18 @@ public struct MapValues: Step {
         if canonical.isEmpty { throw mapNode.error("'map' lists no value") }
         self.table = table
         self.canonical = canonical
+        fallback = try config.string("default")
+        if let fallback, !canonical.contains(fallback) {
+            throw config["default"]!.error("'default: \(fallback)' is not one of the canonical values \(canonical.joined(separator: ", "))")
+        }
+        if fallback != nil, let node = config["unmapped"] {
+            throw node.error("'unmapped' and 'default' exclude each other: with a default nothing is unmapped")
+        }
+        if let intoNode = config["into"] {
+            target = try plan.addField(intoNode.string("'into'"), type: .string, to: collection, at: intoNode)
+        } else {
+            target = field
+        }
         if let node = config["unmapped"], case .scalar(let scalar) = node.node, scalar.style == .plain, node.node.null != nil {
             unmapped = .null  // `unmapped: null` written without quotes reads as YAML null
         } else {
@@ -96,19 +120,23 @@ public struct MapValues: Step {
     }
 
     public func run(_ state: RunState) throws {
-        let path = state.schemas[collection]![field].sourcePath
+        let spec = state.schemas[collection]![field]
         state.transformRecords(collection, step: "normalize: map-values", parallel: true) { record in
             let value = record[field]
-            guard !value.isNull else { return [] }
-            if let target = mapped(value) {
-                record[field] = .string(target)
+            if let mapped = value.isNull ? nil : mapped(value) {
+                record[target] = .string(mapped)
                 return []
             }
+            if let fallback {
+                record[target] = .string(fallback)
+                return []
+            }
+            if value.isNull { return [] }
             let finding = Finding(
                 rule: "unmapped", severity: unmapped == .reject ? .error : .warning,
                 message: "\(name) \(JSONWriter.compact(value)) is none of \(canonical.joined(separator: ", ")) or their listed spellings",
-                location: record.origin.location(of: path), field: name, value: value)
-            if unmapped == .null { record[field] = .null }
+                location: record.origin.location(ofField: spec), field: name, value: value)
+            if unmapped == .null { record[target] = .null }
             return [finding]
         }
     }

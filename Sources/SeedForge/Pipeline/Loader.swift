@@ -94,8 +94,10 @@ public enum Loader {
             }
         }
 
-        // Nothing lost: every collection must end in an output that holds all of it.
+        // Nothing lost: every collection must end in an output that holds all of it (or be
+        // reference data, or have been appended to another collection).
         let emitted = Set(outputs.filter(\.isComplete).map(\.collection))
+            .union(plan.referenceCollections).union(plan.appendedInto.keys)
         for collection in plan.collectionOrder where !emitted.contains(collection) && collector.errors.isEmpty {
             let node = sourceNodes[collection] ?? top.node
             collector.errors.append(node.error("collection '\(collection)' is never written: add an entry for it under 'outputs' without 'where' (every record must end in an output, the rejects or the duplicates log)"))
@@ -110,7 +112,7 @@ public enum Loader {
             name: name, description: description, file: file, fileSHA256: sha256, baseDirectory: baseDirectory,
             sources: sources, steps: steps,
             outputs: outputs, thresholds: thresholds, schemas: plan.schemas, collections: plan.collectionOrder,
-            derivedCollections: plan.derivedCollections)
+            derivedCollections: plan.derivedCollections, referenceCollections: plan.referenceCollections)
     }
 
     static func yamlError(_ error: YamlError, file: String, yamlText: String) -> DefinitionError {
@@ -155,6 +157,7 @@ public enum Loader {
             schema.idField = attempt { try plan.fieldIn(schema, name: idNode.string("'id' of \(what)"), collection: collection, at: idNode) }
         }
         plan.declareCollection(collection, schema: schema)
+        if attempt({ try config.bool("reference") }) == true { plan.referenceCollections.insert(collection) }
 
         let kindType: (any SourceKind.Type)? = attempt {
             let kindNode = try config.require("kind")
@@ -236,6 +239,11 @@ public enum Loader {
            plan.derivedCollections.contains(name) {
             throw collectionNode.error("'\(name)' is made by group-stats from other records, so \(stage.rawValue) steps cannot apply to it (a finding would point at no source line); check or fix the records it is computed from")
         }
+        for key in ["collection", "from"] {
+            if let node = config[key], let name = try? node.string("'\(key)'"), let target = plan.appendedInto[name] {
+                throw node.error("the records of '\(name)' were appended to '\(target)' by an earlier step, so '\(name)' is empty here; name '\(target)'")
+            }
+        }
         if stage == .validate {
             guard let rule = Registry.rules.first(where: { $0.spec.name == kindName }) else { throw unknownKind(kindName, stage: stage, at: kindNode) }
             var errors = config.unknownKeys(allowed: [stage.rawValue] + rule.spec.keys.map(\.name))
@@ -298,6 +306,9 @@ public enum Loader {
             throw whereNode.error("'where' cannot filter a \(formatName) output: its pages and index cover the whole collection; filter with a step before it, or write the subset as json, ndjson, csv or sqlite")
         }
         let collection = try plan.collection(config)
+        if let target = plan.appendedInto[collection] {
+            throw config["collection"]!.error("the records of '\(collection)' are appended to '\(target)' by a step, so '\(collection)' is empty when outputs are written; write '\(target)'")
+        }
         let fields = try config["fields"] == nil
             ? plan.schema(collection).fields.indices.map(FieldID.init(index:))
             : plan.fields(config, key: "fields", in: collection)

@@ -59,4 +59,6 @@ public struct Pipeline: Sendable {
     public let collections: [String]
     /// Collections made by steps (statistics): they read no records.
     public let derivedCollections: Set<String>
+    /// Collections only looked up by steps: kept to the end, not written.
+    public let referenceCollections: Set<String>
 }

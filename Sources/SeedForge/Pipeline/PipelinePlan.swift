@@ -17,6 +17,10 @@ public final class PipelinePlan {
 
     /// Collections made by steps (statistics), not read from sources.
     public private(set) var derivedCollections: Set<String> = []
+    /// Collections only looked up by steps (`reference: true`): no output is required.
+    public internal(set) var referenceCollections: Set<String> = []
+    /// Collections whose records an `append` step moved into another, and where to.
+    public internal(set) var appendedInto: [String: String] = [:]
 
     func declareDerivedCollection(_ name: String, schema: Schema) {
         declareCollection(name, schema: schema)

@@ -6,9 +6,9 @@ public enum Registry {
         TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
         OrderRule.self, OnlyWhenRule.self,
     ]
-    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self]
-    public static let enrichers: [any Step.Type] = [RatingSummary.self, Nearest.self]
-    public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self, GroupStats.self]
+    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self, SetValues.self]
+    public static let enrichers: [any Step.Type] = [RatingSummary.self, Nearest.self, Lookup.self]
+    public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self, GroupStats.self, Append.self]
     public static let formats: [any OutputFormat.Type] = [
         JSONFormat.self, NDJSONFormat.self, CSVFormat.self, TextFormat.self, SQLiteFormat.self, PagesFormat.self, PrefixIndexFormat.self,
     ]

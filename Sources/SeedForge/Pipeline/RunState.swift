@@ -52,6 +52,9 @@ public final class RunState {
     public var stepStats: [StepStat] = []
     /// Records each collection received from its sources.
     public var ingested: [String: Int] = [:]
+    /// Records an `append` step moved out of a collection, and into one.
+    public var appendedOut: [String: Int] = [:]
+    public var appendedIn: [String: Int] = [:]
     /// Files that could not be read as a whole (validation only: a run stops at the first).
     public internal(set) var sourceErrors: [(collection: String, error: SourceError)] = []
 

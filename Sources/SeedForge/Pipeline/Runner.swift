@@ -26,9 +26,15 @@ public struct RunResult {
     public struct Counts: Sendable {
         public let collection: String
         public let read: Int
+        /// Records appended from other collections.
+        public let received: Int
         public let emitted: Int
+        /// Records of a reference collection: looked up by steps, not written.
+        public let reference: Int
         public let rejected: Int
         public let duplicates: Int
+        /// Records appended to another collection.
+        public let appended: Int
     }
 
     public let dataset: String
@@ -43,7 +49,8 @@ public struct RunResult {
 
     /// One line for the end of a run: what was written, what was set aside, how long.
     public var summaryLine: String {
-        let written = counts.map { "\($0.emitted) \($0.collection)" }.joined(separator: ", ")
+        let written = counts.filter { $0.reference == 0 && ($0.appended == 0 || $0.emitted > 0) }
+            .map { "\($0.emitted) \($0.collection)" }.joined(separator: ", ")
         let rejected = counts.reduce(0) { $0 + $1.rejected }
         let duplicates = counts.reduce(0) { $0 + $1.duplicates }
         let place = outputFolder.map { " to \($0)" } ?? ""
@@ -99,13 +106,14 @@ public enum Runner {
                     text.pageNumber = fileIndex
                     text.absolutePath = file
                     text.sourceRoot = sourceRoot
+                    text.fieldPaths = source.mapping.pathsByName
                     state.keep(text)
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                     // Sources that follow "next" links find their next file in this one.
                     if let next = source.kind.nextFile(after: text, path: file) {
-                        if let problem = FollowCheck.problem(next: next, from: file, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
+                        if let problem = FollowCheck.problem(next: next, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
                             sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem, location: text.location(ofOffset: 0, pointer: "page \(fileIndex)")))
-                        } else {
+                        } else if case .file(let next) = next {
                             files.append(next)
                         }
                     }
@@ -164,17 +172,23 @@ public enum Runner {
         // Accounting: every record read is emitted, rejected or a logged duplicate.
         var accounting: [Manifest.Accounting] = []
         for collection in pipeline.collections where !pipeline.derivedCollections.contains(collection) {
+            let kept = state.records(collection).count
+            let isReference = pipeline.referenceCollections.contains(collection)
             let entry = Manifest.Accounting(
-                collection: collection, read: state.ingested[collection] ?? 0, emitted: state.records(collection).count,
-                rejected: state.rejectedCount(collection), duplicates: state.duplicateCount(collection))
+                collection: collection, read: state.ingested[collection] ?? 0, received: state.appendedIn[collection] ?? 0,
+                emitted: isReference ? 0 : kept, reference: isReference ? kept : 0,
+                rejected: state.rejectedCount(collection), duplicates: state.duplicateCount(collection),
+                appended: state.appendedOut[collection] ?? 0)
             guard entry.balanced else {
-                throw InternalFailure("accounting of \(collection) does not balance: \(entry.read) read ≠ \(entry.emitted) emitted + \(entry.rejected) rejected + \(entry.duplicates) duplicates")
+                throw InternalFailure("accounting of \(collection) does not balance: \(entry.read) read + \(entry.received) appended in ≠ \(entry.emitted) emitted + \(entry.reference) kept as reference + \(entry.rejected) rejected + \(entry.duplicates) duplicates + \(entry.appended) appended elsewhere")
             }
             accounting.append(entry)
         }
         thresholdFailures += checkThresholds(pipeline, accounting: accounting)
         let counts = accounting.map {
-            RunResult.Counts(collection: $0.collection, read: $0.read, emitted: $0.emitted, rejected: $0.rejected, duplicates: $0.duplicates)
+            RunResult.Counts(
+                collection: $0.collection, read: $0.read, received: $0.received, emitted: $0.emitted, reference: $0.reference,
+                rejected: $0.rejected, duplicates: $0.duplicates, appended: $0.appended)
         }
         guard options.writeOutputs else {
             return RunResult(
@@ -259,6 +273,7 @@ public enum Runner {
                     text.pageNumber = firstNumber + index
                     text.absolutePath = files[index]
                     text.sourceRoot = root
+                    text.fieldPaths = source.mapping.pathsByName
                     return (contents, text, pagewise.extractPage(text, mapping: source.mapping))
                 }
             }
@@ -346,10 +361,10 @@ public enum Runner {
         if let max = pipeline.thresholds.maxRejects, total > max {
             failures.append("\(total) records rejected in all, more than thresholds.max-rejects \(max)")
         }
-        for entry in accounting where entry.read > 0 {
-            let fraction = Double(entry.rejected) / Double(entry.read)
+        for entry in accounting where entry.read + entry.received > 0 {
+            let fraction = Double(entry.rejected) / Double(entry.read + entry.received)
             if fraction > pipeline.thresholds.maxRejectFraction {
-                failures.append("\(entry.rejected) of \(entry.read) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)")
+                failures.append("\(entry.rejected) of \(entry.read + entry.received) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)")
             }
         }
         return failures

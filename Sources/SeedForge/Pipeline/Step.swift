@@ -46,7 +46,7 @@ public struct RuleFindings {
         let spec = schema[field]
         list.append(Finding(
             rule: rule, severity: severity, message: message,
-            location: record.origin.location(of: spec.sourcePath),
+            location: record.origin.location(ofField: spec),
             field: spec.name, value: value ?? record[field]))
     }
 }

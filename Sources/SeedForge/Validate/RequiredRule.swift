@@ -24,7 +24,7 @@ public struct RequiredRule: Rule {
             let name = findings.schema[field].name
             switch record[field] {
             case .null:
-                let raw = findings.schema[field].sourcePath.flatMap { record.origin.sourceValue(at: $0) }
+                let raw = record.origin.sourcePath(of: findings.schema[field]).flatMap { record.origin.sourceValue(at: $0) }
                 findings.fail(field, "\(name) is required but \(Self.describeAbsence(raw))", value: raw ?? .null)
             case .string(let text) where !allowBlank && text.allSatisfy(\.isWhitespace):
                 findings.fail(field, "\(name) is required but blank")

@@ -289,7 +289,7 @@ public struct HTMLSource: PagewiseSource {
         return URL(string: encoded, relativeTo: baseURL)
     }
 
-    public func nextFile(after text: SourceText, path: String) -> String? {
+    public func nextFile(after text: SourceText, path: String) -> NextPage? {
         guard let nextXPath else { return nil }
         let decision = PageEncoding.decide(text.bytes)
         guard let document = HTMLDocument(bytes: decision.transcoded ?? text.bytes, url: text.displayPath, encoding: decision.encoding) else { return nil }
@@ -300,9 +300,11 @@ public struct HTMLSource: PagewiseSource {
         // Saved pages: the query and fragment do not name another file; escapes do.
         var target = String(href.split(separator: "#", omittingEmptySubsequences: false)[0])
         target = String(target.split(separator: "?", omittingEmptySubsequences: false)[0])
-        if target.contains("://") || target.hasPrefix("/") { return FollowCheck.notRelative + href }
+        if target.contains("://") || target.hasPrefix("/") {
+            return .refused("the next link '\(href)' leaves the saved pages (an address or a site-root path, not a relative link); stopped here")
+        }
         target = target.removingPercentEncoding ?? target
-        return URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()).standardizedFileURL.path
+        return .file(URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()).standardizedFileURL.path)
     }
 
     /// A page without items (pipeline tests of HTML sources use fixture pages: there is no

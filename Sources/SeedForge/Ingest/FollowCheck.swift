@@ -4,12 +4,11 @@ import Foundation
 /// file in the start page's folder (or below it), not to a page already read, and the
 /// page count stays within the source's limit.
 enum FollowCheck {
-    /// Marks a next link that is an address or a site-root path, not a relative file link.
-    static let notRelative = "\u{1}link:"
-
-    static func problem(next: String, from page: String, root start: String, visited: Set<String>, pages: Int, limit: Int) -> String? {
-        if next.hasPrefix(notRelative) {
-            return "the next link '\(next.dropFirst(notRelative.count))' leaves the saved pages (an address or a site-root path, not a relative link); stopped here"
+    static func problem(next page: NextPage, root start: String, visited: Set<String>, pages: Int, limit: Int) -> String? {
+        let next: String
+        switch page {
+        case .refused(let reason): return reason
+        case .file(let file): next = file
         }
         // Symbolic links are resolved first, so a link cannot lead out through one.
         let folder = URL(fileURLWithPath: start).deletingLastPathComponent().resolvingSymlinksInPath().path

@@ -1,0 +1,92 @@
+/// `enrich: lookup`: copies fields from the record of another collection whose key equals
+/// this record's key (a trip's name onto each of its places; a trip's statistics onto the
+/// trip). A record whose key is null gets the defaults. A key that matches nothing is a
+/// finding (`unmatched`: reject by default, or warn, or null to take the defaults quietly):
+/// a place naming a trip that does not exist is a broken reference, not a place without a
+/// trip. When several records of `from` share a key, the first in order is used and each
+/// other one is a warning.
+public struct Lookup: Step {
+    public static let spec = KindSpec(
+        stage: .enrich, name: "lookup",
+        summary: "Copy fields from the record of another collection with the same key (a join), with defaults when there is none.",
+        keys: [
+            CommonKeys.collection,
+            KeySpec("key", required: true, "the field of the collection holding the key (e.g. tripId)"),
+            KeySpec("from", required: true, "the collection looked in (a source, reference data or statistics)"),
+            KeySpec("from-key", "its key field (default: the same name as 'key')"),
+            KeySpec("take", required: true, "{new field: field of from}, or {new field: {field: F, default: V}}; the default (else null) is written when nothing matches"),
+            KeySpec("unmatched", "a key that matches nothing: reject (default), warn (kept, defaults taken) or null (defaults taken, no finding)"),
+        ],
+        example: """
+            - enrich: lookup
+              collection: places
+              key: tripId
+              from: trips
+              from-key: id
+              take: {tripName: name}
+            """)
+
+    public enum Unmatched: String, CaseIterable, Sendable {
+        case reject, warn, null
+    }
+
+    public let collection: String
+    let key: FieldID
+    let from: String
+    let fromKey: FieldID
+    let take: TakenFields
+    let unmatched: Unmatched
+
+    public init(config: ConfigMap, plan: PipelinePlan) throws {
+        collection = try plan.collection(config)
+        key = try plan.field(config, key: "key", in: collection)
+        from = try plan.collection(config, key: "from")
+        if from == collection { throw config["from"]!.error("'from' must name another collection than '\(collection)'") }
+        let keyName = plan.schema(collection)[key].name
+        if config["from-key"] != nil {
+            fromKey = try plan.field(config, key: "from-key", in: from)
+        } else {
+            guard let id = plan.schema(from).id(of: keyName) else {
+                throw config.error("'\(from)' has no field '\(keyName)'; name its key field with 'from-key' (its fields are: \(plan.schema(from).names.joined(separator: ", ")))")
+            }
+            fromKey = id
+        }
+        let types = (plan.schema(collection)[key].type, plan.schema(from)[fromKey].type)
+        let numeric: Set<FieldType> = [.integer, .number]
+        guard types.0 == types.1 || types.0 == .any || types.1 == .any || (numeric.contains(types.0) && numeric.contains(types.1)) else {
+            throw (config["from-key"] ?? config["key"]!).error("'\(keyName)' is \(types.0.rawValue) but the key of '\(from)' is \(types.1.rawValue); keys of different types never match")
+        }
+        unmatched = try config.choice("unmatched", Unmatched.self, choices: Unmatched.allCases) ?? .reject
+        take = try TakenFields(config, plan: plan, collection: collection, from: from, defaults: true)
+    }
+
+    public func run(_ state: RunState) throws {
+        let step = "enrich: lookup"
+        let fromSchema = state.schemas[from]!
+        var index: [Value: Int] = [:]
+        let candidates = state.records(from)
+        for (position, record) in candidates.enumerated() where !record[fromKey].isNull {
+            let value = record[fromKey].joinKey
+            if let first = index[value] {
+                let finding = Finding(
+                    rule: "lookup", severity: .warning,
+                    message: "\(fromSchema[fromKey].name) \(RuleFields.describe(record[fromKey])) appears more than once in \(from); lookups use the first (\(candidates[first].origin.location.brief))",
+                    location: record.origin.location(ofField: fromSchema[fromKey]), field: fromSchema[fromKey].name, value: record[fromKey])
+                state.warn(finding, record: record, in: from, step: step)
+            } else {
+                index[value] = position
+            }
+        }
+        let spec = state.schemas[collection]![key]
+        state.transformRecords(collection, step: step, parallel: true) { record in
+            let value = record[key]
+            let match = value.isNull ? nil : index[value.joinKey]
+            take.apply(to: &record, from: match.map { candidates[$0] })
+            guard match == nil, !value.isNull, unmatched != .null else { return [] }
+            return [Finding(
+                rule: "lookup", severity: unmatched == .reject ? .error : .warning,
+                message: "\(spec.name) \(RuleFields.describe(value)) matches no \(fromSchema[fromKey].name) of \(from)",
+                location: record.origin.location(ofField: spec), field: spec.name, value: value)]
+        }
+    }
+}
