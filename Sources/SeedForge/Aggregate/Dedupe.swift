@@ -7,6 +7,10 @@
 /// preference (the `keep` rule), each record merges into the first kept record within
 /// the distance, or is kept itself. So every removed record is within the distance of
 /// its winner, and a chain of places 80 m apart is not collapsed into one.
+///
+/// With `fill`, the winner takes the listed fields from the records it replaces where its
+/// own are null (the app's place gains the API's public rating), and the duplicates log
+/// says which fields each removed record gave.
 public struct Dedupe: Step {
     public enum Keep: String, CaseIterable, Sendable {
         case first, last, lowest, highest
@@ -22,6 +26,7 @@ public struct Dedupe: Step {
             KeySpec("keep-by", "the field compared when keep is lowest or highest"),
             KeySpec("fold", "compare text keys case- and diacritic-insensitively (default false)"),
             KeySpec("precision", "round numbers in the key to this many decimals (e.g. 2 for coordinates about 1 km apart)"),
+            KeySpec("fill", "fields the winner takes from a removed duplicate where its own value is null (first removed record in input order first); logged as 'filled'"),
             KeySpec("within", "{latitude: F, longitude: G, km: D}: records sharing the key are duplicates only within D km of each other (great-circle)"),
         ],
         example: """
@@ -38,11 +43,16 @@ public struct Dedupe: Step {
     let fold: Bool
     let precision: DecimalPlaces?
     let within: (latitude: FieldID, longitude: FieldID, km: Double)?
+    let fill: [FieldID]
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         by = try plan.fields(config, key: "by", in: collection)
         keep = try config.choice("keep", Keep.self, choices: Keep.allCases) ?? .first
+        fill = try config["fill"] == nil ? [] : plan.fields(config, key: "fill", in: collection)
+        if let shared = fill.first(where: by.contains) {
+            throw config["fill"]!.error("'\(plan.schema(collection)[shared].name)' is part of the key 'by': duplicates already agree on it")
+        }
         fold = try config.bool("fold") ?? false
         precision = try config.decimalPlaces("precision")
         if let node = config["within"] {
@@ -211,12 +221,20 @@ public struct Dedupe: Step {
     /// Moves each loser (record index → its winner's index) to the duplicates log, in input
     /// order, and keeps the rest.
     func remove(_ winnerOf: [Int: Int], from records: [Record], _ state: RunState) {
+        var records = records
         var removed = [Bool](repeating: false, count: records.count)
+        let schema = state.schemas[collection]!
         for index in winnerOf.keys.sorted() {
             removed[index] = true
+            let winner = winnerOf[index]!
+            var filled: [String] = []
+            for field in fill where records[winner][field].isNull && !records[index][field].isNull {
+                records[winner][field] = records[index][field]
+                filled.append(schema[field].name)
+            }
             state.removeDuplicate(
-                records[index], in: collection, winner: records[winnerOf[index]!],
-                key: loggedKey(of: records[index]), step: "aggregate: dedupe")
+                records[index], in: collection, winner: records[winner],
+                key: loggedKey(of: records[index]), step: "aggregate: dedupe", filled: filled)
         }
         state.collections[collection] = records.indices.filter { !removed[$0] }.map { records[$0] }
     }

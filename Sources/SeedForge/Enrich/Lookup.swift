@@ -77,6 +77,8 @@ public struct Lookup: Step {
                 index[value] = position
             }
         }
+        // Keys of records set aside earlier: "which was rejected" says more than "no match".
+        let rejectedKeys = Set(state.rejects.lazy.filter { $0.collection == from }.compactMap { $0.record?[fromKey].joinKey })
         let spec = state.schemas[collection]![key]
         state.transformRecords(collection, step: step, parallel: true) { record in
             let value = record[key]
@@ -85,7 +87,9 @@ public struct Lookup: Step {
             guard match == nil, !value.isNull, unmatched != .null else { return [] }
             return [Finding(
                 rule: "lookup", severity: unmatched == .reject ? .error : .warning,
-                message: "\(spec.name) \(RuleFields.describe(value)) matches no \(fromSchema[fromKey].name) of \(from)",
+                message: rejectedKeys.contains(value.joinKey)
+                    ? "\(spec.name) \(RuleFields.describe(value)) refers to a \(from) record that was rejected (see its entry in rejects)"
+                    : "\(spec.name) \(RuleFields.describe(value)) matches no \(fromSchema[fromKey].name) of \(from)",
                 location: record.origin.location(ofField: spec), field: spec.name, value: value)]
         }
     }

@@ -86,11 +86,7 @@ public struct MapValues: Step {
         } else {
             target = field
         }
-        if let node = config["unmapped"], case .scalar(let scalar) = node.node, scalar.style == .plain, node.node.null != nil {
-            unmapped = .null  // `unmapped: null` written without quotes reads as YAML null
-        } else {
-            unmapped = try config.choice("unmapped", Unmapped.self, choices: Unmapped.allCases) ?? .reject
-        }
+        unmapped = try config.choice("unmapped", Unmapped.self, choices: Unmapped.allCases) ?? .reject
     }
 
     /// The comparison key: trimmed, folded, without text/emoji presentation selectors.

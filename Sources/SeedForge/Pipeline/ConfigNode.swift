@@ -185,9 +185,13 @@ public struct ConfigMap {
         try self[key].map { try $0.strings("'\(key)' in \(what)") }
     }
 
-    /// A text value that must be one of `choices`.
+    /// A text value that must be one of `choices`. A choice named `null` may be written
+    /// without quotes (where YAML reads it as null).
     public func choice<T: RawRepresentable>(_ key: String, _ type: T.Type, choices: [T]) throws -> T? where T.RawValue == String {
         guard let node = self[key] else { return nil }
+        if case .scalar(let scalar) = node.node, scalar.style == .plain, node.node.null != nil, let null = T(rawValue: "null"), choices.contains(where: { $0.rawValue == "null" }) {
+            return null
+        }
         let text = try node.string("'\(key)' in \(what)")
         guard let value = T(rawValue: text) else {
             let names = choices.map(\.rawValue)

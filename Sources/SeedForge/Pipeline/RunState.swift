@@ -18,6 +18,8 @@ public struct Duplicate: Sendable {
     public let winnerLocation: Location
     public let key: Value
     public let step: String
+    /// Fields the winner took from this record because its own were null (`fill`).
+    public let filled: [String]
 }
 
 /// A warning-severity finding: reported, the record kept.
@@ -87,10 +89,10 @@ public final class RunState {
         rejects.append(Rejection(collection: collection, record: nil, id: nil, findings: [finding], step: step))
     }
 
-    public func removeDuplicate(_ record: Record, in collection: String, winner: Record, key: Value, step: String) {
+    public func removeDuplicate(_ record: Record, in collection: String, winner: Record, key: Value, step: String, filled: [String] = []) {
         duplicates.append(Duplicate(
             collection: collection, record: record, id: id(of: record, in: collection),
-            winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step))
+            winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step, filled: filled))
     }
 
     public func warn(_ finding: Finding, record: Record?, in collection: String, step: String) {

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+/// `aggregate: append`, `reference: true` sources and dedupe's `fill`: two sources of the
+/// same things meet in one collection without a record or a location being lost.
+@Suite("Aggregate: append, reference sources, dedupe fill")
+struct AppendTests {
+    static let yaml = """
+        name: a
+        sources:
+          places:
+            kind: json
+            path: app.json
+            id: id
+            fields: {id: string, name: string, lat: number, rating: number}
+          api:
+            kind: json
+            path: api.json
+            records: /results
+            id: id
+            fields:
+              id: {type: string, from: /place_id}
+              name: string
+              lat: {type: number, from: /geometry/location/lat}
+              rating: {type: integer, from: /rating}
+              types: array
+        steps:
+          - aggregate: append
+            collection: api
+            into: places
+            drop: [types]
+          - validate: range
+            collection: places
+            field: lat
+            min: -90
+            max: 90
+          - aggregate: dedupe
+            collection: places
+            by: name
+            fill: [rating]
+        outputs:
+          - {file: p.json, collection: places}
+        thresholds: {max-reject-fraction: 1}
+        """
+
+    static let files = [
+        "app.json": #"[{"id":"a1","name":"Opera","lat":-33.85},{"id":"a2","name":"Bondi","lat":-33.89,"rating":5}]"#,
+        "api.json": """
+            {"results": [
+              {"place_id": "g1", "name": "Opera", "geometry": {"location": {"lat": -33.8568}}, "rating": 4, "types": ["museum"]},
+              {"place_id": "g2", "name": "Tamarama",
+               "geometry": {"location": {"lat": 133.9}}, "types": []}
+            ]}
+            """,
+    ]
+
+    @Test func recordsMoveAfterTheTargetsOwnWithFieldsMatchedByName() throws {
+        let result = try Harness.run(Self.yaml, files: Self.files)
+        #expect(result.records("places").map { $0["id"]! } == [.string("a1"), .string("a2")])
+        #expect(result.records("places")[0]["rating"] == .int(4))          // filled from the API's duplicate
+        #expect(result.records("api").isEmpty)
+        let duplicate = try #require(result.state.duplicates.first)
+        #expect(duplicate.id == .string("g1") && duplicate.winnerID == .string("a1") && duplicate.filled == ["rating"])
+        // A finding on an appended record points at its own file and its own source path.
+        let reject = try #require(result.rejects("places").first)
+        #expect(reject.id == .string("g2"))
+        let location = try #require(reject.findings[0].location)
+        #expect(location.file.hasSuffix("api.json") && location.line == 4 && location.pointer == "/results/1/geometry/location/lat", "\(location)")
+        // Accounting of places: 2 read + 2 received = 2 emitted + 1 rejected + 1 duplicate.
+        let places = try #require(result.counts.first { $0.collection == "places" })
+        #expect((places.read, places.received, places.emitted, places.rejected, places.duplicates) == (2, 2, 2, 1, 1))
+        let api = try #require(result.counts.first { $0.collection == "api" })
+        #expect((api.read, api.appended, api.emitted) == (2, 2, 0))
+    }
+
+    @Test func theManifestCountsAppendedAndReferenceRecords() throws {
+        let dir = try TempDir()
+        for (name, text) in Self.files { try dir.write(name, text) }
+        try dir.write("cities.json", #"[{"id":1,"name":"Sydney"},{"id":2,"name":null}]"#)
+        let yaml = Self.yaml.replacingOccurrences(of: "steps:\n", with: """
+              cities:
+                kind: json
+                path: cities.json
+                reference: true
+                fields: {id: integer, name: string}
+            steps:
+              - validate: required
+                collection: cities
+                field: name
+
+            """)
+        try dir.write("p.yml", yaml)
+        let run = try CLI.run(["run", "p.yml", "--out", "o"], cwd: dir.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("a: wrote 2 places"), "\(run.stdout)")
+        let manifest = try #require(jsonObject(dir.bytes("o/a/manifest.json")) as? [String: Any])
+        let accounting = try #require(manifest["accounting"] as? [String: [String: Any]])
+        #expect(accounting["places"]?["received"] as? Int == 2 && accounting["places"]?["balanced"] as? Bool == true)
+        #expect(accounting["api"]?["appended"] as? Int == 2)
+        #expect(accounting["cities"]?["reference"] as? Int == 1 && accounting["cities"]?["rejected"] as? Int == 1 && accounting["cities"]?["emitted"] as? Int == 0)
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/o/a/cities.json"))
+        #expect(try dir.read("o/a/rejects.ndjson").contains(#""collection":"cities""#))
+    }
+
+    @Test func definitionMistakesAreErrors() {
+        func messages(_ yaml: String) -> [String] { Harness.definitionErrors(yaml, files: Self.files).map(\.message) }
+        #expect(messages(Self.yaml.replacingOccurrences(of: "    drop: [types]\n", with: ""))
+            .contains { $0.contains("'places' has no field 'types' of 'api'") && $0.contains("list it under 'drop'") })
+        #expect(messages(Self.yaml.replacingOccurrences(of: "drop: [types]", with: "drop: [types, name]"))
+            .contains { $0.contains("'name' is a field of 'places' too") })
+        #expect(messages(Self.yaml.replacingOccurrences(of: "rating: {type: integer, from: /rating}", with: "rating: {type: string, from: /rating}"))
+            .contains { $0.contains("field 'rating' is string in 'api' but number in 'places'") })
+        let laterStep = Self.yaml.replacingOccurrences(of: "  - validate: range\n    collection: places", with: "  - validate: range\n    collection: api")
+        #expect(messages(laterStep).contains { $0.contains("the records of 'api' were appended to 'places' by an earlier step") })
+        let output = Self.yaml.replacingOccurrences(of: "  - {file: p.json, collection: places}", with: "  - {file: p.json, collection: places}\n  - {file: q.json, collection: api}")
+        #expect(messages(output).contains { $0.contains("the records of 'api' are appended to 'places' by a step") })
+        #expect(messages(Self.yaml.replacingOccurrences(of: "by: name\n    fill: [rating]", with: "by: name\n    fill: [name]"))
+            .contains { $0.contains("'name' is part of the key 'by'") })
+    }
+
+    @Test func aReferenceSourceNeedsNoOutputButAnOrdinaryOneDoes() {
+        let base = """
+            name: r
+            sources:
+              items: {kind: json, path: data.json, fields: {id: integer}}
+              lookup: {kind: json, path: data.json, REF fields: {id: integer}}
+            outputs:
+              - {file: i.json, collection: items}
+            """
+        #expect(Harness.definitionErrors(base.replacingOccurrences(of: "REF ", with: "reference: true, ")).isEmpty)
+        #expect(Harness.definitionErrors(base.replacingOccurrences(of: "REF ", with: "")).first?.message.contains("collection 'lookup' is never written") == true)
+    }
+}

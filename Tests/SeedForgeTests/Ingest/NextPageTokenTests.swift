@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+/// `next-page-token`: saved responses of a paginated API, each naming the next file.
+@Suite("Ingest: JSON pages chained by a next-page token")
+struct NextPageTokenTests {
+    static func pipeline(_ extra: String = "") -> String {
+        """
+        name: n
+        sources:
+          nearby:
+            kind: json
+            path: pages/first.json
+            records: /results
+            next-page-token: /next_page_token
+            id: id
+        \(extra.isEmpty ? "" : "    " + extra + "\n")    fields: {id: {type: string, from: /place_id}}
+        outputs:
+          - {file: n.json, collection: nearby}
+        """
+    }
+
+    static func page(_ ids: [String], next: String?) -> String {
+        let results = ids.map { #"{"place_id":"\#($0)"}"# }.joined(separator: ",")
+        let token = next.map { #""next_page_token":"\#($0)","# } ?? ""
+        return #"{"html_attributions":[],\#(token)"results":[\#(results)],"status":"OK"}"#
+    }
+
+    static func ids(_ result: RunResult) -> [String] { result.records("nearby").map { $0["id"]!.string! } }
+    static func warnings(_ result: RunResult) -> [String] { result.state.warnings.map(\.finding.message) }
+
+    @Test func pagesAreReadInTokenOrderUntilAPageHasNone() throws {
+        let result = try Harness.run(Self.pipeline(), files: [
+            "pages/first.json": Self.page(["a", "b"], next: "tokB"),
+            "pages/tokB.json": Self.page(["c"], next: "tokA"),
+            "pages/tokA.json": Self.page(["d"], next: ""),
+            "pages/unlinked.json": Self.page(["x"], next: nil),
+        ])
+        #expect(Self.ids(result) == ["a", "b", "c", "d"])      // token order, not name order; the unlinked file is not read
+        #expect(result.state.warnings.isEmpty)
+        #expect(result.counts.first?.read == 4)
+    }
+
+    @Test func aFileTemplateNamesTheFiles() throws {
+        let result = try Harness.run(Self.pipeline(#"next-page-file: "nearby-{token}.json""#), files: [
+            "pages/first.json": Self.page(["a"], next: "T2"),
+            "pages/nearby-T2.json": Self.page(["b"], next: nil),
+        ])
+        #expect(Self.ids(result) == ["a", "b"])
+    }
+
+    @Test func brokenChainsStopWithAWarningAndKeepWhatWasRead() throws {
+        let missing = try Harness.run(Self.pipeline(), files: ["pages/first.json": Self.page(["a"], next: "gone")])
+        #expect(Self.ids(missing) == ["a"])
+        #expect(Self.warnings(missing).first?.contains("gone.json, which does not exist") == true, "\(Self.warnings(missing))")
+        #expect(missing.state.warnings.first?.finding.location?.file.hasSuffix("first.json") == true)
+
+        let loop = try Harness.run(Self.pipeline(), files: [
+            "pages/first.json": Self.page(["a"], next: "two"),
+            "pages/two.json": Self.page(["b"], next: "first"),
+        ])
+        #expect(Self.ids(loop) == ["a", "b"])
+        #expect(Self.warnings(loop).first?.contains("read already (a loop)") == true, "\(Self.warnings(loop))")
+
+        let number = try Harness.run(Self.pipeline(), files: ["pages/first.json": #"{"next_page_token": 42, "results": [{"place_id":"a"}]}"#])
+        #expect(Self.ids(number) == ["a"])
+        #expect(Self.warnings(number) == ["the next-page token at /next_page_token is 42, not text; no further page is read"])
+
+        let escape = try Harness.run(Self.pipeline(), files: ["pages/first.json": Self.page(["a"], next: "../../etc/passwd"), "x.json": "[]"])
+        #expect(Self.warnings(escape).first?.contains("cannot name a file beside this page") == true)
+
+        let limited = try Harness.run(Self.pipeline("max-pages: 2"), files: [
+            "pages/first.json": Self.page(["a"], next: "p2"),
+            "pages/p2.json": Self.page(["b"], next: "p3"),
+            "pages/p3.json": Self.page(["c"], next: nil),
+        ])
+        #expect(Self.ids(limited) == ["a", "b"])
+        #expect(Self.warnings(limited).first?.contains("max-pages (2) reached") == true)
+    }
+
+    @Test func aSyntaxErrorInAFollowedPageFailsTheRunNamingIt() {
+        let error = Harness.sourceError(Self.pipeline(), files: [
+            "pages/first.json": Array(Self.page(["a"], next: "p2").utf8),
+            "pages/p2.json": Array(#"{"results": [{"place_id": "b",}]}"#.utf8),
+        ])
+        #expect(error?.location.file.hasSuffix("p2.json") == true && error?.location.line == 1, "\(String(describing: error))")
+    }
+
+    @Test func definitionMistakesAreErrors() {
+        func messages(_ yaml: String) -> [String] {
+            Harness.definitionErrors(yaml, files: ["pages/first.json": "{}", "pages/second.json": "{}"]).map(\.message)
+        }
+        #expect(messages(Self.pipeline().replacingOccurrences(of: "pages/first.json", with: "pages/*.json"))
+            .contains { $0.contains("give 'path' a single file, not the glob") })
+        #expect(messages(Self.pipeline(#"next-page-file: "page.json""#)).contains { $0.contains("must be a file name holding {token}") })
+        #expect(messages(Self.pipeline(#"next-page-file: "sub/{token}.json""#)).contains { $0.contains("must be a file name holding {token}") })
+        #expect(messages(Self.pipeline().replacingOccurrences(of: "    records: /results\n", with: "")).contains { $0.contains("'next-page-token' needs 'records'") })
+        #expect(messages(Self.pipeline("max-pages: 0")).contains { $0.contains("'max-pages' must be at least 1") })
+        #expect(messages(Self.pipeline().replacingOccurrences(of: "    next-page-token: /next_page_token\n", with: "    max-pages: 3\n"))
+            .contains { $0.contains("'max-pages' needs 'next-page-token'") })
+    }
+}
