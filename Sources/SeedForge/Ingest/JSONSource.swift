@@ -14,6 +14,7 @@ public struct JSONSource: SourceKind {
             KeySpec("next-page-token", "JSON Pointer to a token naming the next page (a places API's /next_page_token): 'path' is then the first page, and each page's token leads to the next file until a page has none"),
             KeySpec("next-page-file", "the file a token names, beside the page holding it, with {token} replaced (default \"{token}.json\")"),
             KeySpec("max-pages", "most pages to follow with 'next-page-token' (default 1000)"),
+            KeySpec("expect", "values each file must hold, {JSON Pointer: value or [values]}, e.g. {/status: [OK, ZERO_RESULTS]} for saved API responses; a file that does not fails the run naming it"),
         ],
         example: """
             shops:
@@ -31,6 +32,8 @@ public struct JSONSource: SourceKind {
     let nextTokenPath: FieldPath?
     let nextFileTemplate: String
     let maxPages: Int
+    /// Values a file must hold at these pointers (an API response's status).
+    let expected: [(path: FieldPath, values: [Value])]
 
     public init(config: ConfigMap) throws {
         func pointer(_ key: String, _ example: String) throws -> FieldPath? {
@@ -45,6 +48,24 @@ public struct JSONSource: SourceKind {
         pageNumberPath = try pointer("page-number", "/page")
         pageCountPath = try pointer("page-count", "/total_pages")
         nextTokenPath = try pointer("next-page-token", "/next_page_token")
+        var expected: [(FieldPath, [Value])] = []
+        if let node = config["expect"] {
+            for (keyNode, valueNode) in try node.mapping("'expect'").mapping {
+                let key = ConfigNode(node: keyNode, file: config.file)
+                let text = try key.string("a JSON Pointer")
+                guard text.hasPrefix("/"), let path = FieldPath(parsing: text) else {
+                    throw key.error("the keys of 'expect' are JSON Pointers such as /status, found '\(text)'")
+                }
+                let value = ConfigNode(node: valueNode, file: config.file)
+                var entries = [value]
+                if case .sequence = valueNode { entries = try value.list("the values expected at \(text)") }
+                let values = try entries.map { try $0.value() }
+                if values.isEmpty { throw value.error("'expect' at \(text) lists no value") }
+                expected.append((path, values))
+            }
+            if expected.isEmpty { throw node.error("'expect' names no JSON Pointer") }
+        }
+        self.expected = expected
         nextFileTemplate = try config.string("next-page-file") ?? "{token}.json"
         maxPages = try config.int("max-pages") ?? 1000
         if let node = config["next-page-file"] {
@@ -113,6 +134,15 @@ public struct JSONSource: SourceKind {
             }
             // The page metadata is checked before any record is taken, so a file that
             // fails contributes no record at all.
+            for (path, values) in expected {
+                reader.position = documentStart
+                let offset = reader.locate(path)
+                let found: Value? = offset.flatMap { _ in try? reader.readValue() }
+                guard let found, values.contains(where: { $0.joinKey == found.joinKey }) else {
+                    let shown = values.map(JSONWriter.compact).joined(separator: " or ")
+                    throw SourceError(text, offset: offset ?? documentStart, "expected \(shown) at \(path) (the source's 'expect'), found \(found.map(JSONWriter.compact) ?? "nothing"); this file's records are not read", pointer: path.description)
+                }
+            }
             var page: PageMetadata?
             if let pageNumberPath {
                 let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)
@@ -152,7 +182,8 @@ public struct JSONSource: SourceKind {
     public var followLimit: Int { maxPages }
 
     /// The records as an array, placed at `records` inside an object when the source
-    /// reads them from there, with page 1 of 1 in the page metadata when it has some.
+    /// reads them from there, with page 1 of 1 in the page metadata when it has some, and
+    /// the first expected value at each pointer of `expect`.
     public func document(holding records: [Value]) -> [UInt8] {
         var document = Value.array(records)
         if let recordsPath {
@@ -160,6 +191,7 @@ public struct JSONSource: SourceKind {
             Self.set(&root, recordsPath.components[...], document)
             if let pageNumberPath { Self.set(&root, pageNumberPath.components[...], .int(1)) }
             if let pageCountPath { Self.set(&root, pageCountPath.components[...], .int(1)) }
+            for (path, values) in expected { Self.set(&root, path.components[...], values[0]) }
             document = root
         }
         return Array(JSONWriter.compact(document).utf8)

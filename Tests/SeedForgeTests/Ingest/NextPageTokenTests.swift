@@ -88,6 +88,23 @@ struct NextPageTokenTests {
         #expect(error?.location.file.hasSuffix("p2.json") == true && error?.location.line == 1, "\(String(describing: error))")
     }
 
+    @Test func aSavedErrorResponseFailsTheRunAndValidateReportsIt() throws {
+        let yaml = Self.pipeline("expect: {/status: [OK, ZERO_RESULTS]}")
+        let files = [
+            "pages/first.json": Self.page(["a"], next: "p2"),
+            "pages/p2.json": #"{"error_message": "You have exceeded your daily request quota.", "results": [], "status": "OVER_QUERY_LIMIT"}"#,
+        ]
+        let error = Harness.sourceError(yaml, files: files.mapValues { Array($0.utf8) })
+        #expect(error?.message == #"expected "OK" or "ZERO_RESULTS" at /status (the source's 'expect'), found "OVER_QUERY_LIMIT"; this file's records are not read"#, "\(String(describing: error))")
+        #expect(error?.location.file.hasSuffix("p2.json") == true && error?.location.pointer == "/status")
+        let validated = try Harness.run(yaml, files: files)
+        #expect(Self.ids(validated) == ["a"] && validated.state.sourceErrors.count == 1)
+        #expect(try Harness.run(yaml, files: ["pages/first.json": #"{"results": [], "status": "ZERO_RESULTS"}"#]).state.sourceErrors.isEmpty)
+        let missing = Harness.sourceError(yaml, files: ["pages/first.json": Array(#"{"results": []}"#.utf8)])
+        #expect(missing?.message.contains("found nothing") == true)
+        #expect(Harness.definitionErrors(Self.pipeline("expect: {status: OK}"), files: ["pages/first.json": "{}"]).first?.message.contains("JSON Pointers such as /status") == true)
+    }
+
     @Test func definitionMistakesAreErrors() {
         func messages(_ yaml: String) -> [String] {
             Harness.definitionErrors(yaml, files: ["pages/first.json": "{}", "pages/second.json": "{}"]).map(\.message)
