@@ -25,9 +25,7 @@ public struct Convert: Step {
               into: price
             """)
 
-    public enum Target: String, CaseIterable, Sendable {
-        case priceAmount = "price-amount", priceCurrency = "price-currency", url, number, integer, text
-    }
+    public typealias Target = Converters.Target
 
     public let collection: String
     let field: FieldID
@@ -68,31 +66,13 @@ public struct Convert: Step {
                 if into != field { record[into] = .null }
                 return []
             }
-            func fail(_ rule: String, _ message: String) -> [Finding] {
-                [Finding(rule: rule, message: "\(name): \(message)", location: record.origin.location(ofField: spec), field: name, value: .string(text))]
+            switch Converters.convert(text, to: target, base: base) {
+            case .success(let value):
+                record[into] = value
+                return []
+            case .failure(let failure):
+                return [Finding(rule: failure.rule, message: "\(name): \(failure.message)", location: record.origin.location(ofField: spec), field: name, value: .string(text))]
             }
-            switch target {
-            case .text:
-                record[into] = .string(Trim.collapsed(Self.decodeEntities(text)))
-            case .url:
-                guard let url = Converters.absoluteURL(text, base: base) else { return fail("url", "'\(text)' is not a URL\(base == nil ? " (relative links need base-url)" : "")") }
-                record[into] = .string(url)
-            case .priceAmount, .priceCurrency:
-                guard let price = Converters.price(text) else { return fail("price", "cannot read a price from '\(text)'") }
-                if target == .priceAmount {
-                    record[into] = .decimal(price.amount)
-                } else {
-                    guard let currency = price.currency else { return fail("price", "'\(text)' names no currency") }
-                    record[into] = .string(currency)
-                }
-            case .number:
-                guard let number = Converters.number(text) else { return fail("number", "'\(text)' is not a number") }
-                record[into] = .double(number)
-            case .integer:
-                guard let number = Converters.integer(text) else { return fail("number", "'\(text)' is not a whole number") }
-                record[into] = .int(number)
-            }
-            return []
         }
     }
 

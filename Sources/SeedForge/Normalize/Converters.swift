@@ -3,6 +3,43 @@ import Foundation
 /// Field converters shared by every source kind: prices to an exact decimal amount and an
 /// ISO 4217 currency, URLs to absolute ones.
 public enum Converters {
+    /// What a text can be converted to (`convert:` of an html field, `to:` of `normalize: convert`).
+    public enum Target: String, CaseIterable, Sendable {
+        case priceAmount = "price-amount", priceCurrency = "price-currency", url, number, integer
+        /// HTML entities decoded and white space collapsed (`normalize: convert` only).
+        case text
+    }
+
+    /// Why a text did not convert: the rule code and a message (without the field name).
+    public struct Failure: Error, Sendable {
+        public let rule: String
+        public let message: String
+    }
+
+    /// Converts `text` to `target`; relative URLs are resolved against `base`.
+    public static func convert(_ text: String, to target: Target, base: URL?) -> Result<Value, Failure> {
+        switch target {
+        case .text:
+            return .success(.string(Trim.collapsed(Convert.decodeEntities(text))))
+        case .url:
+            guard let url = absoluteURL(text, base: base) else {
+                return .failure(Failure(rule: "url", message: "'\(text)' is not a URL\(base == nil ? " (relative links need base-url)" : "")"))
+            }
+            return .success(.string(url))
+        case .priceAmount, .priceCurrency:
+            guard let price = price(text) else { return .failure(Failure(rule: "price", message: "cannot read a price from '\(text)'")) }
+            if target == .priceAmount { return .success(.decimal(price.amount)) }
+            guard let currency = price.currency else { return .failure(Failure(rule: "price", message: "'\(text)' names no currency")) }
+            return .success(.string(currency))
+        case .number:
+            guard let number = number(text) else { return .failure(Failure(rule: "number", message: "'\(text)' is not a number")) }
+            return .success(.double(number))
+        case .integer:
+            guard let number = integer(text) else { return .failure(Failure(rule: "number", message: "'\(text)' is not a whole number")) }
+            return .success(.int(number))
+        }
+    }
+
     /// Currencies with three decimals (Bahraini dinar...): "1.250" is one and a quarter.
     static let threeDecimals: Set<String> = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]
 

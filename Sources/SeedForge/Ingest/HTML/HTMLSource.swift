@@ -41,11 +41,7 @@ public struct HTMLSource: PagewiseSource {
         case text, attribute(String), classWord
     }
 
-    public enum Convert: String, CaseIterable, Sendable {
-        case url, number, integer
-        case priceAmount = "price-amount"
-        case priceCurrency = "price-currency"
-    }
+    public typealias Convert = Converters.Target
 
     public struct Field: Sendable {
         public let name: String
@@ -139,7 +135,8 @@ public struct HTMLSource: PagewiseSource {
                     map = table
                 }
                 if take == .classWord, map == nil { throw spec.error("field '\(name)' takes a class word: give the 'map' from words to values") }
-                let convert = try spec.choice("convert", Convert.self, choices: Convert.allCases)
+                let convert = try spec.choice("convert", Convert.self, choices: Convert.allCases.filter { $0 != .text })
+                if convert == .text { throw spec["convert"]!.error("field '\(name)': convert: text is for other sources (a field's text is already decoded and collapsed); leave it out") }
                 let required = try spec.bool("required") ?? false
                 let defaultType: FieldType
                 switch convert {
@@ -261,22 +258,10 @@ public struct HTMLSource: PagewiseSource {
             guard let mapped = map[text] else { return (.null, ("class-map", "\(field.name): '\(text)' is not in the field's map", .string(text))) }
             return (mapped, nil)
         }
-        switch field.convert {
-        case nil: return (.string(text), nil)
-        case .url:
-            guard let url = Converters.absoluteURL(text, base: page) else { return (.null, ("url", "\(field.name): '\(text)' is not a URL", .string(text))) }
-            return (.string(url), nil)
-        case .priceAmount, .priceCurrency:
-            guard let price = Converters.price(text) else { return (.null, ("price", "\(field.name): cannot read a price from '\(text)'", .string(text))) }
-            if field.convert == .priceAmount { return (.decimal(price.amount), nil) }
-            guard let currency = price.currency else { return (.null, ("price", "\(field.name): '\(text)' names no currency", .string(text))) }
-            return (.string(currency), nil)
-        case .number:
-            guard let number = Converters.number(text) else { return (.null, ("number", "\(field.name): '\(text)' is not a number", .string(text))) }
-            return (.double(number), nil)
-        case .integer:
-            guard let number = Converters.integer(text) else { return (.null, ("number", "\(field.name): '\(text)' is not a whole number", .string(text))) }
-            return (.int(number), nil)
+        guard let target = field.convert else { return (.string(text), nil) }
+        switch Converters.convert(text, to: target, base: page) {
+        case .success(let value): return (value, nil)
+        case .failure(let failure): return (.null, (failure.rule, "\(field.name): \(failure.message)", .string(text)))
         }
     }
 
