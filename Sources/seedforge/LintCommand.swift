@@ -19,7 +19,7 @@ struct LintCommand: ParsableCommand {
     func run() throws {
         let logger = log.makeLogger()
         var worst = ExitStatus.ok
-        for path in pipelines where !path.hasSuffix(".test.yml") {
+        for path in pipelines where !TestFile.isTestFile(path) {
             do {
                 let pipeline = try Loader.load(path: path)
                 if !log.quiet {

@@ -13,7 +13,7 @@ extension LogOptions {
         var worst = ExitStatus.ok
         var seen: Set<String> = []
         for path in paths {
-            if path.hasSuffix(".test.yml") {
+            if TestFile.isTestFile(path) {
                 logger.debug("skipping test file \(path)")
                 continue
             }

@@ -25,7 +25,7 @@ struct TestCommand: ParsableCommand {
         let logger = log.makeLogger()
         var seen: [String] = []
         for argument in pipelines {
-            let pipeline = argument.hasSuffix(".test.yml") ? String(argument.dropLast(".test.yml".count)) + ".yml" : argument
+            let pipeline = TestFile.pipelinePath(for: argument)
             if !seen.contains(pipeline) { seen.append(pipeline) }
         }
         var passed = 0

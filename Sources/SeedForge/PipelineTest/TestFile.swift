@@ -50,10 +50,22 @@ public struct TestFile: Sendable {
     public let path: String
     public let cases: [Case]
 
+    /// How test files end: `x.test.yml` holds the cases of `x.yml`.
+    static let suffix = ".test.yml"
+
     /// The test file of a pipeline: `x.test.yml` beside `x.yml`.
     public static func path(forPipeline pipeline: String) -> String {
         let url = URL(fileURLWithPath: pipeline)
-        return url.deletingPathExtension().path + ".test.yml"
+        return url.deletingPathExtension().path + suffix
+    }
+
+    /// Whether a path names a test file rather than a pipeline (so `pipelines/*.yml`
+    /// can be given to every command).
+    public static func isTestFile(_ path: String) -> Bool { path.hasSuffix(suffix) }
+
+    /// The pipeline a path stands for: itself, or for a test file the pipeline beside it.
+    public static func pipelinePath(for path: String) -> String {
+        isTestFile(path) ? String(path.dropLast(suffix.count)) + ".yml" : path
     }
 
     /// Loads a test file, checking it against the pipeline's collections.
