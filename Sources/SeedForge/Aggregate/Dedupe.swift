@@ -8,6 +8,10 @@
 /// the distance, or is kept itself. So every removed record is within the distance of
 /// its winner, and a chain of places 80 m apart is not collapsed into one.
 ///
+/// With `across: F`, records are duplicates only when F differs between them: places from
+/// an API merge into the app's places, but two of the app's own places (the same beach on
+/// two trips) are never merged with each other.
+///
 /// With `fill`, the winner takes the listed fields from the records it replaces where its
 /// own are null (the app's place gains the API's public rating), and the duplicates log
 /// says which fields each removed record gave.
@@ -26,6 +30,7 @@ public struct Dedupe: Step {
             KeySpec("keep-by", "the field compared when keep is lowest or highest"),
             KeySpec("fold", "compare text keys case- and diacritic-insensitively (default false)"),
             KeySpec("precision", "round numbers in the key to this many decimals (e.g. 2 for coordinates about 1 km apart)"),
+            KeySpec("across", "a field that must differ between duplicates (e.g. source: an API's place merges into the app's, two of the app's own never merge)"),
             KeySpec("fill", "fields the winner takes from a removed duplicate where its own value is null (first removed record in input order first); logged as 'filled'"),
             KeySpec("within", "{latitude: F, longitude: G, km: D}: records sharing the key are duplicates only within D km of each other (great-circle)"),
         ],
@@ -44,12 +49,17 @@ public struct Dedupe: Step {
     let precision: DecimalPlaces?
     let within: (latitude: FieldID, longitude: FieldID, km: Double)?
     let fill: [FieldID]
+    let across: FieldID?
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         by = try plan.fields(config, key: "by", in: collection)
         keep = try config.choice("keep", Keep.self, choices: Keep.allCases) ?? .first
         fill = try config["fill"] == nil ? [] : plan.fields(config, key: "fill", in: collection)
+        across = try config["across"] == nil ? nil : plan.field(config, key: "across", in: collection)
+        if let across, by.contains(across) {
+            throw config["across"]!.error("'\(plan.schema(collection)[across].name)' is part of the key 'by', so it never differs between duplicates")
+        }
         if let shared = fill.first(where: by.contains) {
             throw config["fill"]!.error("'\(plan.schema(collection)[shared].name)' is part of the key 'by': duplicates already agree on it")
         }
@@ -145,7 +155,7 @@ public struct Dedupe: Step {
     }
 
     public func run(_ state: RunState) throws {
-        if within != nil { return try runWithin(state) }
+        if within != nil || across != nil { return try runGrouped(state) }
         let records = state.records(collection)
         // Keep-by keys are made only for records whose key collides: most records have none.
         let preference: (Int) -> ByteKey? = { preferenceKey(records[$0]) }
@@ -169,9 +179,10 @@ public struct Dedupe: Step {
         remove(Dictionary(uniqueKeysWithValues: losers.map { ($0.index, winnerOf[$0.key]!) }), from: records, state)
     }
 
-    /// Dedupe by key and distance: see the type's comment.
-    func runWithin(_ state: RunState) throws {
-        guard let within else { return }
+    /// Dedupe by key and distance, or across a field: see the type's comment. Each record,
+    /// in order of preference, merges into the first kept record of its key that is close
+    /// enough and differs in `across`, or is kept itself.
+    func runGrouped(_ state: RunState) throws {
         let records = state.records(collection)
         // Ranking sorts compare each record several times: make its keep-by key once.
         let preferenceKeys: [ByteKey?] = keep == .lowest || keep == .highest ? Parallel.map(records, threads: state.threads) { preferenceKey($0) } : []
@@ -182,10 +193,14 @@ public struct Dedupe: Step {
         var unplaced = 0
         for (index, record) in records.enumerated() {
             guard let key = keys[index] else { continue }
+            guard let within else {
+                groups[key, default: []].append((index, (0, 0)))
+                continue
+            }
             guard let point = Coordinates.of(record, within.latitude, within.longitude) else { unplaced += 1; continue }
             groups[key, default: []].append((index, point))
         }
-        if unplaced > 0 {
+        if let within, unplaced > 0 {
             let schema = state.schemas[collection]!
             state.warn(Finding(
                 rule: "coordinates", severity: .warning,
@@ -193,6 +208,7 @@ public struct Dedupe: Step {
                 record: nil, in: collection, step: "aggregate: dedupe")
         }
         var winnerOf: [Int: Int] = [:]
+        var distances: [Int: Double] = [:]
         for members in groups.values where members.count > 1 {
             // Most preferred first; ties keep input order.
             var ranked = members
@@ -208,19 +224,27 @@ public struct Dedupe: Step {
             }
             var kept: [Member] = []
             for member in ranked {
-                if let winner = kept.first(where: { SphereIndex.distanceKm($0.point, member.point) <= within.km }) {
-                    winnerOf[member.index] = winner.index
+                var found: (index: Int, km: Double?)?
+                for candidate in kept {
+                    if let across, records[candidate.index][across].joinKey == records[member.index][across].joinKey { continue }
+                    guard let within else { found = (candidate.index, nil); break }
+                    let km = SphereIndex.distanceKm(candidate.point, member.point)
+                    if km <= within.km { found = (candidate.index, km); break }
+                }
+                if let found {
+                    winnerOf[member.index] = found.index
+                    distances[member.index] = found.km
                 } else {
                     kept.append(member)
                 }
             }
         }
-        remove(winnerOf, from: records, state)
+        remove(winnerOf, from: records, state, distances: distances)
     }
 
     /// Moves each loser (record index → its winner's index) to the duplicates log, in input
     /// order, and keeps the rest.
-    func remove(_ winnerOf: [Int: Int], from records: [Record], _ state: RunState) {
+    func remove(_ winnerOf: [Int: Int], from records: [Record], _ state: RunState, distances: [Int: Double] = [:]) {
         var records = records
         var removed = [Bool](repeating: false, count: records.count)
         let schema = state.schemas[collection]!
@@ -234,7 +258,8 @@ public struct Dedupe: Step {
             }
             state.removeDuplicate(
                 records[index], in: collection, winner: records[winner],
-                key: loggedKey(of: records[index]), step: "aggregate: dedupe", filled: filled)
+                key: loggedKey(of: records[index]), step: "aggregate: dedupe", filled: filled,
+                distanceKm: distances[index].map { (1000 * $0).rounded() / 1000 })
         }
         state.collections[collection] = records.indices.filter { !removed[$0] }.map { records[$0] }
     }

@@ -75,6 +75,7 @@ enum SideOutputs {
             object.appendUnchecked("winnerFile", .string(paths(duplicate.winnerLocation.file)))
             object.appendUnchecked("winnerLine", .int(Int64(duplicate.winnerLocation.line)))
             object.appendUnchecked("step", .string(duplicate.step))
+            if let km = duplicate.distanceKm { object.appendUnchecked("distanceKm", .double(km)) }
             if !duplicate.filled.isEmpty { object.appendUnchecked("filled", .array(duplicate.filled.map(Value.string))) }
             writer.write(.object(object))
             writer.append(byte: 0x0A)

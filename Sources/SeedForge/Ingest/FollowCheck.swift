@@ -8,6 +8,7 @@ enum FollowCheck {
         let next: String
         switch page {
         case .refused(let reason): return reason
+        case .failed(let error): return error.message
         case .file(let file): next = file
         }
         // Symbolic links are resolved first, so a link cannot lead out through one.

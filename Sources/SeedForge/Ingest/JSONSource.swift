@@ -12,7 +12,7 @@ public struct JSONSource: SourceKind {
             KeySpec("page-number", "JSON Pointer to the page number in each page file of a paginated dump (e.g. /page); pages must then run 1...N with none missing or repeated, and are read in page order"),
             KeySpec("page-count", "JSON Pointer to the total number of pages in each page file (e.g. /total_pages); every page must agree"),
             KeySpec("next-page-token", "JSON Pointer to a token naming the next page (a places API's /next_page_token): 'path' is then the first page, and each page's token leads to the next file until a page has none"),
-            KeySpec("next-page-file", "the file a token names, beside the page holding it, with {token} replaced (default \"{token}.json\")"),
+            KeySpec("next-page-file", "the file a token names, beside the page holding it: {token} is replaced by the token, {token-sha256} by its SHA-256 in hex (for real tokens, too long for a file name); default \"{token}.json\""),
             KeySpec("max-pages", "most pages to follow with 'next-page-token' (default 1000)"),
             KeySpec("expect", "values each file must hold, {JSON Pointer: value or [values]}, e.g. {/status: [OK, ZERO_RESULTS]} for saved API responses; a file that does not fails the run naming it"),
         ],
@@ -70,8 +70,8 @@ public struct JSONSource: SourceKind {
         maxPages = try config.int("max-pages") ?? 1000
         if let node = config["next-page-file"] {
             guard nextTokenPath != nil else { throw node.error("'next-page-file' needs 'next-page-token'") }
-            guard nextFileTemplate.contains("{token}"), !nextFileTemplate.contains("/") else {
-                throw node.error("'next-page-file' must be a file name holding {token}, such as \"page-{token}.json\" (it is looked for beside the page holding the token)")
+            guard nextFileTemplate.contains("{token}") || nextFileTemplate.contains("{token-sha256}"), !nextFileTemplate.contains("/") else {
+                throw node.error("'next-page-file' must be a file name holding {token} or {token-sha256}, such as \"{token-sha256}.json\" (it is looked for beside the page holding the token)")
             }
         }
         if let node = config["max-pages"] {
@@ -157,26 +157,38 @@ public struct JSONSource: SourceKind {
     }
 
     /// The file named by the page's next-page token: absent, null or empty means this is
-    /// the last page. A token that is not text, or would name a file outside the page's
-    /// folder, is refused with the reason.
+    /// the last page. A token that cannot name a saved file, or names one that is not
+    /// there, is an error at the token: the pages after this one would be lost.
     public func nextFile(after text: SourceText, path: String) -> NextPage? {
         guard let nextTokenPath else { return nil }
-        let token: Value? = text.bytes.withUnsafeBufferPointer { buffer in
+        let found: (offset: Int, value: Value?)? = text.bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONReader(bytes: buffer)
             reader.skipByteOrderMark()
-            guard reader.locate(nextTokenPath) != nil else { return nil }
-            return try? reader.readValue()
+            guard let offset = reader.locate(nextTokenPath) else { return nil }
+            return (offset, try? reader.readValue())
         }
-        guard let token, !token.isNull else { return nil }
+        guard let found, let token = found.value, !token.isNull else { return nil }
+        func failed(_ message: String) -> NextPage {
+            .failed(SourceError(text, offset: found.offset, message + "; the pages after this one are not read", pointer: nextTokenPath.description))
+        }
         guard case .string(let name) = token else {
-            return .refused("the next-page token at \(nextTokenPath) is \(JSONWriter.compact(token)), not text; no further page is read")
+            return failed("the next-page token at \(nextTokenPath) is \(JSONWriter.compact(token)), not text")
         }
         if name.isEmpty { return nil }
-        let file = nextFileTemplate.replacingOccurrences(of: "{token}", with: name)
-        guard !name.contains("/"), !name.contains("\u{0}"), file != ".", file != ".." else {
-            return .refused("the next-page token '\(name)' cannot name a file beside this page (it holds '/'); no further page is read")
+        let file = nextFileTemplate
+            .replacingOccurrences(of: "{token-sha256}", with: SHA256.hex(Array(name.utf8)))
+            .replacingOccurrences(of: "{token}", with: name)
+        guard !file.contains("/"), !file.contains("\u{0}"), file != ".", file != ".." else {
+            return failed("the next-page token '\(name)' cannot name a file beside this page (it holds '/'); name the saved pages by \"{token-sha256}.json\" with next-page-file")
         }
-        return .file(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).standardizedFileURL.path)
+        guard file.utf8.count <= 255 else {
+            return failed("the next-page token is \(name.utf8.count) bytes long, too long for a file name; save the pages as SHA-256 of the token and set next-page-file: \"{token-sha256}.json\"")
+        }
+        let next = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).standardizedFileURL.path
+        guard FileManager.default.fileExists(atPath: next) else {
+            return failed("the next-page token names \(Paths.display(next)), which does not exist (a page was not saved)")
+        }
+        return .file(next)
     }
 
     public var followLimit: Int { maxPages }

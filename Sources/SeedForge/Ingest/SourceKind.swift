@@ -30,10 +30,12 @@ extension SourceKind {
 }
 
 /// Where a page says the next one is: a file to read (checked by `FollowCheck` before it
-/// is), or a link that cannot name a saved file, with the reason.
-public enum NextPage: Sendable, Equatable {
+/// is), a link that cannot name a saved file (a warning: following stops there), or a
+/// broken chain that loses records (an error naming the page: the run fails).
+public enum NextPage: Sendable {
     case file(String)
     case refused(String)
+    case failed(SourceError)
 }
 
 /// Keys every source accepts; the kind adds its own.

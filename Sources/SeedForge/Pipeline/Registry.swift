@@ -4,7 +4,7 @@ public enum Registry {
     public static let rules: [any Rule.Type] = [
         RequiredRule.self, RangeRule.self, StepRule.self, LengthRule.self, URLRule.self,
         TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
-        OrderRule.self, OnlyWhenRule.self,
+        OrderRule.self, OnlyWhenRule.self, DateRule.self,
     ]
     public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self, SetValues.self]
     public static let enrichers: [any Step.Type] = [RatingSummary.self, Nearest.self, Lookup.self]

@@ -20,6 +20,8 @@ public struct Duplicate: Sendable {
     public let step: String
     /// Fields the winner took from this record because its own were null (`fill`).
     public let filled: [String]
+    /// How far the record lay from its winner, in km (`dedupe within`), to the metre.
+    public let distanceKm: Double?
 }
 
 /// A warning-severity finding: reported, the record kept.
@@ -89,10 +91,11 @@ public final class RunState {
         rejects.append(Rejection(collection: collection, record: nil, id: nil, findings: [finding], step: step))
     }
 
-    public func removeDuplicate(_ record: Record, in collection: String, winner: Record, key: Value, step: String, filled: [String] = []) {
+    public func removeDuplicate(_ record: Record, in collection: String, winner: Record, key: Value, step: String, filled: [String] = [], distanceKm: Double? = nil) {
         duplicates.append(Duplicate(
             collection: collection, record: record, id: id(of: record, in: collection),
-            winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step, filled: filled))
+            winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step,
+            filled: filled, distanceKm: distanceKm))
     }
 
     public func warn(_ finding: Finding, record: Record?, in collection: String, step: String) {

@@ -110,7 +110,12 @@ public enum Runner {
                     state.keep(text)
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                     // Sources that follow "next" links find their next file in this one.
-                    if let next = source.kind.nextFile(after: text, path: file) {
+                    let next = source.kind.nextFile(after: text, path: file)
+                    if case .failed(let error)? = next {
+                        // A broken chain: the pages after this one would be lost.
+                        if options.writeOutputs { throw error }
+                        state.sourceErrors.append((source.collection, error))
+                    } else if let next {
                         if let problem = FollowCheck.problem(next: next, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
                             sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem, location: text.location(ofOffset: 0, pointer: "page \(fileIndex)")))
                         } else if case .file(let next) = next {

@@ -21,6 +21,16 @@ public enum Timestamp {
         }
     }
 
+    /// The day number (days since 1970-01-01) of a calendar date written YYYY-MM-DD, or nil
+    /// when the text is not one or names no real day (2025-02-30).
+    public static func day(_ text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        let isDate = bytes.count == 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+            && bytes.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element) }
+        guard isDate, let midnight = instant(text + "T00:00:00Z") else { return nil }
+        return Int(midnight.seconds / 86400)
+    }
+
     /// Seconds since 1970-01-01T00:00:00Z, or nil when the text is not a valid timestamp.
     public static func parse(_ text: String) -> Double? { instant(text)?.approximate }
 

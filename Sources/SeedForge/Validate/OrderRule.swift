@@ -54,11 +54,8 @@ public struct OrderRule: Rule {
             case .int, .double, .decimal: self = .number(value); return
             case .string(let text):
                 if let instant = Timestamp.instant(text) { self = .instant(instant); return }
-                let bytes = Array(text.utf8)
-                let isDate = bytes.count == 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
-                    && bytes.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element) }
-                guard isDate, let midnight = Timestamp.instant(text + "T00:00:00Z") else { return nil }
-                self = .day(midnight.seconds / 86400)
+                guard let day = Timestamp.day(text) else { return nil }
+                self = .day(day)
             default: return nil
             }
         }

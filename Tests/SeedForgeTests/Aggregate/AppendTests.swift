@@ -120,6 +120,33 @@ struct AppendTests {
             .contains { $0.contains("'name' is part of the key 'by'") })
     }
 
+    @Test func acrossMergesOnlyRecordsThatDifferInTheField() throws {
+        let result = try RuleHarness.run(
+            fields: "id: string\nname: string\nsource: string\nlat: number\nlon: number",
+            steps: """
+                - aggregate: dedupe
+                  collection: items
+                  by: name
+                  across: source
+                  within: {latitude: lat, longitude: lon, km: 0.1}
+                - aggregate: dedupe
+                  collection: items
+                  by: id
+                  across: source
+                """,
+            records: """
+                [{"id":"a1","name":"Bondi","source":"app","lat":-33.8915,"lon":151.2767},
+                 {"id":"a2","name":"Bondi","source":"app","lat":-33.8915,"lon":151.2766},
+                 {"id":"g1","name":"Bondi","source":"api","lat":-33.8916,"lon":151.2767},
+                 {"id":"g2","name":"Bondi","source":"api","lat":-33.8900,"lon":151.2767},
+                 {"id":"x","name":"Opera","source":"app","lat":1,"lon":1},
+                 {"id":"x","name":"Opera copy","source":"app","lat":1,"lon":1}]
+                """)
+        // a1 and a2 (both the app's) stay apart; g1 merges into a1 (11 m); g2 is 167 m away.
+        #expect(result.records("items").map { $0["id"]! } == ["a1", "a2", "g2", "x", "x"].map(Value.string))
+        #expect(result.state.duplicates.map { "\($0.id!) \($0.winnerID!) \($0.distanceKm ?? -1)" } == [#"string("g1") string("a1") 0.011"#])
+    }
+
     @Test func aReferenceSourceNeedsNoOutputButAnOrdinaryOneDoes() {
         let base = """
             name: r

@@ -51,25 +51,37 @@ struct NextPageTokenTests {
         #expect(Self.ids(result) == ["a", "b"])
     }
 
-    @Test func brokenChainsStopWithAWarningAndKeepWhatWasRead() throws {
-        let missing = try Harness.run(Self.pipeline(), files: ["pages/first.json": Self.page(["a"], next: "gone")])
-        #expect(Self.ids(missing) == ["a"])
-        #expect(Self.warnings(missing).first?.contains("gone.json, which does not exist") == true, "\(Self.warnings(missing))")
-        #expect(missing.state.warnings.first?.finding.location?.file.hasSuffix("first.json") == true)
+    @Test func realTokensNameFilesByTheirSHA256() throws {
+        let token = String(repeating: "AW30NDx7hZ_vT3o-", count: 24)       // 384 characters, as real tokens are
+        let digest = SHA256.hex(Array(token.utf8))
+        let files = ["pages/first.json": Self.page(["a"], next: token), "pages/\(digest).json": Self.page(["b"], next: nil)]
+        #expect(Self.ids(try Harness.run(Self.pipeline(#"next-page-file: "{token-sha256}.json""#), files: files)) == ["a", "b"])
+        let raw = Harness.sourceError(Self.pipeline(), files: files.mapValues { Array($0.utf8) })
+        #expect(raw?.message.contains("the next-page token is 384 bytes long, too long for a file name") == true, "\(String(describing: raw))")
+        #expect(raw?.message.contains(#"next-page-file: "{token-sha256}.json""#) == true)
+    }
 
+    @Test func aBrokenChainFailsTheRunAtTheTokenAndValidateKeepsWhatWasRead() throws {
+        let missing = ["pages/first.json": Self.page(["a"], next: "gone")]
+        let error = try #require(Harness.sourceError(Self.pipeline(), files: missing.mapValues { Array($0.utf8) }))
+        #expect(error.message.contains("gone.json, which does not exist (a page was not saved); the pages after this one are not read"), "\(error.message)")
+        #expect(error.location.file.hasSuffix("first.json") && error.location.pointer == "/next_page_token" && error.location.column > 1)
+        let validated = try Harness.run(Self.pipeline(), files: missing)
+        #expect(Self.ids(validated) == ["a"] && validated.state.sourceErrors.count == 1)
+
+        let number = Harness.sourceError(Self.pipeline(), files: ["pages/first.json": Array(#"{"next_page_token": 42, "results": [{"place_id":"a"}]}"#.utf8)])
+        #expect(number?.message == "the next-page token at /next_page_token is 42, not text; the pages after this one are not read")
+        let escape = Harness.sourceError(Self.pipeline(), files: ["pages/first.json": Array(Self.page(["a"], next: "../../etc/passwd").utf8)])
+        #expect(escape?.message.contains("cannot name a file beside this page") == true)
+    }
+
+    @Test func loopsAndThePageLimitStopWithAWarningAndKeepWhatWasRead() throws {
         let loop = try Harness.run(Self.pipeline(), files: [
             "pages/first.json": Self.page(["a"], next: "two"),
             "pages/two.json": Self.page(["b"], next: "first"),
         ])
         #expect(Self.ids(loop) == ["a", "b"])
         #expect(Self.warnings(loop).first?.contains("read already (a loop)") == true, "\(Self.warnings(loop))")
-
-        let number = try Harness.run(Self.pipeline(), files: ["pages/first.json": #"{"next_page_token": 42, "results": [{"place_id":"a"}]}"#])
-        #expect(Self.ids(number) == ["a"])
-        #expect(Self.warnings(number) == ["the next-page token at /next_page_token is 42, not text; no further page is read"])
-
-        let escape = try Harness.run(Self.pipeline(), files: ["pages/first.json": Self.page(["a"], next: "../../etc/passwd"), "x.json": "[]"])
-        #expect(Self.warnings(escape).first?.contains("cannot name a file beside this page") == true)
 
         let limited = try Harness.run(Self.pipeline("max-pages: 2"), files: [
             "pages/first.json": Self.page(["a"], next: "p2"),
@@ -111,8 +123,8 @@ struct NextPageTokenTests {
         }
         #expect(messages(Self.pipeline().replacingOccurrences(of: "pages/first.json", with: "pages/*.json"))
             .contains { $0.contains("give 'path' a single file, not the glob") })
-        #expect(messages(Self.pipeline(#"next-page-file: "page.json""#)).contains { $0.contains("must be a file name holding {token}") })
-        #expect(messages(Self.pipeline(#"next-page-file: "sub/{token}.json""#)).contains { $0.contains("must be a file name holding {token}") })
+        #expect(messages(Self.pipeline(#"next-page-file: "page.json""#)).contains { $0.contains("must be a file name holding {token} or {token-sha256}") })
+        #expect(messages(Self.pipeline(#"next-page-file: "sub/{token}.json""#)).contains { $0.contains("must be a file name holding {token} or {token-sha256}") })
         #expect(messages(Self.pipeline().replacingOccurrences(of: "    records: /results\n", with: "")).contains { $0.contains("'next-page-token' needs 'records'") })
         #expect(messages(Self.pipeline("max-pages: 0")).contains { $0.contains("'max-pages' must be at least 1") })
         #expect(messages(Self.pipeline().replacingOccurrences(of: "    next-page-token: /next_page_token\n", with: "    max-pages: 3\n"))

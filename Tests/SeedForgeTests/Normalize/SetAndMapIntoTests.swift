@@ -87,4 +87,23 @@ struct SetAndMapIntoTests {
         #expect(messages("{normalize: map-values, collection: items, field: c, default: A, unmapped: warn, map: {A: [a]}}").contains { $0.contains("'unmapped' and 'default' exclude each other") })
         #expect(messages("{normalize: map-values, collection: items, field: types, into: c, map: {A: [a]}}").contains { $0.contains("already has a field 'c'") })
     }
+
+    @Test func dateRuleAcceptsRealCalendarDatesOnly() throws {
+        let result = try RuleHarness.run(
+            fields: "id: integer\nday: any",
+            steps: """
+                - validate: date
+                  collection: items
+                  field: day
+                """,
+            records: #"[{"id":1,"day":"2024-06-14"},{"id":2,"day":"2024-02-29"},{"id":3,"day":"2025-02-29"},{"id":4,"day":"14/06/2024"},{"id":5,"day":"2024-6-9"},{"id":6,"day":"2024-06-14T10:00:00Z"},{"id":7,"day":20240614},{"id":8}]"#)
+        #expect(result.records("items").map { $0["id"]! } == [.int(1), .int(2), .int(8)])
+        #expect(result.rejects("items").map { $0.findings[0].message } == [
+            #"day "2025-02-29" is not a calendar date written YYYY-MM-DD (e.g. 2024-06-14)"#,
+            #"day "14/06/2024" is not a calendar date written YYYY-MM-DD (e.g. 2024-06-14)"#,
+            #"day "2024-6-9" is not a calendar date written YYYY-MM-DD (e.g. 2024-06-14)"#,
+            #"day "2024-06-14T10:00:00Z" is not a calendar date written YYYY-MM-DD (e.g. 2024-06-14)"#,
+            "day must be a date text YYYY-MM-DD, found number",
+        ])
+    }
 }
