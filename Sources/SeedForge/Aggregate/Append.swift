@@ -33,6 +33,9 @@ public struct Append: Step {
         into = try plan.collection(config, key: "into")
         let intoNode = config["into"]!
         guard into != collection else { throw intoNode.error("'into' names the collection itself; give the collection that receives the records") }
+        if let onward = plan.appendedInto[into] {
+            throw intoNode.error("the records of '\(into)' were appended to '\(onward)' by an earlier step, so records appended to '\(into)' now would never be written; append into '\(onward)'")
+        }
         if plan.derivedCollections.contains(into) || plan.derivedCollections.contains(collection) {
             throw intoNode.error("append moves source records; statistics made by group-stats cannot take part")
         }
@@ -58,7 +61,7 @@ public struct Append: Step {
             let type = from[id].type
             let fits = type == field.type || field.type == .any || (type == .integer && field.type == .number)
             guard fits else {
-                throw intoNode.error("field '\(field.name)' is \(type.rawValue) in '\(collection)' but \(field.type.rawValue) in '\(into)'; convert it with a step first")
+                throw intoNode.error("field '\(field.name)' is \(type.rawValue) in '\(collection)' but \(field.type.rawValue) in '\(into)'; declare it with the same type in both (an integer may go into a number field)")
             }
             sources.append(id)
         }

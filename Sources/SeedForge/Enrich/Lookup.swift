@@ -36,6 +36,8 @@ public struct Lookup: Step {
     let fromKey: FieldID
     let take: TakenFields
     let unmatched: Unmatched
+    /// Whether `from` is made by group-stats: its records point at no source line.
+    let fromIsDerived: Bool
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -57,6 +59,7 @@ public struct Lookup: Step {
             throw (config["from-key"] ?? config["key"]!).error("'\(keyName)' is \(types.0.rawValue) but the key of '\(from)' is \(types.1.rawValue); keys of different types never match")
         }
         unmatched = try config.choice("unmatched", Unmatched.self, choices: Unmatched.allCases) ?? .reject
+        fromIsDerived = plan.derivedCollections.contains(from)
         take = try TakenFields(config, plan: plan, collection: collection, from: from, defaults: true)
     }
 
@@ -68,11 +71,17 @@ public struct Lookup: Step {
         for (position, record) in candidates.enumerated() where !record[fromKey].isNull {
             let value = record[fromKey].joinKey
             if let first = index[value] {
-                let finding = Finding(
-                    rule: "lookup", severity: .warning,
-                    message: "\(fromSchema[fromKey].name) \(RuleFields.describe(record[fromKey])) appears more than once in \(from); lookups use the first (\(candidates[first].origin.location.brief))",
-                    location: record.origin.location(ofField: fromSchema[fromKey]), field: fromSchema[fromKey].name, value: record[fromKey])
-                state.warn(finding, record: record, in: from, step: step)
+                let shown = "\(fromSchema[fromKey].name) \(RuleFields.describe(record[fromKey]))"
+                let finding = fromIsDerived
+                    ? Finding(
+                        rule: "lookup", severity: .warning,
+                        message: "\(shown) appears in more than one record of the statistics \(from) (its groups have more fields than the key); lookups use the first",
+                        field: fromSchema[fromKey].name, value: record[fromKey])
+                    : Finding(
+                        rule: "lookup", severity: .warning,
+                        message: "\(shown) appears more than once in \(from); lookups use the first (\(candidates[first].origin.location.brief))",
+                        location: record.origin.location(ofField: fromSchema[fromKey]), field: fromSchema[fromKey].name, value: record[fromKey])
+                state.warn(finding, record: fromIsDerived ? nil : record, in: from, step: step)
             } else {
                 index[value] = position
             }

@@ -18,7 +18,9 @@ enum FollowCheck {
             return "the next link leads to \(Paths.display(next)), outside the folder of the start page; stopped here"
         }
         if visited.contains(next) || visited.contains(resolved) { return "the next link leads back to \(Paths.display(next)), read already (a loop); stopped here" }
-        guard FileManager.default.fileExists(atPath: next) else { return "the next link leads to \(Paths.display(next)), which does not exist; stopped here" }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: next, isDirectory: &isFolder) else { return "the next link leads to \(Paths.display(next)), which does not exist; stopped here" }
+        if isFolder.boolValue { return "the next link leads to \(Paths.display(next)), a folder, not a saved page; stopped here" }
         if pages >= limit { return "max-pages (\(limit)) reached; the next page \(Paths.display(next)) is not read" }
         return nil
     }

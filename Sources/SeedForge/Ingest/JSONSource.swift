@@ -185,9 +185,11 @@ public struct JSONSource: SourceKind {
             return failed("the next-page token is \(name.utf8.count) bytes long, too long for a file name; save the pages as SHA-256 of the token and set next-page-file: \"{token-sha256}.json\"")
         }
         let next = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).standardizedFileURL.path
-        guard FileManager.default.fileExists(atPath: next) else {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: next, isDirectory: &isFolder) else {
             return failed("the next-page token names \(Paths.display(next)), which does not exist (a page was not saved)")
         }
+        if isFolder.boolValue { return failed("the next-page token names \(Paths.display(next)), which is a folder, not a saved page") }
         return .file(next)
     }
 

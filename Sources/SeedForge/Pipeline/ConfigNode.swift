@@ -88,7 +88,10 @@ public struct ConfigNode {
                 if node.null != nil { return .null }
                 if let bool = node.bool { return .bool(bool) }
                 if let int = node.int { return .int(Int64(int)) }
-                if let double = node.float { return .double(double) }
+                if let double = node.float {
+                    guard double.isFinite else { throw error("'\(scalar.string)' is not a finite number; JSON has no infinity or NaN") }
+                    return .double(double)
+                }
             }
             return .string(scalar.string)
         case .sequence:

@@ -239,7 +239,8 @@ public enum Loader {
            plan.derivedCollections.contains(name) {
             throw collectionNode.error("'\(name)' is made by group-stats from other records, so \(stage.rawValue) steps cannot apply to it (a finding would point at no source line); check or fix the records it is computed from")
         }
-        for key in ["collection", "from"] {
+        // `from` names a collection only in enrich steps (elsewhere it names fields).
+        for key in stage == .enrich ? ["collection", "from"] : ["collection"] {
             if let node = config[key], let name = try? node.string("'\(key)'"), let target = plan.appendedInto[name] {
                 throw node.error("the records of '\(name)' were appended to '\(target)' by an earlier step, so '\(name)' is empty here; name '\(target)'")
             }

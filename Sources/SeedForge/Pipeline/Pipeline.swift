@@ -61,4 +61,9 @@ public struct Pipeline: Sendable {
     public let derivedCollections: Set<String>
     /// Collections only looked up by steps: kept to the end, not written.
     public let referenceCollections: Set<String>
+
+    /// Whether an output (without `where`) writes every record of the collection.
+    public func writes(_ collection: String) -> Bool {
+        outputs.contains { $0.collection == collection && $0.isComplete }
+    }
 }

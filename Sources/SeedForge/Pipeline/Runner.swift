@@ -35,6 +35,9 @@ public struct RunResult {
         public let duplicates: Int
         /// Records appended to another collection.
         public let appended: Int
+        /// Whether an output writes the whole collection (not so for reference data and
+        /// collections appended to another).
+        public let written: Bool
     }
 
     public let dataset: String
@@ -49,8 +52,7 @@ public struct RunResult {
 
     /// One line for the end of a run: what was written, what was set aside, how long.
     public var summaryLine: String {
-        let written = counts.filter { $0.reference == 0 && ($0.appended == 0 || $0.emitted > 0) }
-            .map { "\($0.emitted) \($0.collection)" }.joined(separator: ", ")
+        let written = counts.filter(\.written).map { "\($0.emitted) \($0.collection)" }.joined(separator: ", ")
         let rejected = counts.reduce(0) { $0 + $1.rejected }
         let duplicates = counts.reduce(0) { $0 + $1.duplicates }
         let place = outputFolder.map { " to \($0)" } ?? ""
@@ -97,6 +99,7 @@ public enum Runner {
                 let file = files[fileIndex]
                 fileIndex += 1
                 visited.insert(file)
+                visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
                 let contents: InputFile.Contents
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
                 let text: SourceText
@@ -178,7 +181,8 @@ public enum Runner {
         var accounting: [Manifest.Accounting] = []
         for collection in pipeline.collections where !pipeline.derivedCollections.contains(collection) {
             let kept = state.records(collection).count
-            let isReference = pipeline.referenceCollections.contains(collection)
+            // Reference data that an output writes anyway counts as emitted.
+            let isReference = pipeline.referenceCollections.contains(collection) && !pipeline.writes(collection)
             let entry = Manifest.Accounting(
                 collection: collection, read: state.ingested[collection] ?? 0, received: state.appendedIn[collection] ?? 0,
                 emitted: isReference ? 0 : kept, reference: isReference ? kept : 0,
@@ -193,7 +197,7 @@ public enum Runner {
         let counts = accounting.map {
             RunResult.Counts(
                 collection: $0.collection, read: $0.read, received: $0.received, emitted: $0.emitted, reference: $0.reference,
-                rejected: $0.rejected, duplicates: $0.duplicates, appended: $0.appended)
+                rejected: $0.rejected, duplicates: $0.duplicates, appended: $0.appended, written: pipeline.writes($0.collection))
         }
         guard options.writeOutputs else {
             return RunResult(
