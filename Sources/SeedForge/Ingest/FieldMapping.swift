@@ -97,7 +97,7 @@ public struct FieldMapping: Sendable {
             } else {
                 values.append(value)
                 findings.append(Finding(
-                    rule: "type", message: "field '\(field.name)' must be \(Self.article(field.type)), found \(value.typeName)",
+                    rule: "type", message: "field '\(field.name)' must be \(Self.article(field.type)), found \(value.typeName) \(RuleFields.describe(value))",
                     location: origin.location(of: field.sourcePath), field: field.name, value: value))
             }
         }

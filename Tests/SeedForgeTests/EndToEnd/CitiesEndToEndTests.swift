@@ -51,7 +51,7 @@ struct CitiesEndToEndTests {
         let rejects = try lines(dir.bytes("out/cities/rejects.ndjson"))
         let reasons = Dictionary(uniqueKeysWithValues: rejects.map { ("\($0["id"]!)", "\($0["rule"]!): \($0["message"]!)") })
         #expect(reasons == [
-            "136257.5": "type: field 'id' must be an integer, found number",
+            "136257.5": "type: field 'id' must be an integer, found number 136257.5",
             "900001": "required: name is required but blank",
             "900002": "required: name is required but blank",
             "6255148": "required: country is required but blank",
