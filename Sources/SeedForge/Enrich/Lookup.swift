@@ -42,8 +42,7 @@ public struct Lookup: Step {
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         key = try plan.field(config, key: "key", in: collection)
-        from = try plan.collection(config, key: "from")
-        if from == collection { throw config["from"]!.error("'from' must name another collection than '\(collection)'") }
+        from = try plan.fromCollection(config, other: collection)
         let keyName = plan.schema(collection)[key].name
         if config["from-key"] != nil {
             fromKey = try plan.field(config, key: "from-key", in: from)

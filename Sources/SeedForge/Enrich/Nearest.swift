@@ -47,8 +47,7 @@ public struct Nearest: Step {
         collection = try plan.collection(config)
         latitude = try plan.field(config, key: "latitude", in: collection)
         longitude = try plan.field(config, key: "longitude", in: collection)
-        from = try plan.collection(config, key: "from")
-        if from == collection { throw config["from"]!.error("'from' must name another collection than '\(collection)'") }
+        from = try plan.fromCollection(config, other: collection)
         let schema = plan.schema(collection), fromSchema = plan.schema(from)
         let source = from
         func fromField(_ key: String, sameAs own: FieldID) throws -> FieldID {

@@ -46,8 +46,7 @@ public struct RatingSummary: Step {
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         key = try plan.field(config, key: "key", in: collection)
-        reviews = try plan.collection(config, key: "from")
-        if reviews == collection { throw config["from"]!.error("'from' must name another collection than '\(collection)'") }
+        reviews = try plan.fromCollection(config, other: collection)
         foreignKey = try plan.field(config, key: "foreign-key", in: reviews)
         rating = try plan.field(config, key: "rating", in: reviews)
         seedRating = try config["seed-rating"] == nil ? nil : plan.field(config, key: "seed-rating", in: collection)

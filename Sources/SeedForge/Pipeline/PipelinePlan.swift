@@ -44,6 +44,14 @@ public final class PipelinePlan {
 
     public func schema(_ collection: String) -> Schema { schemas[collection] ?? Schema() }
 
+    /// Resolves the collection named by `from` of an enricher: another collection than
+    /// the one the step works on.
+    public func fromCollection(_ config: ConfigMap, other collection: String) throws -> String {
+        let from = try self.collection(config, key: "from")
+        if from == collection { throw config["from"]!.error("'from' must name another collection than '\(collection)'") }
+        return from
+    }
+
     /// Resolves one field name of `collection`, pointing at `node` when it is unknown.
     public func field(_ name: String, in collection: String, at node: ConfigNode) throws -> FieldID {
         let schema = self.schema(collection)

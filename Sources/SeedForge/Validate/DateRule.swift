@@ -19,17 +19,6 @@ public struct DateRule: Rule {
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
-        for field in fields {
-            let value = record[field]
-            guard !value.isNull else { continue }
-            let name = findings.schema[field].name
-            guard case .string(let text) = value else {
-                findings.fail(field, "\(name) must be a date text YYYY-MM-DD, found \(value.typeName)")
-                continue
-            }
-            if Timestamp.day(text) == nil {
-                findings.fail(field, "\(name) \(RuleFields.describe(value)) is not a calendar date written YYYY-MM-DD (e.g. 2024-06-14)")
-            }
-        }
+        findings.checkFormat(fields, of: record, kind: "a date", format: "a calendar date written YYYY-MM-DD", isValid: { Timestamp.day($0) != nil }, example: "2024-06-14")
     }
 }

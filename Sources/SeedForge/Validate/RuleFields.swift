@@ -18,6 +18,23 @@ enum RuleFields {
     }
 }
 
+extension RuleFindings {
+    /// Checks fields that must hold text of one format (a timestamp, a date): null passes,
+    /// another type fails naming it, text that `isValid` refuses fails with `invalid`.
+    mutating func checkFormat(_ fields: [FieldID], of record: Record, kind: String, format: String, isValid: (String) -> Bool, example: String) {
+        for field in fields {
+            let value = record[field]
+            guard !value.isNull else { continue }
+            let name = schema[field].name
+            guard case .string(let text) = value else {
+                fail(field, "\(name) must be \(kind) text, found \(value.typeName)")
+                continue
+            }
+            if !isValid(text) { fail(field, "\(name) \(RuleFields.describe(value)) is not \(format) (e.g. \(example))") }
+        }
+    }
+}
+
 extension Rule {
     /// Checks every record; the default checks them one at a time. Rules that compare
     /// records with each other (`unique`) override it. Returns findings per record.

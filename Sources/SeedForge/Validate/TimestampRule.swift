@@ -18,17 +18,6 @@ public struct TimestampRule: Rule {
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
-        for field in fields {
-            let value = record[field]
-            guard !value.isNull else { continue }
-            let name = findings.schema[field].name
-            guard case .string(let text) = value else {
-                findings.fail(field, "\(name) must be an RFC 3339 timestamp text, found \(value.typeName)")
-                continue
-            }
-            if Timestamp.parse(text) == nil {
-                findings.fail(field, "\(name) \(RuleFields.describe(value)) is not a valid RFC 3339 timestamp (e.g. 2025-09-17T10:15:00Z)")
-            }
-        }
+        findings.checkFormat(fields, of: record, kind: "an RFC 3339 timestamp", format: "a valid RFC 3339 timestamp", isValid: { Timestamp.instant($0) != nil }, example: "2025-09-17T10:15:00Z")
     }
 }

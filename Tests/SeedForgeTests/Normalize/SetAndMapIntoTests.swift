@@ -103,7 +103,7 @@ struct SetAndMapIntoTests {
             #"day "14/06/2024" is not a calendar date written YYYY-MM-DD (e.g. 2024-06-14)"#,
             #"day "2024-6-9" is not a calendar date written YYYY-MM-DD (e.g. 2024-06-14)"#,
             #"day "2024-06-14T10:00:00Z" is not a calendar date written YYYY-MM-DD (e.g. 2024-06-14)"#,
-            "day must be a date text YYYY-MM-DD, found number",
+            "day must be a date text, found number",
         ])
     }
 }
