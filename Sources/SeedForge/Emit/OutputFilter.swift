@@ -58,7 +58,11 @@ public struct OutputFilter: Sendable {
         case .integer:
             guard let int = Int64(text) else { throw mismatch() }
             return .int(int)
-        case .number, .decimal:
+        case .decimal:
+            // Exactly its digits, as ingest stores decimals (2.50 is 2.5, never a double).
+            guard let canonical = ExactDecimal.canonical(text) else { throw mismatch() }
+            return .decimal(canonical)
+        case .number:
             if let int = Int64(text) { return .int(int) }
             guard let double = Double(text), double.isFinite else { throw mismatch() }
             return .double(double)

@@ -18,6 +18,7 @@ struct SetAndMapIntoTests {
                     share: 0.5
                     code: {type: string, value: "007"}
                     visitedDate: {type: string, value: null}
+                    price: {type: decimal, value: 2.50}
                 """,
             records: #"[{"id":1},{"id":2}]"#)
         let schema = result.state.schemas["items"]!
@@ -26,6 +27,7 @@ struct SetAndMapIntoTests {
         #expect(result.records("items").allSatisfy {
             $0["isVisited"] == .bool(false) && $0["source"] == .string("places-api") && $0["count"] == .int(3)
                 && $0["share"] == .double(0.5) && $0["code"] == .string("007") && $0["visitedDate"] == .null
+                && $0["price"] == .decimal("2.5")                  // exact digits, as ingest stores decimals
         })
     }
 
