@@ -27,6 +27,8 @@ public struct Append: Step {
     let into: String
     /// For each field of the target (at this step), the source field it takes, if any.
     let sources: [FieldID?]
+    /// The names of the fields that move with the records (not dropped).
+    let carried: Set<String>
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -66,11 +68,18 @@ public struct Append: Step {
             sources.append(id)
         }
         self.sources = sources
+        carried = Set(target.names).intersection(from.names)
         plan.appendedInto[collection] = into
     }
 
     public func run(_ state: RunState) throws {
         let moved = state.collections.removeValue(forKey: collection) ?? []
+        // Locations of moved records resolve field names through their files' tables: a
+        // dropped name must not resolve (a later field may take it, computed).
+        var seen: Set<ObjectIdentifier> = []
+        for record in moved where seen.insert(ObjectIdentifier(record.origin.source)).inserted {
+            record.origin.source.fieldPaths = record.origin.source.fieldPaths?.filter { carried.contains($0.key) }
+        }
         var records = state.collections.removeValue(forKey: into) ?? []
         records.reserveCapacity(records.count + moved.count)
         for record in moved {

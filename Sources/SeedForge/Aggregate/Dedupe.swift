@@ -223,10 +223,14 @@ public struct Dedupe: Step {
                 }
             }
             var kept: [Member] = []
+            // With `across`, the values each kept record stands for (its own and those it
+            // absorbed): it never absorbs a second record of a value it holds already.
+            var held: [Int: Set<Value>] = [:]
             for member in ranked {
                 var found: (index: Int, km: Double?)?
+                let side = across.map { records[member.index][$0].joinKey }
                 for candidate in kept {
-                    if let across, records[candidate.index][across].joinKey == records[member.index][across].joinKey { continue }
+                    if let side, held[candidate.index]?.contains(side) == true { continue }
                     guard let within else { found = (candidate.index, nil); break }
                     let km = SphereIndex.distanceKm(candidate.point, member.point)
                     if km <= within.km { found = (candidate.index, km); break }
@@ -234,8 +238,10 @@ public struct Dedupe: Step {
                 if let found {
                     winnerOf[member.index] = found.index
                     distances[member.index] = found.km
+                    if let side { held[found.index, default: []].insert(side) }
                 } else {
                     kept.append(member)
+                    if let side { held[member.index] = [side] }
                 }
             }
         }

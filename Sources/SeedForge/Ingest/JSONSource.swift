@@ -64,6 +64,7 @@ public struct JSONSource: SourceKind {
                 expected.append((path, values))
             }
             if expected.isEmpty { throw node.error("'expect' names no JSON Pointer") }
+            if config["records"] == nil { throw node.error("'expect' needs 'records': the values it checks sit beside the array of records in an object") }
         }
         self.expected = expected
         nextFileTemplate = try config.string("next-page-file") ?? "{token}.json"
@@ -107,6 +108,8 @@ public struct JSONSource: SourceKind {
                 } catch let error as JSONSyntaxError {
                     throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
                 }
+                // An error response may lack the records: its status says more.
+                try checkExpected(&reader, text, documentStart)
                 reader.position = documentStart
                 guard reader.locate(recordsPath) != nil else {
                     throw SourceError(text, offset: documentStart, "no value at \(recordsPath) (the 'records' pointer) in this document")
@@ -134,15 +137,6 @@ public struct JSONSource: SourceKind {
             }
             // The page metadata is checked before any record is taken, so a file that
             // fails contributes no record at all.
-            for (path, values) in expected {
-                reader.position = documentStart
-                let offset = reader.locate(path)
-                let found: Value? = offset.flatMap { _ in try? reader.readValue() }
-                guard let found, values.contains(where: { $0.joinKey == found.joinKey }) else {
-                    let shown = values.map(JSONWriter.compact).joined(separator: " or ")
-                    throw SourceError(text, offset: offset ?? documentStart, "expected \(shown) at \(path) (the source's 'expect'), found \(found.map(JSONWriter.compact) ?? "nothing"); this file's records are not read", pointer: path.description)
-                }
-            }
             var page: PageMetadata?
             if let pageNumberPath {
                 let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)
@@ -153,6 +147,19 @@ public struct JSONSource: SourceKind {
             }
             sink.merge(chunks)
             return page
+        }
+    }
+
+    /// Checks the values `expect` asks for; a missing value counts as null.
+    func checkExpected(_ reader: inout JSONReader, _ text: SourceText, _ documentStart: Int) throws {
+        for (path, values) in expected {
+            reader.position = documentStart
+            let offset = reader.locate(path)
+            let found: Value = offset.flatMap { _ in try? reader.readValue() } ?? .null
+            guard !values.contains(where: { $0.joinKey == found.joinKey }) else { continue }
+            let shown = values.map(JSONWriter.compact).joined(separator: " or ")
+            let what = offset == nil ? "nothing" : JSONWriter.compact(found)
+            throw SourceError(text, offset: offset ?? documentStart, "expected \(shown) at \(path) (the source's 'expect'), found \(what); this file's records are not read", pointer: path.description)
         }
     }
 
@@ -205,7 +212,7 @@ public struct JSONSource: SourceKind {
             Self.set(&root, recordsPath.components[...], document)
             if let pageNumberPath { Self.set(&root, pageNumberPath.components[...], .int(1)) }
             if let pageCountPath { Self.set(&root, pageCountPath.components[...], .int(1)) }
-            for (path, values) in expected { Self.set(&root, path.components[...], values[0]) }
+            for (path, values) in expected where !values[0].isNull { Self.set(&root, path.components[...], values[0]) }
             document = root
         }
         return Array(JSONWriter.compact(document).utf8)

@@ -67,9 +67,6 @@ public struct Origin: Sendable {
     /// field of that name (records appended from another source keep their own paths),
     /// nil for a computed field.
     public func sourcePath(of field: FieldSpec) -> FieldPath? {
-        // A field computed by a step is computed for every record, whatever its source
-        // declared under that name (a field dropped by `append`).
-        guard field.sourcePath != nil else { return nil }
         guard let paths = source.fieldPaths else { return field.sourcePath }
         return paths[field.name]
     }

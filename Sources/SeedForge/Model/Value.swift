@@ -127,6 +127,11 @@ extension Value {
         switch (self, actual) {
         case (.int(let a), .int(let b)):
             return a == b
+        case (.decimal(let a), .decimal(let b)):
+            // Canonical digits: exact, where doubles would round 12345678901234567.01.
+            return (ExactDecimal.canonical(a) ?? a) == (ExactDecimal.canonical(b) ?? b)
+        case (.decimal(let a), .int(let b)), (.int(let b), .decimal(let a)):
+            return (ExactDecimal.canonical(a) ?? a) == String(b)
         case (.int, .double), (.double, .int), (.double, .double), (.decimal, _), (_, .decimal):
             if case .string = self { return false }
             if case .string = actual { return false }

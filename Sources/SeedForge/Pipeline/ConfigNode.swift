@@ -80,13 +80,15 @@ public struct ConfigNode {
         return [try string(what)]
     }
 
-    /// The node as a plain JSON-like value (for `enum` values and inline test records).
+    /// The node as a plain JSON-like value (for `enum` values, `expect`, constants and
+    /// inline test records). Only `true` and `false` are booleans, as in JSON and YAML 1.2:
+    /// `NO` (Norway) and `yes` stay text.
     public func value() throws -> Value {
         switch node {
         case .scalar(let scalar):
             if scalar.style == .plain {
                 if node.null != nil { return .null }
-                if let bool = node.bool { return .bool(bool) }
+                if ["true", "True", "TRUE", "false", "False", "FALSE"].contains(scalar.string), let bool = node.bool { return .bool(bool) }
                 if let int = node.int { return .int(Int64(int)) }
                 if let double = node.float {
                     guard double.isFinite else { throw error("'\(scalar.string)' is not a finite number; JSON has no infinity or NaN") }

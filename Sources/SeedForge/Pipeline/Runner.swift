@@ -94,6 +94,7 @@ public enum Runner {
             var files = source.files
             let sourceRoot = source.root
             var visited: Set<String> = []
+            var unreadable = 0
             var fileIndex = 0
             while fileIndex < files.count {
                 let file = files[fileIndex]
@@ -120,7 +121,14 @@ public enum Runner {
                         state.sourceErrors.append((source.collection, error))
                     } else if let next {
                         if let problem = FollowCheck.problem(next: next, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
-                            sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem, location: text.location(ofOffset: 0, pointer: "page \(fileIndex)")))
+                            let location = text.location(ofOffset: 0, pointer: "page \(fileIndex)")
+                            if problem.missing {
+                                let error = SourceError(location: location, message: problem.message)
+                                if options.writeOutputs { throw error }
+                                state.sourceErrors.append((source.collection, error))
+                            } else {
+                                sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem.message, location: location))
+                            }
                         } else if case .file(let next) = next {
                             files.append(next)
                         }
@@ -128,6 +136,7 @@ public enum Runner {
                 } catch let error as SourceError where !options.writeOutputs {
                     // Validation reports a file it cannot read and goes on with the others.
                     state.sourceErrors.append((source.collection, error))
+                    unreadable += 1
                     continue
                 }
                 state.ingested[source.collection, default: 0] += sink.count
@@ -139,7 +148,8 @@ public enum Runner {
                 logger.debug("read \(sink.count) records from \(text.displayPath)")
             }
             if !pages.isEmpty {
-                let problems = PageSequence.problems(pages)
+                // A page that failed (reported above) would also count as missing.
+                let problems = unreadable > 0 ? [] : PageSequence.problems(pages)
                 if let problem = problems.first, options.writeOutputs { throw problem }
                 state.sourceErrors += problems.map { (source.collection, $0) }
                 state.orderByPage(source.collection, pages: pages)

@@ -50,22 +50,22 @@ public struct TestFile: Sendable {
     public let path: String
     public let cases: [Case]
 
-    /// How test files end: `x.test.yml` holds the cases of `x.yml`.
-    static let suffix = ".test.yml"
-
-    /// The test file of a pipeline: `x.test.yml` beside `x.yml`.
+    /// The test file of a pipeline: `x.test.yml` beside `x.yml` (`x.test.yaml` beside `x.yaml`).
     public static func path(forPipeline pipeline: String) -> String {
         let url = URL(fileURLWithPath: pipeline)
-        return url.deletingPathExtension().path + suffix
+        let ext = url.pathExtension.isEmpty ? "yml" : url.pathExtension
+        return url.deletingPathExtension().path + ".test." + ext
     }
 
     /// Whether a path names a test file rather than a pipeline (so `pipelines/*.yml`
     /// can be given to every command).
-    public static func isTestFile(_ path: String) -> Bool { path.hasSuffix(suffix) }
+    public static func isTestFile(_ path: String) -> Bool { path.hasSuffix(".test.yml") || path.hasSuffix(".test.yaml") }
 
     /// The pipeline a path stands for: itself, or for a test file the pipeline beside it.
     public static func pipelinePath(for path: String) -> String {
-        isTestFile(path) ? String(path.dropLast(suffix.count)) + ".yml" : path
+        guard isTestFile(path) else { return path }
+        let ext = (path as NSString).pathExtension
+        return String(path.dropLast(".test.".count + ext.count)) + "." + ext
     }
 
     /// Loads a test file, checking it against the pipeline's collections.

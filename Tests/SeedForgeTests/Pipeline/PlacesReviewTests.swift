@@ -148,4 +148,87 @@ struct PlacesReviewTests {
             """)
         #expect(errors.isEmpty, "\(errors)")
     }
+
+    // A ninth review, of the fixes above.
+
+    @Test func acrossNeverMergesTwoRecordsOfOneSideWhateverTheKeepOrder() throws {
+        for keep in ["keep: first", "keep: last", "keep: highest, keep-by: rating"] {
+            let result = try RuleHarness.run(
+                fields: "id: string\nplaceId: string\nsource: string\nrating: number",
+                steps: "- {aggregate: dedupe, collection: items, by: placeId, across: source, \(keep)}",
+                records: #"[{"id":"app-1","placeId":"X","source":"app","rating":3},{"id":"app-2","placeId":"X","source":"app","rating":4},{"id":"api-1","placeId":"X","source":"api","rating":5}]"#)
+            // One app record pairs with the API record; the other app record is never
+            // merged with it (before the fix, with last or highest both went to the API's).
+            let kept = result.records("items").map { $0["id"]!.string! }
+            #expect(kept.count == 2 && kept.contains { $0.hasPrefix("app") }, "\(keep): \(kept)")
+            #expect(result.state.duplicates.count == 1, "\(keep)")
+        }
+    }
+
+    @Test func aFieldTheTargetComputesButTheAppendedSourceReadsPointsAtTheSourceValue() throws {
+        let result = try Harness.run("""
+            name: l
+            sources:
+              places: {kind: json, path: app.json, fields: {id: string}}
+              nearby: {kind: json, path: api.json, records: /results, fields: {id: {type: string, from: /place_id}, publicRating: {type: number, from: /rating}}}
+            steps:
+              - {normalize: set, collection: places, fields: {publicRating: {type: number, value: null}}}
+              - {aggregate: append, collection: nearby, into: places}
+              - {validate: range, collection: places, field: publicRating, max: 4.5}
+            outputs:
+              - {file: p.json, collection: places}
+            thresholds: {max-reject-fraction: 1}
+            """, files: ["app.json": "[]", "api.json": "{\"results\": [\n  {\"place_id\": \"g1\",\n   \"rating\": 4.8}]}"])
+        let location = try #require(result.rejects("places").first?.findings.first?.location)
+        #expect(location.pointer == "/results/0/rating" && location.line == 3 && location.column == 14, "\(location)")
+    }
+
+    static func expecting(_ expect: String, _ page: String) throws -> (SourceError?, RunResult) {
+        let yaml = """
+            name: e
+            sources:
+              api: {kind: json, path: page.json, records: /results, expect: \(expect), fields: {id: string}}
+            outputs:
+              - {file: a.json, collection: api}
+            """
+        return (Harness.sourceError(yaml, files: ["page.json": Array(page.utf8)]), try Harness.run(yaml, files: ["page.json": page]))
+    }
+
+    @Test func expectTreatsAMissingValueAsNullAndComesBeforeTheRecordsPointer() throws {
+        let (absent, _) = try Self.expecting("{/status: OK, /error_message: null}", #"{"results": [{"id": "a"}], "status": "OK"}"#)
+        #expect(absent == nil)
+        let (failed, validated) = try Self.expecting("{/status: OK}", #"{"error_message": "quota", "status": "OVER_QUERY_LIMIT"}"#)
+        #expect(failed?.message.hasPrefix(#"expected "OK" at /status (the source's 'expect'), found "OVER_QUERY_LIMIT""#) == true, "\(String(describing: failed))")
+        #expect(validated.state.sourceErrors.count == 1)
+        // Only true and false are booleans: NO is Norway.
+        let (norway, _) = try Self.expecting("{/region: [NO, SE]}", #"{"results": [], "region": "NO"}"#)
+        #expect(norway == nil, "\(String(describing: norway))")
+        #expect(Harness.definitionErrors("""
+            name: e
+            sources:
+              api: {kind: json, path: data.json, expect: {/status: OK}, fields: {id: string}}
+            outputs:
+              - {file: a.json, collection: api}
+            """).first?.message.contains("'expect' needs 'records'") == true)
+    }
+
+    @Test func decimalFiltersCompareExactly() throws {
+        // What a `where` on a decimal field, or a test expectation, compares: exact digits.
+        #expect(!Value.decimal("12345678901234567.01").describes(.decimal("12345678901234567.02")))
+        #expect(Value.decimal("12345678901234567.01").describes(.decimal("12345678901234567.01")))
+        #expect(Value.decimal("5").describes(.int(5)) && Value.int(5).describes(.decimal("5")))
+        #expect(!Value.decimal("9007199254740993").describes(.int(9007199254740992)))
+        #expect(Value.decimal("2.5").describes(.double(2.5)))
+    }
+
+    @Test func yamlExtensionPipelinesFindTheirTestFiles() throws {
+        let dir = try TempDir()
+        try dir.write("d.json", "[]")
+        try dir.write("p.yaml", "name: p\nsources:\n  items: {kind: json, path: d.json, fields: {id: integer}}\noutputs:\n  - {file: i.json, collection: items}\n")
+        try dir.write("p.test.yaml", "cases:\n  - name: one record\n    input:\n      items: [{id: 1}]\n    expect:\n      items: 1\n")
+        for argument in ["p.test.yaml", "p.yaml"] {
+            let run = try CLI.run(["test", argument], cwd: dir.path)
+            #expect(run.status == 0 && run.stdout.contains("1 passed, 0 failed"), "\(argument): \(run.stdout) \(run.stderr)")
+        }
+    }
 }
