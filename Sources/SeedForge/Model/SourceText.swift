@@ -23,9 +23,13 @@ public final class SourceText: @unchecked Sendable {
     public var fieldPaths: [String: FieldPath]?
     private let lock = NSLock()
     private var lineStarts: [Int]?
-    /// The last column computed, so findings met in file order on one long line (a
-    /// minified file) are counted incrementally instead of from the line start each time.
-    private var lastColumn: (lineStart: Int, offset: Int, column: Int)?
+    /// For lines longer than `longLine` bytes (a minified file is one line), the column at
+    /// points about every `checkpointSpacing` bytes, so a column is counted from the
+    /// nearest point before it instead of from the line start: locations in any order
+    /// cost at most a few kilobytes of counting each.
+    private var checkpoints: [Int: [(offset: Int, column: Int)]] = [:]
+    static let longLine = 65_536
+    static let checkpointSpacing = 16_384
 
     public init(displayPath: String, bytes: [UInt8]) {
         self.displayPath = displayPath
@@ -48,21 +52,40 @@ public final class SourceText: @unchecked Sendable {
         if lineStart == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { lineStart = min(3, clamped) }
         var countFrom = lineStart
         var column = 1
-        lock.lock()
-        if let last = lastColumn, last.lineStart == lineStart, last.offset <= clamped {
-            countFrom = last.offset
-            column = last.column
+        let lineEnd = low + 1 < starts.count ? starts[low + 1] : bytes.count
+        if lineEnd - lineStart > Self.longLine {
+            let points = checkpoints(ofLineFrom: lineStart, to: lineEnd)
+            var low = 0, high = points.count - 1, best = -1
+            while low <= high {
+                let mid = (low + high) / 2
+                if points[mid].offset <= clamped { best = mid; low = mid + 1 } else { high = mid - 1 }
+            }
+            if best >= 0 { (countFrom, column) = points[best] }
         }
-        lock.unlock()
         column += String(decoding: bytes[countFrom..<clamped], as: UTF8.self).count
-        // Resume from here next time only at an ASCII byte other than CR/LF: a character
-        // boundary always falls before one, so counting from it gives the same result.
-        if clamped < bytes.count, bytes[clamped] < 0x80, bytes[clamped] != 0x0A, bytes[clamped] != 0x0D {
-            lock.lock()
-            lastColumn = (lineStart, clamped, column)
-            lock.unlock()
-        }
         return (low + 1, column)
+    }
+
+    /// The column checkpoints of one long line, made once. A point sits only before an
+    /// ASCII byte other than CR/LF: a character boundary always falls there, so counting
+    /// characters from it gives the same columns as counting from the line start.
+    private func checkpoints(ofLineFrom lineStart: Int, to lineEnd: Int) -> [(offset: Int, column: Int)] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let points = checkpoints[lineStart] { return points }
+        var points: [(offset: Int, column: Int)] = []
+        var offset = lineStart
+        var column = 1
+        while true {
+            var next = offset + Self.checkpointSpacing
+            while next < lineEnd, bytes[next] >= 0x80 || bytes[next] == 0x0A || bytes[next] == 0x0D { next += 1 }
+            guard next < lineEnd else { break }
+            column += String(decoding: bytes[offset..<next], as: UTF8.self).count
+            offset = next
+            points.append((offset, column))
+        }
+        checkpoints[lineStart] = points
+        return points
     }
 
     /// The location of a byte offset, with the JSON Pointer of what is there.

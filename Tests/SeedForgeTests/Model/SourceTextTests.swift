@@ -17,6 +17,36 @@ struct SourceTextTests {
         #expect(text.lineAndColumn(ofOffset: offset) == (3, 3))
     }
 
+    /// A minified file is one long line: columns there come from checkpoints, in any
+    /// order of lookup, and must equal a count from the line start.
+    @Test func columnsOnAVeryLongLineMatchACountFromTheLineStart() {
+        var line = "\u{FEFF}["
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["{\"name\":\"Kyiv\"},", "{\"name\":\"Zu\u{0308}rich\"},", "{\"name\":\"東京\"},", "{\"flag\":\"🇺🇦\"},", "{\"e\":\"e\u{301}\u{301}\"},"]
+        var nextBreak = 150_000                                       // three lines, each far longer than 64 KB
+        while line.utf8.count < 400_000 {
+            line += pieces[Int.random(in: 0..<pieces.count, using: &generator)]
+            if line.utf8.count > nextBreak {
+                line += "\r\n"
+                nextBreak += 150_000
+            }
+        }
+        line += "1]"
+        let bytes = Array(line.utf8)
+        let text = SourceText(displayPath: "min.json", bytes: bytes)
+        let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+        // Offsets at the start of each ASCII byte (character boundaries), in random order.
+        let offsets = (0..<2_000).map { _ in Int.random(in: 3..<bytes.count, using: &generator) }.filter { bytes[$0] < 0x80 && bytes[$0] != 0x0A }
+        for offset in offsets {
+            let lineIndex = starts.lastIndex { $0 <= offset }!
+            let from = lineIndex == 0 ? 3 : starts[lineIndex]   // the byte order mark is no character
+            let expected = String(decoding: bytes[from..<offset], as: UTF8.self).count + 1
+            let got = text.lineAndColumn(ofOffset: offset)
+            #expect(got.line == lineIndex + 1 && got.column == expected, "offset \(offset)")
+        }
+        #expect(starts.count <= 4 && zip(starts, starts.dropFirst() + [bytes.count]).allSatisfy { $1 - $0 > 65_536 })
+    }
+
     @Test func columnsCountCharactersNotBytes() {
         // "Zürich", "🐝" and a decomposed "é" (e + combining accent) before the target.
         let line = "{\"a\": \"Zürich 🐝 e\u{301}\", \"b\": x}"
