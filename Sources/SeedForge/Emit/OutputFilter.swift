@@ -36,42 +36,9 @@ public struct OutputFilter: Sendable {
             } else {
                 items = [value]
             }
-            conditions.append(Condition(field: field, values: try items.map { try Self.read($0, as: spec) }))
+            conditions.append(Condition(field: field, values: try items.map { try $0.value(as: spec, setting: "where") }))
         }
         self.conditions = conditions
-    }
-
-    /// A YAML value read as a value of the field's type (`key` names the setting in messages).
-    static func read(_ node: ConfigNode, as field: FieldSpec, key: String = "where") throws -> Value {
-        guard case .scalar(let scalar) = node.node else {
-            if field.type == .array || field.type == .object || field.type == .any { return try node.value() }
-            throw node.error("'\(key)' on '\(field.name)' (\(field.type.rawValue)) needs a single value\(key == "where" ? " or a list of values" : "")")
-        }
-        if scalar.style == .plain && node.node.null != nil { return .null }
-        let text = scalar.string
-        func mismatch() -> DefinitionError {
-            node.error("'\(key)' on '\(field.name)': '\(text)' is not a value of its type, \(field.type.rawValue)")
-        }
-        switch field.type {
-        case .string:
-            return .string(text)
-        case .integer:
-            guard let int = Int64(text) else { throw mismatch() }
-            return .int(int)
-        case .decimal:
-            // Exactly its digits, as ingest stores decimals (2.50 is 2.5, never a double).
-            guard let canonical = ExactDecimal.canonical(text) else { throw mismatch() }
-            return .decimal(canonical)
-        case .number:
-            if let int = Int64(text) { return .int(int) }
-            guard let double = Double(text), double.isFinite else { throw mismatch() }
-            return .double(double)
-        case .boolean:
-            guard let bool = node.node.bool else { throw mismatch() }
-            return .bool(bool)
-        case .array, .object, .any:
-            return try node.value()
-        }
     }
 
     /// Whether the record matches every condition.

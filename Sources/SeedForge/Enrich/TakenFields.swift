@@ -29,7 +29,7 @@ struct TakenFields: Sendable {
             }
             let source = try plan.field(value.string("a field of '\(from)'"), in: from, at: value)
             let spec = plan.schema(from)[source]
-            let fallback = try defaultNode.map { try OutputFilter.read($0, as: spec, key: "default") } ?? .null
+            let fallback = try defaultNode.map { try $0.value(as: spec, setting: "default") } ?? .null
             let into = try plan.addField(key.string("a new field name"), type: spec.type, to: collection, at: key)
             entries.append(Entry(into: into, from: source, fallback: fallback))
         }

@@ -164,8 +164,8 @@ public struct JSONSource: SourceKind {
     }
 
     /// The file named by the page's next-page token: absent, null or empty means this is
-    /// the last page. A token that cannot name a saved file, or names one that is not
-    /// there, is an error at the token: the pages after this one would be lost.
+    /// the last page. A token that cannot name a file is an error at the token: the pages
+    /// after this one would be lost (as they would if the file is missing: `FollowCheck`).
     public func nextFile(after text: SourceText, path: String) -> NextPage? {
         guard let nextTokenPath else { return nil }
         let found: (offset: Int, value: Value?)? = text.bytes.withUnsafeBufferPointer { buffer in
@@ -192,12 +192,7 @@ public struct JSONSource: SourceKind {
             return failed("the next-page token is \(name.utf8.count) bytes long, too long for a file name; save the pages as SHA-256 of the token and set next-page-file: \"{token-sha256}.json\"")
         }
         let next = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).standardizedFileURL.path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: next, isDirectory: &isFolder) else {
-            return failed("the next-page token names \(Paths.display(next)), which does not exist (a page was not saved)")
-        }
-        if isFolder.boolValue { return failed("the next-page token names \(Paths.display(next)), which is a folder, not a saved page") }
-        return .file(next)
+        return .file(next, link: text.location(ofOffset: found.offset, pointer: nextTokenPath.description))
     }
 
     public var followLimit: Int { maxPages }

@@ -30,10 +30,11 @@ extension SourceKind {
 }
 
 /// Where a page says the next one is: a file to read (checked by `FollowCheck` before it
-/// is), a link that cannot name a saved file (a warning: following stops there), or a
-/// broken chain that loses records (an error naming the page: the run fails).
+/// is; `link` is where the page names it, nil for the page as a whole), a link that cannot
+/// name a saved file (a warning: following stops there), or a broken chain that loses
+/// records (an error at the link: the run fails).
 public enum NextPage: Sendable {
-    case file(String)
+    case file(String, link: Location?)
     case refused(String)
     case failed(SourceError)
 }

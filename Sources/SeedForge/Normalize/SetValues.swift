@@ -48,7 +48,7 @@ public struct SetValues: Step {
             }
             let value: Value
             if let type {
-                value = try OutputFilter.read(node, as: FieldSpec(name: name, type: type, sourcePath: nil), key: "set")
+                value = try node.value(as: FieldSpec(name: name, type: type, sourcePath: nil), setting: "set")
             } else {
                 value = try node.value()
                 if value.isNull { throw node.error("'\(name)': null has no type; write {type: string, value: null} (or the type the field should have)") }

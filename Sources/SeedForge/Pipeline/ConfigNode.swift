@@ -108,6 +108,40 @@ public struct ConfigNode {
             throw error("YAML aliases are not supported here")
         }
     }
+
+    /// The node read as a value of the field's type (`where` values, `set` constants,
+    /// `lookup` defaults); `key` names the setting in messages.
+    public func value(as field: FieldSpec, setting key: String) throws -> Value {
+        guard case .scalar(let scalar) = node else {
+            if field.type == .array || field.type == .object || field.type == .any { return try value() }
+            throw error("'\(key)' on '\(field.name)' (\(field.type.rawValue)) needs a single value\(key == "where" ? " or a list of values" : "")")
+        }
+        if scalar.style == .plain && node.null != nil { return .null }
+        let text = scalar.string
+        func mismatch() -> DefinitionError {
+            error("'\(key)' on '\(field.name)': '\(text)' is not a value of its type, \(field.type.rawValue)")
+        }
+        switch field.type {
+        case .string:
+            return .string(text)
+        case .integer:
+            guard let int = Int64(text) else { throw mismatch() }
+            return .int(int)
+        case .decimal:
+            // Exactly its digits, as ingest stores decimals (2.50 is 2.5, never a double).
+            guard let canonical = ExactDecimal.canonical(text) else { throw mismatch() }
+            return .decimal(canonical)
+        case .number:
+            if let int = Int64(text) { return .int(int) }
+            guard let double = Double(text), double.isFinite else { throw mismatch() }
+            return .double(double)
+        case .boolean:
+            guard let bool = node.bool else { throw mismatch() }
+            return .bool(bool)
+        case .array, .object, .any:
+            return try value()
+        }
+    }
 }
 
 /// A YAML mapping of a pipeline definition. Every key it may hold is declared up front,

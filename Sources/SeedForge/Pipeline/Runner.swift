@@ -99,7 +99,6 @@ public enum Runner {
             while fileIndex < files.count {
                 let file = files[fileIndex]
                 fileIndex += 1
-                visited.insert(file)
                 visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
                 let contents: InputFile.Contents
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
@@ -114,22 +113,28 @@ public enum Runner {
                     state.keep(text)
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                     // Sources that follow "next" links find their next file in this one.
-                    let next = source.kind.nextFile(after: text, path: file)
-                    if case .failed(let error)? = next {
-                        // A broken chain: the pages after this one would be lost.
+                    func page() -> Location { text.location(ofOffset: 0, pointer: "page \(fileIndex)") }
+                    // A broken chain fails the run (validation reports it and goes on): the
+                    // pages after this one would be lost. Other problems stop with a warning.
+                    func fail(_ error: SourceError) throws {
                         if options.writeOutputs { throw error }
                         state.sourceErrors.append((source.collection, error))
-                    } else if let next {
+                    }
+                    switch source.kind.nextFile(after: text, path: file) {
+                    case nil:
+                        break
+                    case .refused(let reason):
+                        sink.warnFile(Finding(rule: "next-link", severity: .warning, message: reason, location: page()))
+                    case .failed(let error):
+                        try fail(error)
+                    case .file(let next, let link):
                         if let problem = FollowCheck.problem(next: next, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
-                            let location = text.location(ofOffset: 0, pointer: "page \(fileIndex)")
                             if problem.missing {
-                                let error = SourceError(location: location, message: problem.message)
-                                if options.writeOutputs { throw error }
-                                state.sourceErrors.append((source.collection, error))
+                                try fail(SourceError(location: link ?? page(), message: problem.message))
                             } else {
-                                sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem.message, location: location))
+                                sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem.message, location: page()))
                             }
-                        } else if case .file(let next) = next {
+                        } else {
                             files.append(next)
                         }
                     }

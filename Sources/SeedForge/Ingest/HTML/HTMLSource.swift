@@ -289,7 +289,7 @@ public struct HTMLSource: PagewiseSource {
             return .refused("the next link '\(href)' leaves the saved pages (an address or a site-root path, not a relative link); stopped here")
         }
         target = target.removingPercentEncoding ?? target
-        return .file(URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()).standardizedFileURL.path)
+        return .file(URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()).standardizedFileURL.path, link: nil)
     }
 
     /// A page without items (pipeline tests of HTML sources use fixture pages: there is no
