@@ -138,9 +138,16 @@ enum CLI {
             self.err = err
         }
 
+        /// Reads both pipes at once: a command that fills one pipe (64 KiB) while the other
+        /// is read would otherwise wait forever.
         func finish() -> Result {
+            final class Box: @unchecked Sendable { var data = Data() }
+            let errors = Box()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { [err] in errors.data = err.fileHandleForReading.readDataToEndOfFile() }
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            group.wait()
+            let stderr = errors.data
             process.waitUntilExit()
             return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
         }
