@@ -29,7 +29,7 @@ public final class SourceText: @unchecked Sendable {
     /// cost at most a few kilobytes of counting each.
     private var checkpoints: [Int: [(offset: Int, column: Int)]] = [:]
     static let longLine = 65_536
-    static let checkpointSpacing = 16_384
+    static let checkpointSpacing = 2_048
 
     public init(displayPath: String, bytes: [UInt8]) {
         self.displayPath = displayPath
@@ -62,7 +62,7 @@ public final class SourceText: @unchecked Sendable {
             }
             if best >= 0 { (countFrom, column) = points[best] }
         }
-        column += String(decoding: bytes[countFrom..<clamped], as: UTF8.self).count
+        column += CharacterCount.count(bytes[countFrom..<clamped])
         return (low + 1, column)
     }
 
@@ -80,7 +80,7 @@ public final class SourceText: @unchecked Sendable {
             var next = offset + Self.checkpointSpacing
             while next < lineEnd, bytes[next] >= 0x80 || bytes[next] == 0x0A || bytes[next] == 0x0D { next += 1 }
             guard next < lineEnd else { break }
-            column += String(decoding: bytes[offset..<next], as: UTF8.self).count
+            column += CharacterCount.count(bytes[offset..<next])
             offset = next
             points.append((offset, column))
         }

@@ -1,0 +1,32 @@
+import Testing
+
+@testable import SeedForge
+
+/// Columns count characters as `String.count` does; the fast count must agree with it on
+/// every kind of text a source file holds.
+@Suite("CharacterCount")
+struct CharacterCountTests {
+    @Test(arguments: [
+        "", "a", "plain ascii text, 123 {}[]\"", "e\u{301}clair", "Zu\u{308}rich", "Gorkhā", "line\r\nnext", "cr\rlf\n",
+        "\r\n\r\n", "👩‍👩‍👧 family", "🇺🇦🇫🇷 flags", "क्षत्रिय", "ﬁ", "a\u{301}\u{302}\u{303}b", "\u{600}1 prepend",
+        "한국어", "tab\there", "x\u{200D}y", "\u{301}leading mark",
+    ])
+    func agreesWithStringCount(text: String) {
+        let bytes = Array(text.utf8)
+        #expect(CharacterCount.count(bytes[...]) == text.count)
+    }
+
+    @Test func agreesOnRandomMixesAndInvalidBytes() {
+        let pieces: [[UInt8]] = [
+            Array("ab".utf8), Array("\r".utf8), Array("\n".utf8), Array("\u{301}".utf8), Array("é".utf8), Array("🏳️‍🌈".utf8),
+            [0xFF], [0xC3], Array("{\"name\":\"".utf8), Array("ł".utf8), Array("\u{600}".utf8), Array(" ".utf8),
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...24, using: &generator) { bytes += pieces.randomElement(using: &generator)! }
+            let expected = String(decoding: bytes, as: UTF8.self).count
+            #expect(CharacterCount.count(bytes[...]) == expected, "\(bytes)")
+        }
+    }
+}
