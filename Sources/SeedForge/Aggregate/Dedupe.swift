@@ -120,10 +120,15 @@ public struct Dedupe: Step {
 
     /// The record's key as bytes, for hashing (nil when a part is null).
     func key(of record: Record) -> ByteKey? {
-        guard let parts = keyParts(of: record) else { return nil }
         var bytes = ByteKey()
+        return appendKey(of: record, to: &bytes) ? bytes : nil
+    }
+
+    /// Appends the record's key to `bytes`; false when a part is null (no key).
+    func appendKey(of record: Record, to bytes: inout ByteKey) -> Bool {
+        guard let parts = keyParts(of: record) else { return false }
         for part in parts { bytes.append(part, text: .exact) }
-        return bytes
+        return true
     }
 
     /// The key as written in the duplicates log: the value, or an array of the parts.
@@ -159,24 +164,27 @@ public struct Dedupe: Step {
         let records = state.records(collection)
         // Keep-by keys are made only for records whose key collides: most records have none.
         let preference: (Int) -> ByteKey? = { preferenceKey(records[$0]) }
-        var winnerOf: [ByteKey: Int] = [:]
-        winnerOf.reserveCapacity(records.count)
-        var losers: [(index: Int, key: ByteKey)] = []
-        let keys = Parallel.map(records, threads: state.threads) { key(of: $0) }
+        // All keys in one table; each record learns the first record sharing its key,
+        // which stands for the group. Records are then taken in input order, as before.
+        let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in
+            appendKey(of: records[index], to: &key)
+        }
+        let groupOf = table.firstWithEqualKey(threads: state.threads)
+        var winner = [Int](repeating: -1, count: records.count)
+        var losers: [(index: Int, group: Int)] = []
         for index in records.indices {
-            guard let key = keys[index] else { continue }
-            if let current = winnerOf[key] {
-                if beats(index, current, preference) {
-                    losers.append((current, key))
-                    winnerOf[key] = index
-                } else {
-                    losers.append((index, key))
-                }
+            let group = groupOf[index]
+            guard group >= 0 else { continue }
+            if group == index {
+                winner[group] = index
+            } else if beats(index, winner[group], preference) {
+                losers.append((winner[group], group))
+                winner[group] = index
             } else {
-                winnerOf[key] = index
+                losers.append((index, group))
             }
         }
-        remove(Dictionary(uniqueKeysWithValues: losers.map { ($0.index, winnerOf[$0.key]!) }), from: records, state)
+        remove(Dictionary(uniqueKeysWithValues: losers.map { ($0.index, winner[$0.group]) }), from: records, state)
     }
 
     /// Dedupe by key and distance, or across a field: see the type's comment. Each record,

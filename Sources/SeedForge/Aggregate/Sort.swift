@@ -4,7 +4,7 @@ import Foundation
 /// collation (see `Collation`) unless `collation: exact`; numbers numerically; timestamps
 /// (`as: timestamp`) by instant; nulls last in either direction. Ties keep input order,
 /// so the result is the same on every run. Keys are encoded once per record as a
-/// `ByteKey`, so each comparison is a `memcmp`.
+/// `ByteKey` into one `KeyTable`, so each comparison is an integer compare or a `memcmp`.
 public struct Sort: Step {
     public static let spec = KindSpec(
         stage: .aggregate, name: "sort",
@@ -66,8 +66,8 @@ public struct Sort: Step {
 
     public func run(_ state: RunState) throws {
         let records = state.records(collection)
-        let sortKeys: [ByteKey] = Parallel.map(records, threads: state.threads) { record in
-            var key = ByteKey()
+        let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in
+            let record = records[index]
             for part in keys {
                 let value = record[part.field]
                 if part.timestamp, case .string(let text) = value, let instant = Timestamp.parse(text) {
@@ -76,15 +76,10 @@ public struct Sort: Step {
                     key.append(value, text: part.collation, descending: part.descending)
                 }
             }
-            return key
+            return true
         }
         // Ties keep input order, so the result never depends on the sort algorithm.
-        let order = records.indices.sorted { a, b in
-            let left = sortKeys[a]
-            let right = sortKeys[b]
-            if left == right { return a < b }
-            return left < right
-        }
+        let order = table.sortedPositions(threads: state.threads)
         state.collections[collection] = order.map { records[$0] }
     }
 }

@@ -14,6 +14,9 @@ public struct ByteKey: Hashable, Comparable, Sendable {
 
     public init() {}
 
+    /// Empties the key, keeping its storage for the next one.
+    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
     public static func == (a: ByteKey, b: ByteKey) -> Bool { a.bytes == b.bytes }
 
     public func hash(into hasher: inout Hasher) {

@@ -34,6 +34,7 @@ public struct RangeRule: Rule {
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
+        var suffix: String { hint.map { " (\($0))" } ?? "" }
         for field in fields {
             let value = record[field]
             guard !value.isNull else { continue }
@@ -42,12 +43,12 @@ public struct RangeRule: Rule {
                 findings.fail(field, "\(name) must be a number, found \(value.typeName)")
                 continue
             }
-            let shown = RuleFields.describe(value)
-            let suffix = hint.map { " (\($0))" } ?? ""
+            // Messages are made only for values that fail (formatting a number costs more
+            // than the check).
             if let min, number < min {
-                findings.fail(field, "\(name) \(shown) is below the minimum \(RuleFields.describe(limit: min))\(suffix)")
+                findings.fail(field, "\(name) \(RuleFields.describe(value)) is below the minimum \(RuleFields.describe(limit: min))\(suffix)")
             } else if let max, number > max {
-                findings.fail(field, "\(name) \(shown) is above the maximum \(RuleFields.describe(limit: max))\(suffix)")
+                findings.fail(field, "\(name) \(RuleFields.describe(value)) is above the maximum \(RuleFields.describe(limit: max))\(suffix)")
             }
         }
     }
