@@ -10,6 +10,21 @@ int seedforge_exchange_paths(const char *first, const char *second);
 /// instead of an fsync per file. Returns 0, or -1 with errno set.
 int seedforge_sync_filesystem(const char *path);
 
+/// Removes a folder and everything in it (like rm -rf, without following symbolic links),
+/// unlinking the files of each folder from up to `threads` threads. A path that does not
+/// exist is not an error. Returns 0, or -1 with errno set.
+int seedforge_remove_tree(const char *path, int threads);
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// SHA-256 of data given in pieces: begin returns a context (NULL if OpenSSL fails),
+/// update adds bytes (0 or -1), end writes the 32-byte digest and frees the context
+/// (0 or -1).
+void *seedforge_sha256_begin(void);
+int seedforge_sha256_update(void *context, const uint8_t *input, size_t length);
+int seedforge_sha256_end(void *context, uint8_t digest[32]);
+
 
 
 #include <stddef.h>

@@ -18,9 +18,14 @@ public struct CSVFormat: SingleFileFormat {
     public init() {}
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
-    public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
+    public func head(count: Int, fields: [FieldSpec]) -> [UInt8] {
         var out: [UInt8] = []
         appendRow(fields.map { Self.quote($0.name) }, to: &out)
+        return out
+    }
+
+    public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
+        var out: [UInt8] = []
         for record in records {
             appendRow(ids.map { Self.cell(record[$0]) }, to: &out)
         }

@@ -14,26 +14,13 @@ public struct JSONFormat: SingleFileFormat {
     public init() {}
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
-    public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
-        Self.array(records[...], fields: fields, ids: ids)
+    public func head(count: Int, fields: [FieldSpec]) -> [UInt8] { Array((count == 0 ? "[]\n" : "[\n").utf8) }
+
+    public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
+        Self.elements(records, fields: fields, ids: ids, first: first)
     }
 
-    /// Large arrays are rendered in pieces on several cores and joined; the bytes are
-    /// the same as in one piece.
-    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
-        let pieces = Parallel.chunks(records.count, threads: out.threads, minimumChunk: 20_000) { range in
-            Self.elements(records[range], fields: fields, ids: ids, first: range.lowerBound == 0)
-        }
-        if records.isEmpty {
-            try out.write(Array("[]\n".utf8))
-            return
-        }
-        var bytes: [UInt8] = Array("[\n".utf8)
-        bytes.reserveCapacity(pieces.reduce(4) { $0 + $1.count })
-        for piece in pieces { bytes += piece }
-        bytes += Array("\n]\n".utf8)
-        try out.write(bytes)
-    }
+    public func tail(count: Int) -> [UInt8] { count == 0 ? [] : Array("\n]\n".utf8) }
 
     /// The records as an indented JSON array (also the page files of `pages`).
     static func array(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {

@@ -12,7 +12,7 @@ public struct NDJSONFormat: SingleFileFormat {
 
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
-    public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
+    public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
         var writer = JSONWriter()
         for record in records {
             writer.write(record.object(fields: fields, ids: ids))

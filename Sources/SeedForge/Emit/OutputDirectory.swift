@@ -24,7 +24,7 @@ public struct OutputDirectory {
         }
         Self.removeLeftovers(of: target)
         staging = parent.appendingPathComponent(".\(target.lastPathComponent).tmp-\(getpid())")
-        try? FileManager.default.removeItem(at: staging)
+        Self.remove(staging.path)
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
         } catch {
@@ -35,24 +35,40 @@ public struct OutputDirectory {
     /// Writes one file into the staging folder (flushed to disk, with every other file,
     /// by `commit`).
     public func write(_ bytes: [UInt8], to name: String) throws {
-        let url = staging.appendingPathComponent(name)
-        let folder = url.deletingLastPathComponent()
-        if folder.path != staging.path {
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        }
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw IOFailure("cannot create \(url.path): \(String(cString: strerror(errno)))") }
+        let path = staging.path + "/" + name
+        let fd = try Self.create(path, name: name)
         defer { close(fd) }
+        try bytes.withUnsafeBufferPointer { try Self.writeAll($0, to: fd, path: path) }
+    }
+
+    /// Opens a new file of the staging folder for writing in pieces.
+    public func create(_ name: String) throws -> StagedFile {
+        let path = staging.path + "/" + name
+        return StagedFile(fd: try Self.create(path, name: name), path: path)
+    }
+
+    static func create(_ path: String, name: String) throws -> Int32 {
+        var fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0, errno == ENOENT, name.contains("/") {
+            // The first file of a sub-folder (`pages/1.json`) makes the folder; the
+            // thousands after it cost no extra system call.
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        }
+        guard fd >= 0 else { throw IOFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
+        return fd
+    }
+
+    static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to fd: Int32, path: String) throws {
         var written = 0
-        try bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let result = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw IOFailure("cannot write \(url.path): \(String(cString: strerror(errno)))")
-                }
-                written += result
+        while written < buffer.count {
+            let result = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw IOFailure("cannot write \(path): \(String(cString: strerror(errno)))")
             }
+            written += result
         }
     }
 
@@ -76,10 +92,11 @@ public struct OutputDirectory {
                     _ = rename(aside.path, target.path)
                     throw IOFailure("cannot move new dataset into \(target.path): \(reason)")
                 }
-                try? fileManager.removeItem(at: aside)
+                Self.remove(aside.path)
                 return
             }
-            try? fileManager.removeItem(at: staging)
+            // The staging path now holds the previous dataset.
+            Self.remove(staging.path)
         } else {
             guard rename(staging.path, target.path) == 0 else {
                 throw IOFailure("cannot move new dataset into \(target.path): \(String(cString: strerror(errno)))")
@@ -94,7 +111,14 @@ public struct OutputDirectory {
 
     /// Removes the staging folder after a failed run.
     public func discard() {
-        try? FileManager.default.removeItem(at: staging)
+        Self.remove(staging.path)
+    }
+
+    /// Removes a folder tree, unlinking a large folder's files from several threads (the
+    /// kernel frees each file's blocks outside the folder's lock). Best effort: what
+    /// cannot be removed now is a leftover the next run removes.
+    static func remove(_ path: String) {
+        _ = seedforge_remove_tree(path, Int32(min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))))
     }
 
     /// Removes `.NAME.tmp-PID` and `.NAME.old-PID` folders left by runs that no longer exist.
@@ -105,7 +129,56 @@ public struct OutputDirectory {
         for entry in entries {
             guard let prefix = prefixes.first(where: { entry.hasPrefix($0) }), let pid = Int32(entry.dropFirst(prefix.count)) else { continue }
             if pid != getpid(), kill(pid, 0) == 0 { continue }
-            try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
+            remove(parent.appendingPathComponent(entry).path)
         }
+    }
+}
+
+/// A file of the staging folder written in pieces (an output streamed as it is rendered):
+/// buffered, counted and hashed as it goes.
+public final class StagedFile {
+    private var fd: Int32
+    let path: String
+    private var buffer: [UInt8] = []
+    private let digest = SHA256.Stream()
+    private var count = 0
+    static let bufferSize = 1 << 20
+
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    public func write(_ bytes: [UInt8]) throws {
+        if buffer.count + bytes.count > Self.bufferSize { try flush() }
+        if bytes.count >= Self.bufferSize {
+            try bytes.withUnsafeBufferPointer { try put($0) }
+        } else {
+            buffer += bytes
+        }
+    }
+
+    public func write(_ text: String) throws { try write(Array(text.utf8)) }
+
+    private func put(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        digest.update(bytes)
+        count += bytes.count
+        try OutputDirectory.writeAll(bytes, to: fd, path: path)
+    }
+
+    private func flush() throws {
+        try buffer.withUnsafeBufferPointer { try put($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered and closes the file: its size and SHA-256.
+    func finish() throws -> (bytes: Int, sha256: String) {
+        try flush()
+        close(fd)
+        fd = -1
+        return (count, digest.finish())
     }
 }

@@ -11,14 +11,45 @@ public protocol OutputFormat: Sendable {
     func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws
 }
 
-/// A format that renders one file's bytes; most formats are this simple.
+/// A format written as one file, record by record: a head, the records' bytes, a tail.
+/// Records are rendered in ranges on several threads and written in order as they are
+/// ready, so the file is never held whole in memory and its bytes do not depend on the
+/// thread count. Most formats are this simple.
 public protocol SingleFileFormat: OutputFormat {
-    func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8]
+    /// What comes before the records of a file holding `count` records.
+    func head(count: Int, fields: [FieldSpec]) -> [UInt8]
+    /// The bytes of consecutive records; `first` says whether they start the file's records.
+    func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8]
+    /// What comes after the records.
+    func tail(count: Int) -> [UInt8]
 }
 
 extension SingleFileFormat {
+    public func head(count: Int, fields: [FieldSpec]) -> [UInt8] { [] }
+    public func tail(count: Int) -> [UInt8] { [] }
+
+    /// Records rendered and written per batch: the memory an output holds at once.
+    static var batchSize: Int { 65_536 }
+
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
-        try out.write(render(records, fields: fields, ids: ids))
+        try out.stream { file in
+            try file.write(head(count: records.count, fields: fields))
+            var start = 0
+            while start < records.count {
+                let end = min(start + Self.batchSize, records.count)
+                let pieces = Parallel.chunks(end - start, threads: out.threads, minimumChunk: 4_096) { range in
+                    render(records[(start + range.lowerBound)..<(start + range.upperBound)], fields: fields, ids: ids, first: start + range.lowerBound == 0)
+                }
+                for piece in pieces { try file.write(piece) }
+                start = end
+            }
+            try file.write(tail(count: records.count))
+        }
+    }
+
+    /// The whole file's bytes at once (for tests and small files).
+    public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
+        head(count: records.count, fields: fields) + render(records[...], fields: fields, ids: ids, first: true) + tail(count: records.count)
     }
 }
 
@@ -48,6 +79,37 @@ public final class OutputWriter {
         let name = name(subpath)
         try folder.write(bytes, to: name)
         written.append((name, bytes.count, SHA256.hex(bytes)))
+    }
+
+    /// Writes `count` files of a folder format, `render(i)` giving the i-th file's subpath
+    /// and bytes, rendered, written and hashed on up to `threads` threads; they are
+    /// recorded in order, so the manifest is the same for any thread count.
+    public func writeFiles(_ count: Int, render: (Int) -> (subpath: String, bytes: [UInt8])) throws {
+        let folder = self.folder
+        let chunks = Parallel.chunks(count, threads: threads, minimumChunk: 64) { range in
+            Result { () throws -> [(file: String, bytes: Int, sha256: String)] in
+                var done: [(file: String, bytes: Int, sha256: String)] = []
+                done.reserveCapacity(range.count)
+                for index in range {
+                    let (subpath, bytes) = render(index)
+                    let name = name(subpath)
+                    try folder.write(bytes, to: name)
+                    done.append((name, bytes.count, SHA256.hex(bytes)))
+                }
+                return done
+            }
+        }
+        for chunk in chunks { written += try chunk.get() }
+        try FaultInjection.point("mid-output")
+    }
+
+    /// Writes `file` (or `file/subpath`) in pieces through `body`, hashing as it goes.
+    public func stream(to subpath: String? = nil, _ body: (StagedFile) throws -> Void) throws {
+        let name = name(subpath)
+        let staged = try folder.create(name)
+        try body(staged)
+        let (bytes, sha256) = try staged.finish()
+        written.append((name, bytes, sha256))
     }
 
     /// A path in the staging folder for formats that write their one file themselves

@@ -35,19 +35,19 @@ public struct PagesFormat: OutputFormat {
     public static func fileName(page number: Int) -> String { "\(number).json" }
 
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
-        var entries: [Value] = []
-        var start = 0
-        var number = 1
-        while start < records.count {
-            let end = min(start + size, records.count)
-            let page = records[start..<end]
-            try out.write(JSONFormat.array(page, fields: fields, ids: ids), to: Self.fileName(page: number))
-            entries.append(.object(JSONObject([
+        let pageCount = (records.count + size - 1) / size
+        let size = self.size
+        func page(_ number: Int) -> ArraySlice<Record> { records[(number - 1) * size..<min(number * size, records.count)] }
+        try out.writeFiles(pageCount) { index in
+            (Self.fileName(page: index + 1), JSONFormat.array(page(index + 1), fields: fields, ids: ids))
+        }
+        let entries: [Value] = (0..<pageCount).map { index in
+            let number = index + 1
+            let records = page(number)
+            return .object(JSONObject([
                 ("page", .int(Int64(number))), ("file", .string(Self.fileName(page: number))),
-                ("records", .int(Int64(page.count))), ("first", page.first![key]), ("last", page.last![key]),
-            ])))
-            start = end
-            number += 1
+                ("records", .int(Int64(records.count))), ("first", records.first![key]), ("last", records.last![key]),
+            ]))
         }
         let index = Value.object(JSONObject([
             ("total", .int(Int64(records.count))), ("pageSize", .int(Int64(size))), ("pageCount", .int(Int64(entries.count))),

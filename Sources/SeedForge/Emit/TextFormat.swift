@@ -31,8 +31,12 @@ public struct TextFormat: SingleFileFormat {
         heading = try config["heading"] == nil ? nil : plan.field(config, key: "heading", in: collection)
     }
 
-    public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
-        var out = "\(title) (\(records.count) \(records.count == 1 ? "record" : "records"))\n"
+    public func head(count: Int, fields: [FieldSpec]) -> [UInt8] {
+        Array("\(title) (\(count) \(count == 1 ? "record" : "records"))\n".utf8)
+    }
+
+    public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
+        var out = ""
         let headingID = heading ?? ids.first
         for record in records {
             out += "\n"

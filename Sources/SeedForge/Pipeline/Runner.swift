@@ -404,7 +404,8 @@ public enum Runner {
 
 /// Named points where a test can make a run fail as a crash would, to prove that a failed
 /// run leaves the previous outputs untouched. Set `SEEDFORGE_FAULT=<point>` to trigger:
-/// `before-swap` aborts the process after every output is staged, before the swap.
+/// `before-swap` aborts the process after every output is staged, before the swap;
+/// `mid-output` after the files of a folder output (pages) are written, before the rest.
 public enum FaultInjection {
     public static func point(_ name: String) throws {
         guard ProcessInfo.processInfo.environment["SEEDFORGE_FAULT"] == name else { return }

@@ -90,4 +90,41 @@ struct CitiesEndToEndTests {
         second.removeValue(forKey: "manifest.json")
         #expect(first == second)
     }
+
+    /// Every file of a folder (relative path → bytes).
+    static func snapshot(_ folder: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let root = URL(fileURLWithPath: folder)
+        for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
+                files[String(url.path.dropFirst(root.path.count))] = try Data(contentsOf: url)
+            }
+        }
+        return files
+    }
+
+    @Test func aRunKilledWhileWritingPagesLeavesThePreviousDatasetAndNoLeftovers() throws {
+        let dir = try Self.workspace()
+        #expect(try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path).status == 0)
+        let before = try Self.snapshot(dir.path + "/out/cities")
+        #expect(before.keys.contains { $0.hasPrefix("/pages/") })
+        // A changed input: a completed run would change the dataset.
+        let page = try dir.read("Fixtures/cities/page-1.json").replacingOccurrences(of: "Hurzuf", with: "Gurzuf")
+        try dir.write("Fixtures/cities/page-1.json", page)
+        // The process dies (abort, as a kill would) after some page files are written.
+        let killed = try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path, environment: ["SEEDFORGE_FAULT": "mid-output"])
+        #expect(killed.status != 0)
+        #expect(killed.stderr.contains("fault injected at mid-output"))
+        let staged = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".cities.tmp-") }
+        #expect(staged.count == 1, "the killed run's half-written folder stays until the next run")
+        #expect(try Self.snapshot(dir.path + "/out/cities") == before)
+        // The next run removes the half-written folder and completes.
+        #expect(try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path).status == 0)
+        let after = try Self.snapshot(dir.path + "/out/cities")
+        #expect(after != before)
+        #expect(after.keys.sorted() == before.keys.sorted())
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
+        #expect(hidden.isEmpty, "leftovers: \(hidden)")
+    }
 }
