@@ -6,6 +6,8 @@
   {"country", "name", "_id", "coord": {"lon", "lat"}} with realistic dirt added
   deterministically: blank and white-space names, doubled spaces, out-of-range and integer
   coordinates, ids written as integral floats, and re-listed cities under new ids.
+- cities-pages-200k/page-1.json ... page-42.json: the same cities split into pages, as
+  the shipped pipelines/cities.yml reads a backend's paginated dump.
 - cities-1m.json, cities-5m.json: the same cities repeated with shifted ids, coordinates
   and name variants, to show how time and memory grow.
 """
@@ -96,6 +98,24 @@ def main():
             round_number += 1
         write(path, cities)
         print(f"prepare: wrote {path}: {len(cities)} cities, {os.path.getsize(path) / 1e6:.1f} MB", file=sys.stderr)
+    if "200k" in sizes:
+        write_pages(os.path.join(DATA, "cities-200k.json"), os.path.join(DATA, "cities-pages-200k"))
+
+
+def write_pages(dump, folder, pages=42):
+    """The 200k dump as a backend pages it: 42 files page-N.json, each one line
+    {"page": N, "total_pages": 42, "results": [...]}, the shape pipelines/cities.yml reads."""
+    if os.path.exists(os.path.join(folder, f"page-{pages}.json")):
+        return
+    with open(dump, encoding="utf-8") as f:
+        cities = json.load(f)
+    os.makedirs(folder, exist_ok=True)
+    per_page = -(-len(cities) // pages)
+    for number in range(1, pages + 1):
+        with open(os.path.join(folder, f"page-{number}.json"), "w", encoding="utf-8") as f:
+            json.dump({"page": number, "total_pages": pages, "results": cities[(number - 1) * per_page:number * per_page]},
+                      f, ensure_ascii=False, separators=(",", ":"))
+    print(f"prepare: wrote {folder}: {len(cities)} cities in {pages} page files", file=sys.stderr)
 
 
 if __name__ == "__main__":
