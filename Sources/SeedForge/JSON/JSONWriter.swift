@@ -23,7 +23,7 @@ public struct JSONWriter {
         switch value {
         case .null: append("null")
         case .bool(let bool): append(bool ? "true" : "false")
-        case .int(let int): append(String(int))
+        case .int(let int): writeInteger(int)
         case .double(let double): append(Self.format(double))
         case .decimal(let text): append(text)
         case .string(let string): writeString(string)
@@ -94,13 +94,42 @@ public struct JSONWriter {
     }
 
     mutating func pad(_ level: Int) {
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
+        for _ in 0..<(level * 2) { bytes.append(UInt8(ascii: " ")) }
+    }
+
+    /// An integer's decimal digits, without making a `String`.
+    mutating func writeInteger(_ value: Int64) {
+        if value == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: Int64's 20 digits fit
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
+        }
     }
 
     public mutating func writeString(_ string: String) {
         append(byte: UInt8(ascii: "\""))
         // Most text needs no escape: copy it in one go.
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        let clean: Bool? = string.utf8.withContiguousStorageIfAvailable { text in
+            for byte in text where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            bytes.append(contentsOf: text)
+            return true
+        }
+        if clean == true {
+            append(byte: UInt8(ascii: "\""))
+            return
+        }
+        if clean == nil, !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             bytes.append(contentsOf: string.utf8)
             append(byte: UInt8(ascii: "\""))
             return
