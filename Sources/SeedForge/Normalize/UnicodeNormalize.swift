@@ -29,19 +29,30 @@ public struct UnicodeNormalize: Step {
     public func run(_ state: RunState) throws {
         state.transformRecords(collection, step: "normalize: unicode", parallel: true) { record in
             for field in fields {
-                guard case .string(let text) = record[field] else { continue }
+                guard case .string(let text) = record[field], !Self.isPrintableASCII(text) else { continue }
                 record[field] = .string(Self.normalized(text, stripControl: stripControl))
             }
             return []
         }
     }
 
+    /// Text of printable ASCII only (most names) has no control character and is NFC.
+    static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } } ?? false
+    }
+
+    /// Unicode's control characters (general category Cc) are exactly U+0000–U+001F and
+    /// U+007F–U+009F: a range check, not a property look-up per character.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     public static func normalized(_ text: String, stripControl: Bool) -> String {
         var result = text
-        if stripControl, result.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if stripControl, result.unicodeScalars.contains(where: isControl) {
             var scalars = String.UnicodeScalarView()
             for scalar in result.unicodeScalars {
-                if scalar.properties.generalCategory == .control {
+                if isControl(scalar) {
                     if scalar == "\t" || scalar == "\n" || scalar == "\r" { scalars.append(" ") }
                 } else {
                     scalars.append(scalar)

@@ -13,6 +13,17 @@ struct NormalizeTests {
         #expect(result.records("items")[0]["note"] == .null)
     }
 
+    @Test func controlCharactersAreExactlyUnicodesControlCategory() {
+        let disagreeing = (UInt32(0)...0x10FFFF).compactMap(Unicode.Scalar.init).filter {
+            UnicodeNormalize.isControl($0) != ($0.properties.generalCategory == .control)
+        }
+        #expect(disagreeing.isEmpty, "\(disagreeing.prefix(5).map { "U+" + String($0.value, radix: 16) })")
+        #expect(UnicodeNormalize.normalized("a\u{85}b\tc\u{7F}", stripControl: true) == "ab c")
+        #expect(UnicodeNormalize.isPrintableASCII("Hurzuf 2"))
+        #expect(!UnicodeNormalize.isPrintableASCII("Zu\u{308}rich"))
+        #expect(!UnicodeNormalize.isPrintableASCII("tab\there"))
+    }
+
     @Test func trimLeavesInnerSpaceUnlessAsked() {
         #expect(Trim.trimmed("\u{00A0} a  b \n") == "a  b")
         #expect(Trim.collapsed(" a \t\n b  ") == "a b")
