@@ -254,7 +254,7 @@ public struct JSONSource: SourceKind {
     ) throws -> (chunks: [[IngestEntry]], end: Int) {
         var splits: [Int] = []
         let length = buffer.count - arrayStart
-        if threads > 1, length >= 1 << 20 {
+        if threads > 1, length >= 1 << 17 {
             for piece in 1..<threads {
                 if let split = elementStart(near: arrayStart + length * piece / threads, in: buffer), split > (splits.last ?? arrayStart) {
                     splits.append(split)
