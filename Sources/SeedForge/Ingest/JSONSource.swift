@@ -99,24 +99,38 @@ public struct JSONSource: SourceKind {
             guard reader.peek() != nil else {
                 throw SourceError(text, offset: reader.position, "the file is empty; expected a JSON array of records")
             }
-            var pointer = ""
-            if let recordsPath {
-                // Check the whole document first, so a syntax error is never half-read.
+            // The whole document's syntax is checked before any record is taken, so a
+            // syntax error is never half-read: the records array by parsing it (on several
+            // threads), the rest of the document around it by skipping.
+            func checkDocument(except checked: Range<Int>? = nil) throws {
+                reader.position = documentStart
+                reader.checked = checked
+                defer { reader.checked = nil }
                 do {
                     try reader.skipValue()
                     try Self.expectEnd(&reader, text)
                 } catch let error as JSONSyntaxError {
                     throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
                 }
-                // An error response may lack the records: its status says more.
-                try checkExpected(&reader, text, documentStart)
+            }
+            var pointer = ""
+            if let recordsPath {
                 reader.position = documentStart
-                guard reader.locate(recordsPath) != nil else {
+                if reader.locate(recordsPath) == nil {
+                    try checkDocument()
+                    // An error response may lack the records: its status says more.
+                    try checkExpected(&reader, text, documentStart)
                     throw SourceError(text, offset: documentStart, "no value at \(recordsPath) (the 'records' pointer) in this document")
                 }
                 pointer = recordsPath.description
             }
             guard let first = reader.peek(), first == UInt8(ascii: "[") else {
+                if recordsPath != nil {
+                    let position = reader.position
+                    try checkDocument()
+                    try checkExpected(&reader, text, documentStart)
+                    reader.position = position
+                }
                 let found = reader.peek() == UInt8(ascii: "{") ? "an object" : "something else"
                 let hint = recordsPath == nil && found == "an object"
                     ? "; if the records are inside it, set 'records' to their JSON Pointer (e.g. records: /results)" : ""
@@ -131,8 +145,13 @@ public struct JSONSource: SourceKind {
                 if recordsPath == nil {
                     reader.position = arrayEnd
                     try Self.expectEnd(&reader, text)
+                } else {
+                    try checkDocument(except: arrayStart..<arrayEnd)
+                    try checkExpected(&reader, text, documentStart)
                 }
             } catch let error as JSONSyntaxError {
+                // The first error in document order, as a check of the whole file finds it.
+                if recordsPath != nil { try checkDocument() }
                 throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
             }
             // The page metadata is checked before any record is taken, so a file that

@@ -14,6 +14,9 @@ public struct JSONReader {
     let maxDepth: Int
     /// Offset of the first repeated key seen in the last value read, if any.
     public var duplicateKeyOffset: Int?
+    /// A value already checked (the records array, parsed on several threads): skipping
+    /// jumps over it instead of checking it again.
+    public var checked: Range<Int>?
 
     public init(bytes: UnsafeBufferPointer<UInt8>, start: Int = 0, end: Int? = nil, maxDepth: Int = JSONReader.defaultMaxDepth) {
         self.bytes = bytes
@@ -484,6 +487,10 @@ public struct JSONReader {
     /// returns false if an object inside repeats a key.
     mutating func skipFast(depth: Int) throws -> Bool {
         skipWhitespace()
+        if let checked, position == checked.lowerBound {
+            position = checked.upperBound
+            return true
+        }
         guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input, expected a value (truncated file?)") }
         switch bytes[position] {
         case UInt8(ascii: "\""):

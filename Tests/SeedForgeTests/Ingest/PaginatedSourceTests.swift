@@ -121,4 +121,36 @@ struct PaginatedSourceTests {
         let errors = Harness.definitionErrors(Self.yaml.replacingOccurrences(of: "    records: /results\n", with: ""), files: ["pages/p.json": "[]"])
         #expect(errors.first?.message.contains("'page-number' needs 'records'") == true)
     }
+
+    /// A page large enough to be parsed on several threads, with `before` and `after`
+    /// written around its records array.
+    static func bigPage(before: String = #""page": 1, "total_pages": 1, "#, after: String = "", corruptRecord: Int? = nil) -> String {
+        let results = (1...6_000).map { id in
+            id == corruptRecord ? #"{"_id": \#(id), "name": "c\#(id)" "x": 1}"# : #"{"_id": \#(id), "name": "city number \#(id) with a longer name"}"#
+        }.joined(separator: ",\n")
+        return "{\(before)\"results\": [\n\(results)\n]\(after)}"
+    }
+
+    @Test func syntaxErrorsAroundTheRecordsArrayAreFoundBeforeAnyRecordIsTaken() throws {
+        // The page parses as expected when it is well formed.
+        let good = try run(["pages/page-1.json": Array(Self.bigPage().utf8)])
+        #expect(good.records("cities").count == 6_000)
+        // After the records array: the array is parsed, the rest of the document checked.
+        let after = try #require(sourceError(["pages/page-1.json": Array(Self.bigPage(after: #", "next": [1 2]"#).utf8)]))
+        #expect(after.rule == "json-syntax")
+        #expect(after.message.contains("expected ',' or ']'"), "\(after.message)")
+        #expect(after.location.line == 6_002)
+        // Before it, where finding the records pointer reads past a missing comma.
+        let before = try #require(sourceError(["pages/page-1.json": Array(Self.bigPage(before: #""page": 1 "total_pages": 1, "#).utf8)]))
+        #expect(before.rule == "json-syntax")
+        #expect(before.location.line == 1)
+        #expect(before.location.column == 12)
+        // Inside and before: the first error in the file is the one reported.
+        let both = try #require(sourceError(["pages/page-1.json": Array(Self.bigPage(before: #""page": 1 "total_pages": 1, "#, corruptRecord: 5_000).utf8)]))
+        #expect(both.location.line == 1)
+        // Inside only: the record's own line, found by parsing.
+        let inside = try #require(sourceError(["pages/page-1.json": Array(Self.bigPage(corruptRecord: 5_000).utf8)]))
+        #expect(inside.rule == "json-syntax")
+        #expect(inside.location.line == 5_001)
+    }
 }
