@@ -7,38 +7,26 @@ import Foundation
 public enum InputFile {
     public struct Contents {
         /// The bytes as stored (what the manifest's SHA-256 describes).
-        public let raw: [UInt8]
+        public let raw: FileBytes
         /// The text to parse: `raw`, or its decompressed form.
-        public let text: [UInt8]
+        public let text: FileBytes
     }
 
     public static func read(_ path: String) throws -> Contents {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw IOFailure("cannot read \(Paths.display(path)): \(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")")
-        }
-        defer { try? handle.close() }
-        let raw: [UInt8]
-        do {
-            raw = [UInt8](try handle.readToEnd() ?? Data())
-        } catch {
-            throw IOFailure("cannot read \(Paths.display(path)): \(error.localizedDescription)")
-        }
+        let raw = try FileBytes.read(path: path)
         guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else { return Contents(raw: raw, text: raw) }
-        return Contents(raw: raw, text: try gunzip(raw, path: path))
+        return Contents(raw: raw, text: try gunzip(raw.buffer, path: path))
     }
 
-    static func gunzip(_ bytes: [UInt8], path: String) throws -> [UInt8] {
+    static func gunzip(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws -> FileBytes {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 256)
-        let status = bytes.withUnsafeBufferPointer { buffer in
-            seedforge_gunzip(buffer.baseAddress, buffer.count, &output, &length, &message, message.count)
-        }
+        let status = seedforge_gunzip(bytes.baseAddress, bytes.count, &output, &length, &message, message.count)
         guard status == 0, let output else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw SourceError(location: Location(file: Paths.display(path), line: 1, column: 1, pointer: ""), message: text)
         }
-        defer { free(output) }
-        return Array(UnsafeBufferPointer(start: output, count: length))
+        return FileBytes(adoptingMalloc: output, count: length)
     }
 }

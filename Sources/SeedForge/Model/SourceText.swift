@@ -5,7 +5,7 @@ import Foundation
 public final class SourceText: @unchecked Sendable {
     /// The path as shown in messages: relative to the working directory when possible.
     public let displayPath: String
-    public let bytes: [UInt8]
+    public let bytes: FileBytes
     /// JSON Pointer of the array holding this file's records ("" for a top-level array,
     /// "/results" inside an object); nil for line-based files. Set by the source kind
     /// before it reads records.
@@ -31,9 +31,13 @@ public final class SourceText: @unchecked Sendable {
     static let longLine = 65_536
     static let checkpointSpacing = 2_048
 
-    public init(displayPath: String, bytes: [UInt8]) {
+    public init(displayPath: String, bytes: FileBytes) {
         self.displayPath = displayPath
         self.bytes = bytes
+    }
+
+    public convenience init(displayPath: String, bytes: [UInt8]) {
+        self.init(displayPath: displayPath, bytes: FileBytes(copying: bytes))
     }
 
     /// One-based line and column of a byte offset. Lines end at LF (a CR before it
@@ -92,6 +96,14 @@ public final class SourceText: @unchecked Sendable {
     public func location(ofOffset offset: Int, pointer: String) -> Location {
         let (line, column) = lineAndColumn(ofOffset: offset)
         return Location(file: displayPath, line: line, column: column, pointer: pointer)
+    }
+
+    /// Lets the file's pages leave memory once its records are read: the line starts
+    /// are found first (one pass while the pages are still in memory), so a later
+    /// location reads back only the page it points into.
+    public func releasePages() {
+        _ = computeLineStarts()
+        bytes.releaseResidentPages()
     }
 
     /// The byte offset where a one-based line starts.

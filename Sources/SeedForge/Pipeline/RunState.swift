@@ -69,6 +69,12 @@ public final class RunState {
 
     func keep(_ source: SourceText) { sources.append(source) }
 
+    /// Lets the input files' pages that findings read back leave memory again (after
+    /// each step), so memory holds records, not inputs.
+    func releaseSourcePages() {
+        for source in sources { source.bytes.releaseResidentPages() }
+    }
+
     public init(schemas: [String: Schema], threads: Int = 1) {
         self.schemas = schemas
         self.threads = threads

@@ -148,8 +148,11 @@ public enum Runner {
                 let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
                 datasetPaths[text.displayPath] = datasetPath
                 inputs.append(Manifest.Input(
-                    collection: source.collection, file: datasetPath, sha256: SHA256.hex(contents.raw),
+                    collection: source.collection, file: datasetPath, sha256: SHA256.hex(buffer: contents.raw.buffer),
                     bytes: contents.raw.count, records: sink.count))
+                // Its records are read and it is hashed: the file's pages may leave memory
+                // (a message reads back the few it needs).
+                text.releasePages()
                 logger.debug("read \(sink.count) records from \(text.displayPath)")
             }
             if !pages.isEmpty {
@@ -172,6 +175,7 @@ public enum Runner {
                     index += 1
                 }
                 thresholdFailures += runValidation(block, state: state, logger: logger)
+                state.releaseSourcePages()
                 continue
             }
             guard case .step(let step, let stage, _) = pipeline.steps[index] else { break }
@@ -179,6 +183,7 @@ public enum Runner {
             let before = (state.records(step.collection).count, state.rejects.count, state.duplicates.count, state.warnings.count)
             let clock = ContinuousClock.now
             try step.run(state)
+            state.releaseSourcePages()
             state.stepStats.append(StepStat(
                 label: label, stage: stage, collection: step.collection, recordsIn: before.0,
                 recordsOut: state.records(step.collection).count, rejected: state.rejects.count - before.1,
@@ -319,7 +324,8 @@ public enum Runner {
                 let datasetPath = Paths.relative(files[index], to: pipeline.baseDirectory)
                 datasetPaths[text.displayPath] = datasetPath
                 inputs.append(Manifest.Input(
-                    collection: source.collection, file: datasetPath, sha256: SHA256.hex(contents.raw), bytes: contents.raw.count, records: sink.count))
+                    collection: source.collection, file: datasetPath, sha256: SHA256.hex(buffer: contents.raw.buffer), bytes: contents.raw.count, records: sink.count))
+                text.releasePages()
             }
             start += batch
         }

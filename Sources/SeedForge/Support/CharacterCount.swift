@@ -35,4 +35,8 @@ enum CharacterCount {
     static func count(_ bytes: ArraySlice<UInt8>) -> Int {
         bytes.withUnsafeBufferPointer { count($0) }
     }
+
+    static func count(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
+        count(UnsafeBufferPointer(rebasing: bytes))
+    }
 }

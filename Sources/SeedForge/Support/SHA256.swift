@@ -5,10 +5,13 @@ import CSeedForgeSupport
 public enum SHA256 {
     /// The digest of `bytes` as 64 lower-case hexadecimal digits.
     public static func hex(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer { hex(buffer: $0) }
+    }
+
+    /// The digest of the bytes in `buffer`.
+    public static func hex(buffer: UnsafeBufferPointer<UInt8>) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
-        let status = bytes.withUnsafeBufferPointer { buffer in
-            digest.withUnsafeMutableBufferPointer { out in seedforge_sha256(buffer.baseAddress, buffer.count, out.baseAddress!) }
-        }
+        let status = digest.withUnsafeMutableBufferPointer { out in seedforge_sha256(buffer.baseAddress, buffer.count, out.baseAddress!) }
         precondition(status == 0, "OpenSSL SHA-256 failed")
         return hex(digest: digest)
     }

@@ -175,7 +175,7 @@ public struct HTMLSource: PagewiseSource {
         func pageFinding(_ rule: String, _ message: String, offset: Int = 0) -> Finding {
             Finding(rule: rule, severity: .warning, message: message, location: text.location(ofOffset: offset, pointer: "page \(text.pageNumber)"))
         }
-        var bytes = text.bytes
+        var bytes = text.bytes.array
         let hasBOM = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
         if bytes.dropFirst(hasBOM ? 3 : 0).allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
             page.fileFindings.append(pageFinding("empty-page", "the page is empty"))
@@ -276,8 +276,9 @@ public struct HTMLSource: PagewiseSource {
 
     public func nextFile(after text: SourceText, path: String) -> NextPage? {
         guard let nextXPath else { return nil }
-        let decision = PageEncoding.decide(text.bytes)
-        guard let document = HTMLDocument(bytes: decision.transcoded ?? text.bytes, url: text.displayPath, encoding: decision.encoding) else { return nil }
+        let bytes = text.bytes.array
+        let decision = PageEncoding.decide(bytes)
+        guard let document = HTMLDocument(bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding) else { return nil }
         let href: String? = withExtendedLifetime(document) {
             document.select(nextXPath).first.flatMap { HTMLDocument.attribute("href", of: $0) }?.trimmingCharacters(in: .whitespaces)
         }

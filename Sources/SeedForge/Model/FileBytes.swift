@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bytes of an input file, for as long as records point into them. A plain file is
+/// memory-mapped, not copied: after its records are read, `releaseResidentPages` lets the
+/// kernel drop its pages, and the few a later message needs (a line and column, a value
+/// as written) are read back from the file on demand, so a run does not hold every input
+/// in memory. Decompressed text (gzip inputs) and test data live in allocated memory.
+///
+/// An input file must not be truncated while a run reads it (a mapped page past the new
+/// end cannot be read back); cron jobs that replace inputs should write a new file and
+/// rename it, as most tools do.
+public final class FileBytes: @unchecked Sendable {
+    public let buffer: UnsafeBufferPointer<UInt8>
+    private let owner: Owner
+
+    private enum Owner {
+        case mapped, allocated, malloc
+    }
+
+    /// A copy of `bytes` in memory of its own.
+    public init(copying bytes: [UInt8]) {
+        let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
+        _ = UnsafeMutableBufferPointer(start: memory, count: bytes.count).initialize(from: bytes)
+        buffer = UnsafeBufferPointer(start: memory, count: bytes.count)
+        owner = .allocated
+    }
+
+    /// Takes over `count` bytes at `memory`, allocated with `malloc` (freed with `free`).
+    init(adoptingMalloc memory: UnsafeMutablePointer<UInt8>, count: Int) {
+        buffer = UnsafeBufferPointer(start: memory, count: count)
+        owner = .malloc
+    }
+
+    private init(mapping address: UnsafeMutableRawPointer, count: Int) {
+        buffer = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: count)
+        owner = .mapped
+    }
+
+    /// The file's bytes, mapped read-only; read into memory where the file cannot be
+    /// mapped (a pipe, a special file).
+    public static func read(path: String) throws -> FileBytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
+            throw IOFailure("cannot read \(Paths.display(path)): \(reason)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+            // An empty size may still have contents (files of /proc): read those.
+            let size = Int(info.st_size)
+            if size > 0, let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED {
+                return FileBytes(mapping: address, count: size)
+            }
+        }
+        // Not mappable (a pipe, a special or empty file): read it to the end.
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw IOFailure("cannot read \(Paths.display(path)): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+        }
+        return FileBytes(copying: bytes)
+    }
+
+    deinit {
+        switch owner {
+        case .mapped: munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress!), buffer.count)
+        case .malloc: free(UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+        case .allocated: UnsafeMutablePointer(mutating: buffer.baseAddress)?.deallocate()
+        }
+    }
+
+    /// Lets the kernel drop the mapped pages now (they are read back when touched); no
+    /// effect on bytes in allocated memory.
+    public func releaseResidentPages() {
+        guard owner == .mapped, buffer.count > 0 else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: buffer.baseAddress!), buffer.count, MADV_DONTNEED)
+    }
+
+    public var count: Int { buffer.count }
+    public subscript(index: Int) -> UInt8 { buffer[index] }
+    public subscript(range: Range<Int>) -> Slice<UnsafeBufferPointer<UInt8>> { buffer[range] }
+
+    public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(buffer)
+    }
+
+    /// A copy as an array (HTML pages, which libxml2 and the encoding check take as arrays).
+    public var array: [UInt8] { Array(buffer) }
+}
