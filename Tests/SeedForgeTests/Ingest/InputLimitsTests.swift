@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+/// Hostile input stays within the limits: a gzip bomb, a string of megabytes, a huge
+/// NDJSON line fail with a clear error naming the file and the limit (exit 1, previous
+/// dataset kept), and the defaults never touch real data.
+@Suite("Ingest: input limits")
+struct InputLimitsTests {
+    static func pipeline(kind: String = "json", path: String = "items.json", limits: String = "") -> String {
+        """
+        name: limited
+        sources:
+          items:
+            kind: \(kind)
+            path: \(path)
+            id: id
+            fields: {id: integer, name: string}
+        outputs:
+          - {file: items.json, collection: items}
+        \(limits)
+        """
+    }
+
+    /// A gzip file of `[{"id": 1, "name": "` + `spaces` MiB of spaces + `"}]`, built from
+    /// gzip members (one compressed MiB of spaces, repeated): a few KB on disk.
+    static func bomb(mebibytesOfSpaces spaces: Int) throws -> [UInt8] {
+        let oneMiB = try PaginatedSourceTests.gzip(String(repeating: " ", count: 1 << 20))
+        return try PaginatedSourceTests.gzip(#"[{"id": 1, "name": ""#)
+            + Array([[UInt8]](repeating: oneMiB, count: spaces).joined())
+            + PaginatedSourceTests.gzip(#""}]"#)
+    }
+
+    // MARK: - Definitions
+
+    @Test func aMisspelledLimitKeyIsADefinitionErrorWithASuggestion() throws {
+        let dir = try TempDir()
+        try dir.write("items.json", "[]")
+        try dir.write("limited.yml", Self.pipeline(limits: "limits: {max-file-byte: 1MiB}"))
+        let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("limited.yml:10:10: error: unknown key 'max-file-byte' in 'limits'; did you mean 'max-file-bytes'?"), "\(result.stderr)")
+        let lint = try CLI.run(["lint", "limited.yml"], cwd: dir.path)
+        #expect(lint.status == 2)
+        #expect(lint.stderr.contains("did you mean 'max-file-bytes'?"))
+    }
+
+    @Test(arguments: [
+        ("max-value-bytes: lots", "11:20", "'max-value-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found 'lots'"),
+        ("max-record-bytes: 1.5GiB", "11:21", "'max-record-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found '1.5GiB'"),
+        ("max-file-bytes: 0", "11:19", "'max-file-bytes' in 'limits' must be at least 1 byte"),
+        ("max-file-bytes: [1]", "11:19", "'max-file-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found a list"),
+    ])
+    func aBadSizeIsADefinitionErrorAtItsLineAndColumn(entry: String, place: String, message: String) throws {
+        let dir = try TempDir()
+        try dir.write("items.json", "[]")
+        try dir.write("limited.yml", Self.pipeline(limits: "limits:\n  \(entry)"))
+        let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("limited.yml:\(place): error: \(message)"), "\(result.stderr)")
+    }
+
+    @Test func limitsAreLoadedAndOptional() throws {
+        let pipeline = try Harness.load(
+            Self.pipeline(limits: "limits: {max-file-bytes: 2GiB, max-value-bytes: 512 KiB, max-record-bytes: 1000000}"),
+            files: ["items.json": "[]"])
+        #expect(pipeline.limits == InputLimits(maxFileBytes: 2 << 30, maxValueBytes: 512 << 10, maxRecordBytes: 1_000_000))
+        let partial = try Harness.load(Self.pipeline(limits: "limits: {max-value-bytes: 1MiB}"), files: ["items.json": "[]"])
+        #expect(partial.limits == InputLimits(maxValueBytes: 1 << 20))
+        #expect(try Harness.load(Self.pipeline(), files: ["items.json": "[]"]).limits == .defaults)
+    }
+
+    @Test(arguments: [
+        ("512MiB", 512 << 20), ("2GiB", 2 << 30), ("64KiB", 64 << 10), ("1000000", 1_000_000), ("2 gib", 2 << 30),
+        ("1TiB", 1 << 40), ("5MB", 5_000_000), ("1kb", 1000), ("100B", 100), (" 7 ", 7),
+    ])
+    func sizesParse(text: String, bytes: Int) {
+        #expect(ByteSize.parse(text) == bytes)
+    }
+
+    @Test func badSizesDoNotParse() {
+        for text in ["", "lots", "1.5GiB", "-1", "MiB", "1 MiBs", "1e6", "99999999999999999999", "9999999999TiB", "１MiB"] {
+            #expect(ByteSize.parse(text) == nil, "\(text)")
+        }
+        #expect(ByteSize.format(1 << 30) == "1 GiB")
+        #expect(ByteSize.format(16 << 20) == "16 MiB")
+        #expect(ByteSize.format(1536) == "1536 bytes")
+        #expect(ByteSize.format(3 << 10) == "3 KiB")
+        #expect(ByteSize.format(1) == "1 byte")
+    }
+
+    // MARK: - Defaults
+
+    @Test func theDefaultFileLimitRefusesTheIssuesTwoGiBExpansion() {
+        // The issue's file: 2 MB of gzip expanding to 2 GiB of spaces inside one string.
+        #expect(InputLimits.defaults.maxFileBytes == 1 << 30)
+        #expect(InputLimits.defaults.maxFileBytes < 2 << 30)
+        #expect(InputLimits.defaults.maxValueBytes == 16 << 20)
+        #expect(InputLimits.defaults.maxRecordBytes == 64 << 20)
+        #expect(InputLimits.defaults.maxValueBytes < InputLimits.defaults.maxRecordBytes)
+        #expect(InputLimits.defaults.maxRecordBytes < InputLimits.defaults.maxFileBytes)
+    }
+
+    @Test func theShippedPipelinesRunUnchangedUnderTheDefaults() throws {
+        let folder = CLI.repoRoot.appendingPathComponent("pipelines")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yml") && !$0.hasSuffix(".test.yml") }.sorted()
+        #expect(files.count >= 5)
+        for file in files {
+            let pipeline = try Loader.load(path: folder.appendingPathComponent(file).path)
+            #expect(pipeline.limits == .defaults, "\(file)")
+            let result = try Runner.run(pipeline, options: RunOptions(writeOutputs: false, logger: Harness.silent))
+            #expect(result.state.sourceErrors.isEmpty, "\(file): \(result.state.sourceErrors.map(\.error.description))")
+        }
+    }
+}
