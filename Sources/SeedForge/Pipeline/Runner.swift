@@ -104,7 +104,7 @@ public enum Runner {
                 var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
                 let text: SourceText
                 do {
-                    contents = try InputFile.read(file)
+                    contents = try InputFile.read(file, maxBytes: pipeline.limits.maxFileBytes)
                     text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
                     text.pageNumber = fileIndex
                     text.absolutePath = file
@@ -292,7 +292,7 @@ public enum Runner {
             let root = source.root
             let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = Parallel.run(files.count) { index in
                 Result {
-                    let contents = try InputFile.read(files[index])
+                    let contents = try InputFile.read(files[index], maxBytes: pipeline.limits.maxFileBytes)
                     let text = SourceText(displayPath: Paths.display(files[index]), bytes: contents.text)
                     text.pageNumber = firstNumber + index
                     text.absolutePath = files[index]

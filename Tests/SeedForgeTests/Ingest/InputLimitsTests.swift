@@ -1,3 +1,4 @@
+import CSeedForgeSupport
 import Foundation
 import Testing
 
@@ -30,6 +31,69 @@ struct InputLimitsTests {
         return try PaginatedSourceTests.gzip(#"[{"id": 1, "name": ""#)
             + Array([[UInt8]](repeating: oneMiB, count: spaces).joined())
             + PaginatedSourceTests.gzip(#""}]"#)
+    }
+
+    // MARK: - max-file-bytes
+
+    @Test func aGzipBombFailsTheRunNamingFileAndLimitAndKeepsThePreviousDataset() throws {
+        let dir = try TempDir()
+        try dir.write("limited.yml", Self.pipeline(path: "items.json.gz", limits: "limits: {max-file-bytes: 1MiB}"))
+        try dir.write("items.json.gz", bytes: try PaginatedSourceTests.gzip(#"[{"id": 1, "name": "Hurzuf"}]"#))
+        let good = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
+        #expect(good.status == 0, "\(good.stderr)")
+        let before = try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/limited")
+        #expect(before["items.json"] != nil)
+
+        let bomb = try Self.bomb(mebibytesOfSpaces: 4)
+        #expect(bomb.count < 64 << 10)
+        try dir.write("items.json.gz", bytes: bomb)
+        let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(
+            "items.json.gz:1:1: error: decompressed size exceeds limits.max-file-bytes (1 MiB); raise it in the pipeline's 'limits:' if this file is genuine"),
+            "\(result.stderr)")
+        #expect(try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/limited") == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func aPlainFileOverTheLimitIsRefusedBeforeItIsRead() throws {
+        let data = Array(("[" + String(repeating: #"{"id": 1},"#, count: 200) + #"{"id": 2}]"#).utf8)
+        #expect(data.count == 2011)
+        let error = try #require(Harness.sourceError(Self.pipeline(limits: "limits: {max-file-bytes: 1KiB}"), files: ["items.json": data]))
+        #expect(error.location.file.hasSuffix("items.json"))
+        #expect(error.message == "size (2011 bytes) exceeds limits.max-file-bytes (1 KiB); raise it in the pipeline's 'limits:' if this file is genuine")
+    }
+
+    @Test func decompressionStopsAtTheLimitInsteadOfInflatingEverything() throws {
+        // 64 MiB of spaces in 64 KB; with a limit of 1 MiB only 1 MiB + 1 byte is inflated
+        // (and never more allocated), whatever the expansion.
+        let bomb = try Self.bomb(mebibytesOfSpaces: 64)
+        let limit = 1 << 20
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let clock = ContinuousClock.now
+        let status = bomb.withUnsafeBufferPointer { seedforge_gunzip($0.baseAddress, $0.count, limit, &output, &length, &message, message.count) }
+        #expect(ContinuousClock.now - clock < .seconds(5))
+        #expect(status == -2)
+        #expect(output == nil)
+        #expect(length == limit + 1)
+
+        // At the limit exactly it succeeds; one byte less fails.
+        let exact = try PaginatedSourceTests.gzip(String(repeating: "a", count: 1000))
+        let fits = exact.withUnsafeBufferPointer { seedforge_gunzip($0.baseAddress, $0.count, 1000, &output, &length, &message, message.count) }
+        #expect(fits == 0 && length == 1000)
+        free(output)
+        output = nil
+        let over = exact.withUnsafeBufferPointer { seedforge_gunzip($0.baseAddress, $0.count, 999, &output, &length, &message, message.count) }
+        #expect(over == -2 && output == nil)
+
+        let dir = try TempDir()
+        let path = try dir.write("bomb.json.gz", bytes: bomb)
+        #expect(throws: SourceError.self) { try InputFile.read(path, maxBytes: limit) }
+        let small = try dir.write("exact.gz", bytes: exact)
+        #expect(try InputFile.read(small, maxBytes: 1000).text == Array(repeating: UInt8(ascii: "a"), count: 1000))
     }
 
     // MARK: - Definitions
