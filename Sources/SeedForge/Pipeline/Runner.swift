@@ -101,7 +101,7 @@ public enum Runner {
                 fileIndex += 1
                 visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
                 let contents: InputFile.Contents
-                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads, limits: pipeline.limits)
                 let text: SourceText
                 do {
                     contents = try InputFile.read(file, maxBytes: pipeline.limits.maxFileBytes)
@@ -313,7 +313,7 @@ public enum Runner {
                     continue
                 }
                 state.keep(text)
-                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: 1)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: 1, limits: pipeline.limits)
                 sink.take(page)
                 state.ingested[source.collection, default: 0] += sink.count
                 let datasetPath = Paths.relative(files[index], to: pipeline.baseDirectory)

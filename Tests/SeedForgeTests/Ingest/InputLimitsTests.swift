@@ -96,6 +96,130 @@ struct InputLimitsTests {
         #expect(try InputFile.read(small, maxBytes: 1000).text == Array(repeating: UInt8(ascii: "a"), count: 1000))
     }
 
+    // MARK: - max-value-bytes
+
+    @Test func aStringOverMaxValueBytesExits1WithFileLineAndColumn() throws {
+        let dir = try TempDir()
+        try dir.write("limited.yml", Self.pipeline(limits: "limits: {max-value-bytes: 1KiB}"))
+        let long = String(repeating: "x", count: 2000)
+        try dir.write("items.json", "[\n  {\"id\": 1, \"name\": \"ok\"},\n  {\"id\": 2, \"name\": \"\(long)\"}\n]\n")
+        let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(
+            "items.json:3:21: error: a string of 2000 bytes at /1/name exceeds limits.max-value-bytes (1 KiB); raise it in the pipeline's 'limits:' if this file is genuine"),
+            "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/limited"))
+        // At the limit exactly it is read.
+        try dir.write("items.json", "[{\"id\": 1, \"name\": \"\(String(repeating: "x", count: 1024))\"}]")
+        #expect(try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path).status == 0)
+    }
+
+    @Test(arguments: [
+        // A number, an escaped string (counted as written), a key, a value outside the
+        // records (`records:` documents are checked whole), an unknown field.
+        (#"[{"id": 1, "name": "a"}, {"id": 1\#(String(repeating: "0", count: 40))}]"#, "", "a number of 41 bytes at /1/id", 1, 33),
+        (#"[{"id": 1, "name": "\#(String(repeating: "\\n", count: 20))"}]"#, "", "a string of 40 bytes at /0/name", 1, 20),
+        (#"[{"id": 1, "\#(String(repeating: "k", count: 40))": 2}]"#, "", "a key of 40 bytes in the object at /0", 1, 12),
+        (#"{"note": "\#(String(repeating: "n", count: 40))", "results": [{"id": 1}]}"#, "    records: /results", "a string of 40 bytes at /note", 1, 10),
+        (#"[{"id": 1, "other": "\#(String(repeating: "o", count: 40))"}]"#, "", "a string of 40 bytes at /0/other", 1, 21),
+    ])
+    func everyKindOfLongValueIsCaught(data: String, extra: String, what: String, line: Int, column: Int) throws {
+        let yaml = Self.pipeline(limits: "limits: {max-value-bytes: 32}").replacingOccurrences(of: "    id: id\n", with: "    id: id\n\(extra)\n")
+        let error = try #require(Harness.sourceError(yaml, files: ["items.json": Array(data.utf8)]))
+        #expect(error.message.hasPrefix("\(what) exceeds limits.max-value-bytes (32 bytes)"), "\(error.message)")
+        #expect((error.location.line, error.location.column) == (line, column))
+        #expect(error.rule == "source")
+    }
+
+    @Test func aLongValueInALargeArrayReadOnSeveralThreadsIsFoundWithItsPointer() throws {
+        // Over 1 MiB, so the array is parsed in one chunk per thread; the long value is in
+        // the second chunk, whose record numbers are only known after the first.
+        var items = (0..<50_000).map { #"{"id": \#($0), "name": "city \#($0)"}"# }
+        items[40_000] = #"{"id": 40000, "name": "\#(String(repeating: "y", count: 5000))"}"#
+        let dir = try TempDir()
+        try dir.write("items.json", "[\n" + items.joined(separator: ",\n") + "\n]")
+        #expect(try dir.bytes("items.json").count > 1 << 20)
+        let pipeline = try Harness.load(Self.pipeline(limits: "limits: {max-value-bytes: 4KiB}"), in: dir)
+        do {
+            _ = try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", logger: Harness.silent, threads: 2))
+            Issue.record("the run should fail")
+        } catch let error as SourceError {
+            #expect(error.location.line == 40_002)
+            #expect(error.location.column == 23)
+            #expect(error.location.pointer == "/40000/name")
+        }
+    }
+
+    @Test func aLongValueOnAnNDJSONLineFailsTheFileNotJustTheLine() throws {
+        // Not a json-syntax rejection of the line: the whole file fails.
+        let yaml = Self.pipeline(kind: "ndjson", path: "items.ndjson", limits: "limits: {max-value-bytes: 16}")
+        let error = try #require(Harness.sourceError(yaml, files: ["items.ndjson": Array(#"""
+            {"id": 1}
+            {"id": 2, "name": "twenty characters..."}
+            """#.utf8)]))
+        #expect((error.location.line, error.location.column) == (2, 19))
+        #expect(error.location.pointer == "/name")
+        #expect(error.message.hasPrefix("a string of 20 bytes at /name exceeds limits.max-value-bytes (16 bytes)"))
+    }
+
+    // MARK: - max-record-bytes
+
+    @Test func anNDJSONRecordOverMaxRecordBytesExits1NamingTheLine() throws {
+        let dir = try TempDir()
+        try dir.write("limited.yml", Self.pipeline(kind: "ndjson", path: "items.ndjson", limits: "limits:\n  max-record-bytes: 4KiB"))
+        let long = (0..<500).map { #""k\#($0)": 1"# }.joined(separator: ", ")
+        try dir.write("items.ndjson", "{\"id\": 1, \"name\": \"ok\"}\n{\"id\": 2, \(long)}\n{\"id\": 3}\n")
+        let size = "{\"id\": 2, \(long)}".utf8.count
+        #expect(size > 4096)
+        let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(
+            "items.ndjson:2:1: error: a record of \(size) bytes on this line exceeds limits.max-record-bytes (4 KiB); raise it in the pipeline's 'limits:' if this file is genuine"),
+            "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/limited"))
+    }
+
+    @Test func aJSONRecordOverMaxRecordBytesNamesItsPointer() throws {
+        let long = (0..<50).map { #""k\#($0)": 1"# }.joined(separator: ", ")
+        let error = try #require(Harness.sourceError(
+            Self.pipeline(limits: "limits: {max-record-bytes: 256}"),
+            files: ["items.json": Array("[{\"id\": 1},\n {\"id\": 2, \(long)}]".utf8)]))
+        #expect(error.location.line == 2)
+        #expect(error.location.column == 2)
+        #expect(error.location.pointer == "/1")
+        #expect(error.message.hasPrefix("a record of "))
+        #expect(error.message.contains(" bytes at /1 exceeds limits.max-record-bytes (256 bytes)"), "\(error.message)")
+    }
+
+    @Test func ndjsonLinesOverALimitAreFoundAnywhereInALongFile() throws {
+        let yaml = Self.pipeline(kind: "ndjson", path: "items.ndjson", limits: "limits: {max-record-bytes: 256}")
+        var lines = (0..<2000).map { #"{"id": \#($0), "name": "item \#($0)"}"# }
+        #expect(Harness.sourceError(yaml, files: ["items.ndjson": Array(lines.joined(separator: "\n").utf8)]) == nil)
+        // Exactly at the limit (trailing white space and CR not counted) is allowed.
+        lines[700] = #"{"id": 700, "name": "\#(String(repeating: "a", count: 256 - 23))"}"# + " \r"
+        #expect(lines[700].utf8.count == 258)
+        #expect(Harness.sourceError(yaml, files: ["items.ndjson": Array(lines.joined(separator: "\n").utf8)]) == nil)
+        lines[1500] = #"{"id": 1500, "name": "\#(String(repeating: "b", count: 300))"}"#
+        let error = try #require(Harness.sourceError(yaml, files: ["items.ndjson": Array(lines.joined(separator: "\n").utf8)]))
+        #expect((error.location.line, error.location.column) == (1501, 1))
+        #expect(error.message.hasPrefix("a record of 324 bytes on this line exceeds limits.max-record-bytes (256 bytes)"), "\(error.message)")
+    }
+
+    @Test func validateReportsAFileOverALimitAndChecksTheOtherFiles() throws {
+        let dir = try TempDir()
+        try dir.write("limited.yml", Self.pipeline(kind: "ndjson", path: "items-*.ndjson", limits: "limits: {max-record-bytes: 64}"))
+        try dir.write("items-1.ndjson", "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"\(String(repeating: "b", count: 80))\"}\n")
+        try dir.write("items-2.ndjson", "{\"id\": 3, \"name\": \"c\"}\n{\"id\": \"four\"}\n")
+        let result = try CLI.run(["validate", "limited.yml"], cwd: dir.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("items-1.ndjson"), "\(result.stdout)")
+        #expect(result.stdout.contains("2:1      error    a record of 101 bytes on this line exceeds limits.max-record-bytes (64 bytes)"), "\(result.stdout)")
+        #expect(result.stdout.contains("[source]"))
+        // The other file is still checked: its bad id is reported.
+        #expect(result.stdout.contains("items-2.ndjson"))
+        #expect(result.stdout.contains("[type]"))
+    }
+
     // MARK: - Definitions
 
     @Test func aMisspelledLimitKeyIsADefinitionErrorWithASuggestion() throws {
