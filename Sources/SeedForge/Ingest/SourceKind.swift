@@ -162,13 +162,15 @@ public struct IngestSink {
 /// records and page findings are extracted, then taken in file order).
 public protocol PagewiseSource: SourceKind {
     var readsPagesInParallel: Bool { get }
-    func extractPage(_ text: SourceText, mapping: FieldMapping) -> ExtractedPage
+    func extractPage(_ text: SourceText, mapping: FieldMapping, limits: InputLimits) -> ExtractedPage
 }
 
 /// What one file gave: its records (and findings about them) and findings about the file.
 public struct ExtractedPage: Sendable {
     public var entries: [IngestEntry] = []
     public var fileFindings: [Finding] = []
+    /// A page over one of the pipeline's limits: it fails as a whole (no entries).
+    public var failure: SourceError?
 }
 
 extension IngestSink {

@@ -298,7 +298,9 @@ public enum Runner {
                     text.absolutePath = files[index]
                     text.sourceRoot = root
                     text.fieldPaths = source.mapping.pathsByName
-                    return (contents, text, pagewise.extractPage(text, mapping: source.mapping))
+                    let page = pagewise.extractPage(text, mapping: source.mapping, limits: pipeline.limits)
+                    if let failure = page.failure { throw failure }
+                    return (contents, text, page)
                 }
             }
             for (index, result) in results.enumerated() {

@@ -162,6 +162,34 @@ struct InputLimitsTests {
         #expect(error.message.hasPrefix("a string of 20 bytes at /name exceeds limits.max-value-bytes (16 bytes)"))
     }
 
+    @Test func anHTMLFieldTextOverMaxValueBytesFailsThePage() throws {
+        let yaml = """
+            name: pages
+            sources:
+              items:
+                kind: html
+                path: "pages/*.html"
+                items: li.item
+                fields:
+                  name: {select: span.name, required: true}
+            outputs:
+              - {file: items.json, collection: items}
+            limits: {max-value-bytes: 64}
+            """
+        func page(_ name: String) -> [UInt8] {
+            Array("<html><body><ul>\n<li class=\"item\"><span class=\"name\">ok</span></li>\n<li class=\"item\"><span class=\"name\">\(name)</span></li></ul></body></html>".utf8)
+        }
+        let long = page(String(repeating: "z", count: 100))
+        // Several pages are read on several threads; one page alone through `read`.
+        for files in [["pages/1.html": page("fine"), "pages/2.html": long], ["pages/2.html": long]] {
+            let error = try #require(Harness.sourceError(yaml, files: files))
+            #expect(error.location.file.hasSuffix("pages/2.html"))
+            #expect(error.location.line == 3)
+            #expect(error.location.pointer.hasSuffix("item 2, field name (span.name)"), "\(error.location.pointer)")
+            #expect(error.message == "the text of field 'name' of item 2 (100 bytes) exceeds limits.max-value-bytes (64 bytes); raise it in the pipeline's 'limits:' if this file is genuine")
+        }
+    }
+
     // MARK: - max-record-bytes
 
     @Test func anNDJSONRecordOverMaxRecordBytesExits1NamingTheLine() throws {
