@@ -47,6 +47,7 @@ let package = Package(
             dependencies: [
                 "SeedForge",
                 "CLibXML2",
+                "CSeedForgeSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),

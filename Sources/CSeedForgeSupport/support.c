@@ -33,7 +33,7 @@ int seedforge_exchange_paths(const char *first, const char *second) {
 #include <string.h>
 #include <zlib.h>
 
-int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output, size_t *output_length,
+int seedforge_gunzip(const uint8_t *input, size_t input_length, size_t max_output, uint8_t **output, size_t *output_length,
                      char *error, size_t error_size) {
     z_stream stream;
     memset(&stream, 0, sizeof stream);
@@ -41,14 +41,24 @@ int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output
         snprintf(error, error_size, "cannot start gzip decompression");
         return -1;
     }
-    size_t capacity = input_length * 4 + 1024;
+    /* Room for one byte past the limit: inflating it proves the output is too large. */
+    size_t ceiling = max_output < SIZE_MAX ? max_output + 1 : SIZE_MAX;
+    size_t capacity = input_length < (SIZE_MAX - 1024) / 4 ? input_length * 4 + 1024 : SIZE_MAX;
+    if (capacity > ceiling) capacity = ceiling;
     uint8_t *buffer = malloc(capacity);
     if (!buffer) { inflateEnd(&stream); snprintf(error, error_size, "out of memory"); return -1; }
     size_t length = 0;
     stream.next_in = (Bytef *)input;
     for (;;) {
         if (length == capacity) {
-            capacity *= 2;
+            if (capacity == ceiling) {
+                snprintf(error, error_size, "decompressed size exceeds %zu bytes", max_output);
+                free(buffer);
+                inflateEnd(&stream);
+                *output_length = length;
+                return -2;
+            }
+            capacity = capacity <= ceiling / 2 ? capacity * 2 : ceiling;
             uint8_t *grown = realloc(buffer, capacity);
             if (!grown) { free(buffer); inflateEnd(&stream); snprintf(error, error_size, "out of memory"); return -1; }
             buffer = grown;
@@ -73,6 +83,12 @@ int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output
                 continue;
             }
             inflateEnd(&stream);
+            if (length > max_output) {
+                snprintf(error, error_size, "decompressed size exceeds %zu bytes", max_output);
+                free(buffer);
+                *output_length = length;
+                return -2;
+            }
             *output = buffer;
             *output_length = length;
             return 0;

@@ -30,10 +30,12 @@ int seedforge_sha256_end(void *context, uint8_t digest[32]);
 #include <stddef.h>
 #include <stdint.h>
 
-/// Decompresses a gzip stream (one or more members). On success returns 0 and sets
-/// *output (malloc'd; free with free()) and *output_length. On failure returns -1 and
-/// writes a message into error (error_size bytes).
-int seedforge_gunzip(const uint8_t *input, size_t input_length, uint8_t **output, size_t *output_length,
+/// Decompresses a gzip stream (one or more members) of at most max_output bytes. On
+/// success returns 0 and sets *output (malloc'd; free with free()) and *output_length. On
+/// failure returns -1 and writes a message into error (error_size bytes). When the output
+/// would exceed max_output, stops there and returns -2 with *output_length set to the bytes
+/// inflated (max_output + 1): it never allocates more than max_output + 1 bytes of output.
+int seedforge_gunzip(const uint8_t *input, size_t input_length, size_t max_output, uint8_t **output, size_t *output_length,
                      char *error, size_t error_size);
 
 /// SHA-256 of a buffer (OpenSSL, using the CPU's SHA instructions where present).

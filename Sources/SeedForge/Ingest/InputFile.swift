@@ -3,7 +3,9 @@ import Foundation
 
 /// Reads an input file's bytes, decompressing gzip (`.json.gz`, recognised by its magic
 /// bytes, so the extension does not matter). Line and column in messages about a
-/// compressed file count in its decompressed text.
+/// compressed file count in its decompressed text. A file larger than `maxBytes`
+/// (`limits.max-file-bytes`) as stored or decompressed is a source error; decompression
+/// stops at the limit, so a gzip bomb costs no more than `maxBytes` of memory.
 public enum InputFile {
     public struct Contents {
         /// The bytes as stored (what the manifest's SHA-256 describes).
@@ -12,17 +14,26 @@ public enum InputFile {
         public let text: FileBytes
     }
 
-    public static func read(_ path: String) throws -> Contents {
+    public static func read(_ path: String, maxBytes: Int = InputLimits.defaultMaxFileBytes) throws -> Contents {
+        // Mapping a file costs no memory: its size is checked before any byte is read.
         let raw = try FileBytes.read(path: path)
+        if raw.count > maxBytes { throw tooLarge(path, "size (\(raw.count) bytes)", maxBytes) }
         guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else { return Contents(raw: raw, text: raw) }
-        return Contents(raw: raw, text: try gunzip(raw.buffer, path: path))
+        return Contents(raw: raw, text: try gunzip(raw.buffer, path: path, maxBytes: maxBytes))
     }
 
-    static func gunzip(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws -> FileBytes {
+    static func tooLarge(_ path: String, _ what: String, _ maxBytes: Int) -> SourceError {
+        SourceError(
+            location: Location(file: Paths.display(path), line: 1, column: 1, pointer: ""),
+            message: InputLimits.exceeded(what, key: "max-file-bytes", limit: maxBytes))
+    }
+
+    static func gunzip(_ bytes: UnsafeBufferPointer<UInt8>, path: String, maxBytes: Int) throws -> FileBytes {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 256)
-        let status = seedforge_gunzip(bytes.baseAddress, bytes.count, &output, &length, &message, message.count)
+        let status = seedforge_gunzip(bytes.baseAddress, bytes.count, max(0, maxBytes), &output, &length, &message, message.count)
+        if status == -2 { throw tooLarge(path, "decompressed size", maxBytes) }
         guard status == 0, let output else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw SourceError(location: Location(file: Paths.display(path), line: 1, column: 1, pointer: ""), message: text)

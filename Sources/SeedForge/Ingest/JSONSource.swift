@@ -2,7 +2,8 @@ import Foundation
 
 /// `kind: json`: a JSON array of records, or an array inside a larger document found by
 /// the JSON Pointer under `records:` (for API responses like `{"results": [...]}`).
-/// A syntax error anywhere fails the source with the file, line and column.
+/// A syntax error anywhere fails the source with the file, line and column, and so does a
+/// value or record over the pipeline's `limits` (with its JSON Pointer).
 public struct JSONSource: SourceKind {
     public static let spec = KindSpec(
         stage: .ingest, name: "json",
@@ -92,8 +93,9 @@ public struct JSONSource: SourceKind {
     }
 
     public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
-        try text.bytes.withUnsafeBufferPointer { buffer in
-            var reader = JSONReader(bytes: buffer)
+        let limits = sink.limits
+        return try text.bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(bytes: buffer, maxValueBytes: limits.maxValueBytes)
             reader.skipByteOrderMark()
             let documentStart = reader.position
             guard reader.peek() != nil else {
@@ -111,6 +113,8 @@ public struct JSONSource: SourceKind {
                     try Self.expectEnd(&reader, text)
                 } catch let error as JSONSyntaxError {
                     throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+                } catch let error as JSONLimitError {
+                    throw limits.valueTooLong(text, error, from: documentStart)
                 }
             }
             var pointer = ""
@@ -140,7 +144,7 @@ public struct JSONSource: SourceKind {
             let arrayStart = reader.position
             let chunks: [[IngestEntry]]
             do {
-                let (parsed, arrayEnd) = try Self.parseElements(buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads)
+                let (parsed, arrayEnd) = try Self.parseElements(buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads, limits: limits)
                 chunks = parsed
                 if recordsPath == nil {
                     reader.position = arrayEnd
@@ -153,6 +157,12 @@ public struct JSONSource: SourceKind {
                 // The first error in document order, as a check of the whole file finds it.
                 if recordsPath != nil { try checkDocument() }
                 throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+            } catch let error as JSONLimitError {
+                throw limits.valueTooLong(text, error, from: documentStart)
+            } catch let error as ValueTooLong {
+                throw limits.valueTooLong(text, error.error, from: documentStart, record: error.record)
+            } catch let error as RecordTooLarge {
+                throw limits.recordTooLarge(text, offset: error.offset, length: error.length, from: documentStart)
             }
             // The page metadata is checked before any record is taken, so a file that
             // fails contributes no record at all.
@@ -269,7 +279,8 @@ public struct JSONSource: SourceKind {
     /// boundary (`}` `,` `{`); the chunk before it must end exactly there, or the guess was
     /// wrong (a look-alike inside a string) and the array is read again in one piece.
     static func parseElements(
-        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, mapping: FieldMapping, threads: Int
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, mapping: FieldMapping, threads: Int,
+        limits: InputLimits
     ) throws -> (chunks: [[IngestEntry]], end: Int) {
         var splits: [Int] = []
         let length = buffer.count - arrayStart
@@ -283,7 +294,7 @@ public struct JSONSource: SourceKind {
         if !splits.isEmpty {
             let starts = [arrayStart] + splits
             let results = Parallel.run(starts.count) { piece in
-                parseChunk(buffer, text, from: starts[piece], first: piece == 0, stop: piece + 1 < starts.count ? starts[piece + 1] : nil, mapping: mapping)
+                parseChunk(buffer, text, from: starts[piece], first: piece == 0, stop: piece + 1 < starts.count ? starts[piece + 1] : nil, mapping: mapping, limits: limits)
             }
             var aligned = true
             for (piece, result) in results.enumerated() {
@@ -295,14 +306,15 @@ public struct JSONSource: SourceKind {
             }
             if aligned { return (results.map(\.entries), results.last!.end) }
         }
-        let whole = parseChunk(buffer, text, from: arrayStart, first: true, stop: nil, mapping: mapping)
+        let whole = parseChunk(buffer, text, from: arrayStart, first: true, stop: nil, mapping: mapping, limits: limits)
         if let error = whole.error { throw error }
         return ([whole.entries], whole.end)
     }
 
     struct Chunk {
         var entries: [IngestEntry] = []
-        var error: JSONSyntaxError?
+        /// A `JSONSyntaxError`, `JSONLimitError`, `ValueTooLong` or `RecordTooLarge`.
+        var error: Error?
         /// Where the chunk stopped: the start of the element at or after `stop`, or nil at ']'.
         var stoppedAt: Int?
         /// The position just after the closing ']' (last chunk).
@@ -312,10 +324,11 @@ public struct JSONSource: SourceKind {
     /// Parses elements from `from` (the '[' for the first chunk, else an element start)
     /// until the element starting at or after `stop`, or the closing bracket.
     static func parseChunk(
-        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, from: Int, first: Bool, stop: Int?, mapping: FieldMapping
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, from: Int, first: Bool, stop: Int?, mapping: FieldMapping,
+        limits: InputLimits
     ) -> Chunk {
         var chunk = Chunk()
-        var reader = JSONReader(bytes: buffer, start: from)
+        var reader = JSONReader(bytes: buffer, start: from, maxValueBytes: limits.maxValueBytes)
         var index = 0
         do {
             if first { reader.position += 1 }
@@ -333,23 +346,50 @@ public struct JSONSource: SourceKind {
                 }
                 let origin = Origin(source: text, offset: offset, index: index)
                 // A record that is not clean, or not valid JSON, is read again by the
-                // general reader, which reports exactly why and where.
-                if let record = (try? mapping.readClean(&reader, origin: origin)) ?? nil {
-                    chunk.entries.append(.record(record))
-                } else {
-                    reader.position = offset
-                    let value = try reader.readValue()
-                    chunk.entries.append(IngestEntry.make(value, origin: origin, duplicateKey: reader.duplicateKeyOffset, mapping: mapping))
+                // general reader, which reports exactly why and where. A value over the
+                // limit fails at once, naming its record.
+                do {
+                    var clean: Record?
+                    do {
+                        clean = try mapping.readClean(&reader, origin: origin)
+                    } catch let error as JSONLimitError {
+                        throw error
+                    } catch {
+                        clean = nil
+                    }
+                    if let record = clean {
+                        chunk.entries.append(.record(record))
+                    } else {
+                        reader.position = offset
+                        let value = try reader.readValue()
+                        chunk.entries.append(IngestEntry.make(value, origin: origin, duplicateKey: reader.duplicateKeyOffset, mapping: mapping))
+                    }
+                } catch let error as JSONLimitError {
+                    throw ValueTooLong(error: error, record: offset)
+                }
+                if reader.position - offset > limits.maxRecordBytes {
+                    throw RecordTooLarge(offset: offset, length: reader.position - offset)
                 }
                 index += 1
             }
             chunk.end = reader.position
-        } catch let error as JSONSyntaxError {
-            chunk.error = error
         } catch {
-            preconditionFailure("JSONReader throws only JSONSyntaxError")
+            // A JSONSyntaxError or JSONLimitError from the reader, ValueTooLong or RecordTooLarge.
+            chunk.error = error
         }
         return chunk
+    }
+
+    /// An element longer than `limits.max-record-bytes` (found by `parseChunk`).
+    struct RecordTooLarge: Error {
+        let offset: Int
+        let length: Int
+    }
+
+    /// A value over `limits.max-value-bytes` inside the element starting at `record`.
+    struct ValueTooLong: Error {
+        let error: JSONLimitError
+        let record: Int
     }
 
     /// The start of an object element near `guess`: a `{` whose previous non-blank byte

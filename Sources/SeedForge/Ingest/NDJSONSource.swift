@@ -1,5 +1,8 @@
+import Foundation
+
 /// `kind: ndjson`: one JSON record per line (JSON Lines). A line that is not valid JSON
-/// is rejected with its line and column and the run goes on; blank lines are skipped.
+/// is rejected with its line and column and the run goes on; blank lines are skipped. A
+/// line over the pipeline's `limits` fails the file before any of its records is taken.
 public struct NDJSONSource: SourceKind {
     public static let spec = KindSpec(
         stage: .ingest, name: "ndjson",
@@ -18,7 +21,9 @@ public struct NDJSONSource: SourceKind {
     public init(config: ConfigMap) throws {}
 
     public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
-        text.bytes.withUnsafeBufferPointer { buffer in
+        let limits = sink.limits
+        try text.bytes.withUnsafeBufferPointer { buffer in
+            try Self.checkLimits(buffer, text, limits)
             var lineStart = 0
             var index = 0
             var skipBOM = true
@@ -52,6 +57,45 @@ public struct NDJSONSource: SourceKind {
             }
         }
         return nil
+    }
+
+    /// Checks every line against the limits before any record is taken, so a file over one
+    /// gives no record at all (validation reports it and goes on with the other files).
+    /// Only a line longer than the smaller limit can break one, so the check jumps from a
+    /// line start to the last line end within that many bytes: a few steps per file.
+    static func checkLimits(_ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, _ limits: InputLimits) throws {
+        let shortest = min(limits.maxValueBytes, limits.maxRecordBytes)
+        guard let base = buffer.baseAddress else { return }
+        var lineStart = 0
+        while buffer.count - lineStart > shortest {
+            // A line end among the next `shortest + 1` bytes: every line before it is short.
+            var back = lineStart + shortest
+            while back >= lineStart, buffer[back] != 0x0A { back -= 1 }
+            if back >= lineStart {
+                lineStart = back + 1
+                continue
+            }
+            let from = lineStart + shortest + 1
+            let lineEnd = memchr(base + from, 0x0A, buffer.count - from).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buffer.count
+            var reader = JSONReader(bytes: buffer, start: lineStart, end: lineEnd, maxValueBytes: limits.maxValueBytes)
+            if lineStart == 0 { reader.skipByteOrderMark() }
+            if reader.peek() != nil {
+                let start = reader.position
+                var end = lineEnd
+                while end > start, [0x20, 0x0D, 0x09].contains(buffer[end - 1]) { end -= 1 }
+                if end - start > limits.maxRecordBytes {
+                    throw limits.recordTooLarge(text, offset: start, length: end - start, from: nil)
+                }
+                do {
+                    try reader.skipValue()
+                } catch let error as JSONLimitError {
+                    throw limits.valueTooLong(text, error, from: start)
+                } catch {
+                    // A syntax error: the line is rejected when it is read.
+                }
+            }
+            lineStart = lineEnd + 1
+        }
     }
 
     public func document(holding records: [Value]) -> [UInt8] {

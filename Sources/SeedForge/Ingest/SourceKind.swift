@@ -57,7 +57,8 @@ public struct SourceError: Error, Sendable, CustomStringConvertible {
     public let location: Location
     public let message: String
     /// The rule code reports show: `json-syntax` for a syntax error, `source` otherwise
-    /// (an empty file, the wrong top-level shape, broken page sequence or gzip data).
+    /// (an empty file, the wrong top-level shape, broken page sequence or gzip data, a
+    /// file, value or record over the pipeline's `limits`).
     public let rule: String
 
     public init(location: Location, message: String, rule: String = "source") {
@@ -84,13 +85,16 @@ public struct IngestSink {
     let state: RunState
     /// How many threads a source may parse with.
     public let threads: Int
+    /// The pipeline's limits on one value and one record.
+    public let limits: InputLimits
     public private(set) var count = 0
 
-    init(collection: String, mapping: FieldMapping, state: RunState, threads: Int = 1) {
+    init(collection: String, mapping: FieldMapping, state: RunState, threads: Int = 1, limits: InputLimits = .defaults) {
         self.collection = collection
         self.mapping = mapping
         self.state = state
         self.threads = threads
+        self.limits = limits
     }
 
     /// Maps and keeps a record, or rejects it with its findings. `rejectedFor` is a
@@ -158,13 +162,15 @@ public struct IngestSink {
 /// records and page findings are extracted, then taken in file order).
 public protocol PagewiseSource: SourceKind {
     var readsPagesInParallel: Bool { get }
-    func extractPage(_ text: SourceText, mapping: FieldMapping) -> ExtractedPage
+    func extractPage(_ text: SourceText, mapping: FieldMapping, limits: InputLimits) -> ExtractedPage
 }
 
 /// What one file gave: its records (and findings about them) and findings about the file.
 public struct ExtractedPage: Sendable {
     public var entries: [IngestEntry] = []
     public var fileFindings: [Finding] = []
+    /// A page over one of the pipeline's limits: it fails as a whole (no entries).
+    public var failure: SourceError?
 }
 
 extension IngestSink {

@@ -3,7 +3,8 @@
 /// It works on the file's bytes, validates UTF-8, never recurses deeper than `maxDepth`,
 /// and reports errors as byte offsets; `SourceText` turns an offset into a line and a
 /// column only when a message needs one. It reads records one at a time, so a caller can
-/// stop, skip or locate a value without materialising the whole document.
+/// stop, skip or locate a value without materialising the whole document. A string or
+/// number longer than `maxValueBytes` throws `JSONLimitError` (checked once, at its end).
 public struct JSONReader {
     public static let defaultMaxDepth = 256
 
@@ -12,17 +13,23 @@ public struct JSONReader {
     public var position: Int
     let end: Int
     let maxDepth: Int
+    /// Longest string or number allowed, in bytes as written (`limits.max-value-bytes`).
+    let maxValueBytes: Int
     /// Offset of the first repeated key seen in the last value read, if any.
     public var duplicateKeyOffset: Int?
     /// A value already checked (the records array, parsed on several threads): skipping
     /// jumps over it instead of checking it again.
     public var checked: Range<Int>?
 
-    public init(bytes: UnsafeBufferPointer<UInt8>, start: Int = 0, end: Int? = nil, maxDepth: Int = JSONReader.defaultMaxDepth) {
+    public init(
+        bytes: UnsafeBufferPointer<UInt8>, start: Int = 0, end: Int? = nil, maxDepth: Int = JSONReader.defaultMaxDepth,
+        maxValueBytes: Int = .max
+    ) {
         self.bytes = bytes
         self.position = start
         self.end = end ?? bytes.count
         self.maxDepth = maxDepth
+        self.maxValueBytes = maxValueBytes
     }
 
     // MARK: - Structure
@@ -199,6 +206,7 @@ public struct JSONReader {
             while position < end, isDigit(bytes[position]) { position += 1 }
         }
         let length = position - start
+        if length > maxValueBytes { throw JSONLimitError(offset: start, length: length, what: "a number") }
         if isInteger, length <= 18 {
             var negative = false
             var index = start
@@ -229,6 +237,7 @@ public struct JSONReader {
         while position < end {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
+                if position - start > maxValueBytes { throw tooLong(open) }
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
                 position += 1
                 return text
@@ -243,6 +252,7 @@ public struct JSONReader {
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""):
+                if position - start > maxValueBytes { throw tooLong(open) }
                 position += 1
                 return String(decoding: buffer, as: UTF8.self)
             case UInt8(ascii: "\\"):
@@ -259,6 +269,11 @@ public struct JSONReader {
             }
         }
         throw JSONSyntaxError(offset: open, message: "unterminated string (truncated file?)")
+    }
+
+    /// The string opened at `open` and closed at `position` is over `maxValueBytes`.
+    func tooLong(_ open: Int) -> JSONLimitError {
+        JSONLimitError(offset: open, length: position - open - 1, what: "a string")
     }
 
     func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
@@ -468,6 +483,7 @@ public struct JSONReader {
         while position < end {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
+                if position - open - 1 > maxValueBytes { throw tooLong(open) }
                 position += 1
                 return plain
             }
@@ -576,6 +592,8 @@ public struct JSONReader {
                     if keyOffset == target { return components + [.key(key)] }
                     guard (try? expect(UInt8(ascii: ":"), "':'")) != nil, peek() != nil else { return nil }
                     let valueStart = position
+                    // The value itself: no need to skip it (it may be very long).
+                    if valueStart == target { return components + [.key(key)] }
                     guard (try? skipValue()) != nil else { return nil }
                     if target >= valueStart && target < position {
                         position = valueStart
@@ -590,6 +608,7 @@ public struct JSONReader {
                 var index = 0
                 while let next = peek(), next != UInt8(ascii: "]") {
                     let valueStart = position
+                    if valueStart == target { return components + [.index(index)] }
                     guard (try? skipValue()) != nil else { return nil }
                     if target >= valueStart && target < position {
                         position = valueStart

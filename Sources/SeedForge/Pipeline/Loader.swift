@@ -6,7 +6,7 @@ import Yams
 /// collections and fields, missing input files, bad output names. `lint`, `validate` and
 /// `run` all come through here, so they can never disagree about what is valid.
 public enum Loader {
-    static let topKeys = ["name", "description", "sources", "steps", "outputs", "thresholds"]
+    static let topKeys = ["name", "description", "sources", "steps", "outputs", "thresholds", "limits"]
     static let stepStages: [Stage] = [.validate, .normalize, .enrich, .aggregate]
 
     public static func load(path: String) throws -> Pipeline {
@@ -104,6 +104,7 @@ public enum Loader {
         }
 
         let thresholds = collect { try loadThresholds(top) } ?? Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
+        let limits = collect { try loadLimits(top) } ?? .defaults
 
         if !collector.errors.isEmpty {
             throw DefinitionErrors(collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
@@ -111,7 +112,7 @@ public enum Loader {
         return Pipeline(
             name: name, description: description, file: file, fileSHA256: sha256, baseDirectory: baseDirectory,
             sources: sources, steps: steps,
-            outputs: outputs, thresholds: thresholds, schemas: plan.schemas, collections: plan.collectionOrder,
+            outputs: outputs, thresholds: thresholds, limits: limits, schemas: plan.schemas, collections: plan.collectionOrder,
             derivedCollections: plan.derivedCollections, referenceCollections: plan.referenceCollections)
     }
 
@@ -332,6 +333,32 @@ public enum Loader {
             thresholds.maxRejectFraction = fraction
         }
         return thresholds
+    }
+
+    /// `limits:`: sizes such as `512MiB`, `2 GiB` or `1000000` (bytes); every key optional.
+    static func loadLimits(_ top: ConfigMap) throws -> InputLimits {
+        var limits = InputLimits.defaults
+        guard let node = top["limits"] else { return limits }
+        let map = try node.mapping("'limits'")
+        var errors = map.unknownKeys(allowed: InputLimits.keys)
+        func size(_ key: String) -> Int? {
+            guard let node = map[key] else { return nil }
+            let text = (try? node.string("'\(key)'")) ?? ""
+            guard let bytes = ByteSize.parse(text) else {
+                errors.append(node.error("'\(key)' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found \(node.typeDescription)"))
+                return nil
+            }
+            guard bytes >= 1 else {
+                errors.append(node.error("'\(key)' in 'limits' must be at least 1 byte"))
+                return nil
+            }
+            return bytes
+        }
+        if let bytes = size("max-file-bytes") { limits.maxFileBytes = bytes }
+        if let bytes = size("max-value-bytes") { limits.maxValueBytes = bytes }
+        if let bytes = size("max-record-bytes") { limits.maxRecordBytes = bytes }
+        if !errors.isEmpty { throw DefinitionErrors(errors) }
+        return limits
     }
 }
 

@@ -54,6 +54,8 @@ public struct Pipeline: Sendable {
     public let steps: [PlannedStep]
     public let outputs: [OutputDefinition]
     public let thresholds: Thresholds
+    /// What one input file, value and record may hold (`limits:`).
+    public let limits: InputLimits
     /// Final schema of each collection (after every step has added its fields).
     public let schemas: [String: Schema]
     public let collections: [String]

@@ -101,10 +101,10 @@ public enum Runner {
                 fileIndex += 1
                 visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
                 let contents: InputFile.Contents
-                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads, limits: pipeline.limits)
                 let text: SourceText
                 do {
-                    contents = try InputFile.read(file)
+                    contents = try InputFile.read(file, maxBytes: pipeline.limits.maxFileBytes)
                     text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
                     text.pageNumber = fileIndex
                     text.absolutePath = file
@@ -297,13 +297,15 @@ public enum Runner {
             let root = source.root
             let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = Parallel.run(files.count) { index in
                 Result {
-                    let contents = try InputFile.read(files[index])
+                    let contents = try InputFile.read(files[index], maxBytes: pipeline.limits.maxFileBytes)
                     let text = SourceText(displayPath: Paths.display(files[index]), bytes: contents.text)
                     text.pageNumber = firstNumber + index
                     text.absolutePath = files[index]
                     text.sourceRoot = root
                     text.fieldPaths = source.mapping.pathsByName
-                    return (contents, text, pagewise.extractPage(text, mapping: source.mapping))
+                    let page = pagewise.extractPage(text, mapping: source.mapping, limits: pipeline.limits)
+                    if let failure = page.failure { throw failure }
+                    return (contents, text, page)
                 }
             }
             for (index, result) in results.enumerated() {
@@ -318,7 +320,7 @@ public enum Runner {
                     continue
                 }
                 state.keep(text)
-                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: 1)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: 1, limits: pipeline.limits)
                 sink.take(page)
                 state.ingested[source.collection, default: 0] += sink.count
                 let datasetPath = Paths.relative(files[index], to: pipeline.baseDirectory)

@@ -13,7 +13,7 @@ struct SourceTextTests {
 
     @Test func crlfLineEndsCountAsOneLineBreak() {
         let text = SourceText(displayPath: "x.json", bytes: Array("[\r\n  1,\r\n  x\r\n]".utf8))
-        let offset = Array(text.bytes).firstIndex(of: UInt8(ascii: "x"))!
+        let offset = text.bytes.array.firstIndex(of: UInt8(ascii: "x"))!
         #expect(text.lineAndColumn(ofOffset: offset) == (3, 3))
     }
 
@@ -51,7 +51,7 @@ struct SourceTextTests {
         // "Zürich", "🐝" and a decomposed "é" (e + combining accent) before the target.
         let line = "{\"a\": \"Zürich 🐝 e\u{301}\", \"b\": x}"
         let text = SourceText(displayPath: "x.json", bytes: Array(line.utf8))
-        let offset = Array(text.bytes).firstIndex(of: UInt8(ascii: "x"))!
+        let offset = text.bytes.array.firstIndex(of: UInt8(ascii: "x"))!
         #expect(text.lineAndColumn(ofOffset: offset) == (1, Array(line).firstIndex(of: "x")! + 1))
     }
 

@@ -14,6 +14,10 @@ struct DocumentationTests {
                 #expect(readme.contains("`\(key.name)`"), "README lacks key \(key.name) of \(spec.name)")
             }
         }
+        // Every top-level key has a row in "Top-level keys", every limit a row in "Input limits".
+        for key in Loader.topKeys + InputLimits.keys {
+            #expect(readme.contains("| `\(key)` |"), "README lacks key \(key)")
+        }
         for code in [0, 1, 2, 3] { #expect(readme.contains("| \(code) |")) }
         #expect(readme.hasPrefix("# seedforge\n\n```sh\nmake run"))
     }

@@ -6,7 +6,8 @@ import Foundation
 /// what to take (`text`, `attr:NAME`, or `class` mapped through `map`), an optional
 /// converter and whether it is required. Pages are a glob (`path`), or a start page
 /// (`path`) whose `next` link is followed. Page problems (markup errors recovered, charset
-/// trouble, an empty or binary file, a page without items) are warnings naming the file.
+/// trouble, an empty or binary file, a page without items) are warnings naming the file;
+/// a field's text longer than `limits.max-value-bytes` fails the page.
 public struct HTMLSource: PagewiseSource {
     public static let spec = KindSpec(
         stage: .ingest, name: "html",
@@ -162,14 +163,16 @@ public struct HTMLSource: PagewiseSource {
     }
 
     public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
-        sink.take(extractPage(text, mapping: sink.mapping))
+        let page = extractPage(text, mapping: sink.mapping, limits: sink.limits)
+        if let failure = page.failure { throw failure }
+        sink.take(page)
         return nil
     }
 
     /// Pages are independent unless they are found by following links.
     public var readsPagesInParallel: Bool { nextXPath == nil }
 
-    public func extractPage(_ text: SourceText, mapping: FieldMapping) -> ExtractedPage {
+    public func extractPage(_ text: SourceText, mapping: FieldMapping, limits: InputLimits) -> ExtractedPage {
         var page = ExtractedPage()
         text.fieldSelectors = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.selector) })
         func pageFinding(_ rule: String, _ message: String, offset: Int = 0) -> Finding {
@@ -212,7 +215,17 @@ public struct HTMLSource: PagewiseSource {
             var object = JSONObject()
             var findings: [Finding] = []
             for field in fields {
-                let (value, problem) = extract(field, from: item, in: document, page: pageURL)
+                let value: Value
+                let problem: (rule: String, message: String, value: Value)?
+                do {
+                    (value, problem) = try extract(field, from: item, in: document, page: pageURL, maxValueBytes: limits.maxValueBytes)
+                } catch let error as TextTooLong {
+                    let location = origin.location(of: FieldPath(components: [.key(field.name)]))
+                    let what = "the text of field '\(field.name)' of item \(index + 1) (\(error.length) bytes)"
+                    return ExtractedPage(failure: SourceError(location: location, message: InputLimits.exceeded(what, key: "max-value-bytes", limit: limits.maxValueBytes)))
+                } catch {
+                    preconditionFailure("extract throws only TextTooLong")
+                }
                 object.appendUnchecked(field.name, value)
                 if let problem {
                     findings.append(Finding(rule: problem.rule, message: problem.message, location: origin.location(of: FieldPath(components: [.key(field.name)])), field: field.name, value: problem.value))
@@ -223,12 +236,20 @@ public struct HTMLSource: PagewiseSource {
         return page
     }
 
+    /// A field's text over `limits.max-value-bytes`.
+    struct TextTooLong: Error {
+        let length: Int
+    }
+
     /// The value of one field of an item, or the problem that stops it.
-    func extract(_ field: Field, from item: xmlNodePtr, in document: HTMLDocument, page: URL?) -> (Value, (rule: String, message: String, value: Value)?) {
+    func extract(
+        _ field: Field, from item: xmlNodePtr, in document: HTMLDocument, page: URL?, maxValueBytes: Int
+    ) throws -> (Value, (rule: String, message: String, value: Value)?) {
         let selected = document.evaluate(field.xpath, from: item)
         guard case .nodes(let nodes) = selected, let node = nodes.first else {
             // An XPath that computes text (normalize-space(...), concat(...)) gives it directly.
             if case .text(let text) = selected, case let computed = Trim.collapsed(text), !computed.isEmpty {
+                if computed.utf8.count > maxValueBytes { throw TextTooLong(length: computed.utf8.count) }
                 return convert(computed, field, page: page)
             }
             return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item", .null) : nil)
@@ -249,6 +270,7 @@ public struct HTMLSource: PagewiseSource {
         guard let text = raw, !text.isEmpty else {
             return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' found no \(field.take == .text ? "text" : "attribute value")", .null) : nil)
         }
+        if text.utf8.count > maxValueBytes { throw TextTooLong(length: text.utf8.count) }
         return convert(text, field, page: page)
     }
 
