@@ -101,21 +101,22 @@ public struct Dedupe: Step {
         var parts: [Value] = []
         parts.reserveCapacity(by.count)
         for field in by {
-            var value = record[field]
-            if value.isNull { return nil }
-            switch value {
-            case .string(let text) where fold: value = .string(Collation.key(text))
-            case .int, .double, .decimal:
-                if let precision, let number = value.number {
-                    value = Value.double(precision.round(number)).joinKey
-                } else {
-                    value = value.joinKey
-                }
-            default: break
-            }
-            parts.append(value)
+            guard let part = keyPart(record[field]) else { return nil }
+            parts.append(part)
         }
         return parts
+    }
+
+    /// One part of a key as compared: folded text, rounded numbers; nil for null.
+    func keyPart(_ value: Value) -> Value? {
+        switch value {
+        case .null: return nil
+        case .string(let text) where fold: return .string(Collation.key(text))
+        case .int, .double, .decimal:
+            if let precision, let number = value.number { return Value.double(precision.round(number)).joinKey }
+            return value.joinKey
+        default: return value
+        }
     }
 
     /// The record's key as bytes, for hashing (nil when a part is null).
@@ -124,10 +125,12 @@ public struct Dedupe: Step {
         return appendKey(of: record, to: &bytes) ? bytes : nil
     }
 
-    /// Appends the record's key to `bytes`; false when a part is null (no key).
+    /// Appends the record's key to `bytes` part by part; false when a part is null (no key).
     func appendKey(of record: Record, to bytes: inout ByteKey) -> Bool {
-        guard let parts = keyParts(of: record) else { return false }
-        for part in parts { bytes.append(part, text: .exact) }
+        for field in by {
+            guard let part = keyPart(record[field]) else { return false }
+            bytes.append(part, text: .exact)
+        }
         return true
     }
 

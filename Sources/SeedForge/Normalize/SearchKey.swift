@@ -31,9 +31,16 @@ public struct SearchKey: Step {
 
     public func run(_ state: RunState) throws {
         state.transformRecords(collection, step: "normalize: search-key", parallel: true) { record in
-            let parts = from.compactMap { record[$0].string }
-            let key = Self.key(parts.joined(separator: " "))
-            record[field] = parts.isEmpty || key.isEmpty ? .null : .string(key)
+            let text: String?
+            if from.count == 1 {
+                // One source field (a name): no list of parts to join.
+                text = record[from[0]].string
+            } else {
+                let parts = from.compactMap { record[$0].string }
+                text = parts.isEmpty ? nil : parts.joined(separator: " ")
+            }
+            let key = text.map { Self.key($0) } ?? ""
+            record[field] = key.isEmpty ? .null : .string(key)
             return []
         }
     }

@@ -32,6 +32,8 @@ public struct Trim: Step {
         state.transformRecords(collection, step: "normalize: trim", parallel: true) { record in
             for field in fields {
                 guard case .string(let text) = record[field] else { continue }
+                // Most text has nothing to trim or collapse: left as it is, not rewritten.
+                if collapse, !text.isEmpty, Self.isClean(text) { continue }
                 let result = collapse ? Self.collapsed(text) : Self.trimmed(text)
                 record[field] = result.isEmpty && emptyAsNull ? .null : .string(result)
             }
@@ -51,7 +53,7 @@ public struct Trim: Step {
 
     /// Trimmed, with every inner run of white space replaced by one space.
     public static func collapsed(_ text: String) -> String {
-        if isCleanASCII(text) { return text }
+        if isClean(text) { return text }
         var out = ""
         var pendingSpace = false
         for character in text {
@@ -73,19 +75,42 @@ public struct Trim: Step {
         byte >= 0x80 || byte == 0x20 || (0x09...0x0D).contains(byte)
     }
 
-    /// All ASCII, no white space at either end, no white space but single spaces inside:
-    /// nothing for `collapsed` to do.
-    static func isCleanASCII(_ text: String) -> Bool {
-        var previousSpace = true
-        for byte in text.utf8 {
-            if byte >= 0x80 || (0x09...0x0D).contains(byte) { return false }
-            if byte == 0x20 {
-                if previousSpace { return false }
-                previousSpace = true
-            } else {
-                previousSpace = false
+    /// No white space at either end and none inside but single spaces, judged from the
+    /// UTF-8 bytes: nothing for `collapsed` to do. Any byte that may start a white-space
+    /// character (Unicode's White_Space: U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028,
+    /// U+2029, U+202F, U+205F, U+3000), and a space before a non-ASCII byte (a combining
+    /// mark would make the pair one white-space character), send the text the slow way.
+    static func isClean(_ text: String) -> Bool {
+        let verdict: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var previousSpace = true
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x80 {
+                    if (0x09...0x0D).contains(byte) { return false }
+                    if byte == 0x20 {
+                        if previousSpace { return false }
+                        if index + 1 < bytes.count, bytes[index + 1] >= 0x80 { return false }
+                        previousSpace = true
+                    } else {
+                        previousSpace = false
+                    }
+                } else {
+                    let second = index + 1 < bytes.count ? bytes[index + 1] : 0
+                    let third = index + 2 < bytes.count ? bytes[index + 2] : 0
+                    switch (byte, second) {
+                    case (0xC2, 0x85), (0xC2, 0xA0): return false
+                    case (0xE1, 0x9A) where third == 0x80: return false
+                    case (0xE2, 0x80) where (0x80...0x8A).contains(third) || third == 0xA8 || third == 0xA9 || third == 0xAF: return false
+                    case (0xE2, 0x81) where third == 0x9F: return false
+                    case (0xE3, 0x80) where third == 0x80: return false
+                    default: previousSpace = false
+                    }
+                }
+                index += 1
             }
+            return !previousSpace || bytes.isEmpty
         }
-        return !previousSpace || text.isEmpty
+        return verdict ?? false
     }
 }

@@ -51,8 +51,10 @@ public struct ByteKey: Hashable, Comparable, Sendable {
             appendNumber(double, exact: double.rounded() == double && abs(double) < 9.2e18 ? Int64(double) : 0)
         case .string(let text):
             bytes.append(0x20)
-            if order == .folded { appendText(Collation.key(text)) }
-            appendText(Self.nfc(text))
+            if !appendASCII(text, folded: order == .folded) {
+                if order == .folded { appendText(Collation.key(text)) }
+                appendText(Self.nfc(text))
+            }
         case .bool(let bool):
             bytes.append(0x30)
             bytes.append(bool ? 1 : 0)
@@ -74,6 +76,25 @@ public struct ByteKey: Hashable, Comparable, Sendable {
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift))) }
         let biased = UInt64(bitPattern: exact) ^ (1 << 63)
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: biased >> UInt64(shift))) }
+    }
+
+    /// Text of ASCII letters, digits and punctuation (no NUL): its folded key is its
+    /// lower case and its NFC form itself, written straight from its bytes. False for
+    /// other text, with nothing written.
+    mutating func appendASCII(_ text: String, folded: Bool) -> Bool {
+        let done: Bool? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            for byte in utf8 where byte == 0 || byte >= 0x80 { return false }
+            if folded {
+                for byte in utf8 { bytes.append((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) }
+                bytes.append(0)
+                bytes.append(0)
+            }
+            bytes.append(contentsOf: utf8)
+            bytes.append(0)
+            bytes.append(0)
+            return true
+        }
+        return done ?? false
     }
 
     mutating func appendText(_ text: String) {
