@@ -83,7 +83,8 @@ public final class OutputWriter {
 
     /// Writes `count` files of a folder format, `render(i)` giving the i-th file's subpath
     /// and bytes, rendered, written and hashed on up to `threads` threads; they are
-    /// recorded in order, so the manifest is the same for any thread count.
+    /// recorded in order, so the manifest is the same for any thread count. A file the
+    /// previous dataset holds with the same bytes is linked, not written again.
     public func writeFiles(_ count: Int, render: (Int) -> (subpath: String, bytes: [UInt8])) throws {
         let folder = self.folder
         let chunks = Parallel.chunks(count, threads: threads, minimumChunk: 64) { range in
@@ -93,7 +94,7 @@ public final class OutputWriter {
                 for index in range {
                     let (subpath, bytes) = render(index)
                     let name = name(subpath)
-                    try folder.write(bytes, to: name)
+                    try folder.writeReusingPrevious(bytes, to: name)
                     done.append((name, bytes.count, SHA256.hex(bytes)))
                 }
                 return done

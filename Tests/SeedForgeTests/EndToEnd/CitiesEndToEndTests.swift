@@ -127,4 +127,37 @@ struct CitiesEndToEndTests {
         let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
         #expect(hidden.isEmpty, "leftovers: \(hidden)")
     }
+
+    static func inode(_ path: String) throws -> UInt64 {
+        var info = stat()
+        #expect(stat(path, &info) == 0, "\(path)")
+        return UInt64(info.st_ino)
+    }
+
+    @Test func aRerunLinksUnchangedPageFilesAndWritesChangedOnes() throws {
+        let dir = try Self.workspace()
+        #expect(try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path).status == 0)
+        let pages = dir.path + "/out/cities/pages"
+        let first = try (1...3).map { try Self.inode("\(pages)/\($0).json") }
+        let firstBytes = try Self.snapshot(pages)
+        // Nothing changed: every page file is the same file (hard-linked), same bytes.
+        #expect(try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path).status == 0)
+        #expect(try (1...3).map { try Self.inode("\(pages)/\($0).json") } == first)
+        #expect(try Self.snapshot(pages) == firstBytes)
+        // Hurzuf, on page 1, moves a little: page 1 is written anew, pages 2 and 3 are linked.
+        let page = try dir.read("Fixtures/cities/page-1.json").replacingOccurrences(of: "\"lon\": 34.283333", with: "\"lon\": 34.283334")
+        try dir.write("Fixtures/cities/page-1.json", page)
+        #expect(try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path).status == 0)
+        let third = try (1...3).map { try Self.inode("\(pages)/\($0).json") }
+        #expect(third[0] != first[0])
+        #expect(Array(third[1...]) == Array(first[1...]))
+        #expect(try dir.read("out/cities/pages/1.json").contains("34.283334"))
+        // The dataset is exactly what a run into an empty folder writes.
+        #expect(try CLI.run(["run", "pipelines/cities.yml", "--out", "fresh"], cwd: dir.path).status == 0)
+        var linked = try Self.snapshot(dir.path + "/out/cities")
+        var fresh = try Self.snapshot(dir.path + "/fresh/cities")
+        linked.removeValue(forKey: "/manifest.json")
+        fresh.removeValue(forKey: "/manifest.json")
+        #expect(linked == fresh)
+    }
 }
