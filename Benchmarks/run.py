@@ -156,15 +156,25 @@ def main():
             rows.append((size, "jq (reference job)", jq, jq_count, duck, input_mib))
             full = median_of(runs, [SEEDFORGE, "run", pipeline("full.yml", size), "--out", out, "--quiet"])
             rows.append((size, "seedforge (full pipeline, pages of 100)", full, count(os.path.join(out, f"full-{size}", "cities.json")), duck, input_mib))
-            log("200k: the shipped pipelines/cities.yml on the dump in 42 page files")
-            shipped = median_of(runs, [SEEDFORGE, "run", shipped_pipeline(), "--out", out, "--quiet"])
-            shipped_count = count(os.path.join(out, "shipped-200k", "cities.json"))
-            rows.append((size, "seedforge (shipped cities.yml)", shipped, shipped_count, duck, input_mib))
+            log("200k: the shipped pipelines/cities.yml on the dump in 42 page files, into an empty folder and again")
+            fresh_out = os.path.join(DATA, "out-fresh")
+            fresh_runs = []
+            for _ in range(runs):
+                shutil.rmtree(fresh_out, ignore_errors=True)  # not timed
+                fresh_runs.append(measure([SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet"]))
+            shipped_fresh = sorted(fresh_runs)[(len(fresh_runs) - 1) // 2]
+            # A rerun with unchanged inputs replaces that dataset (unchanged pages are linked).
+            shipped = median_of(runs, [SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet"])
+            shipped_count = count(os.path.join(fresh_out, "shipped-200k", "cities.json"))
+            rows.append((size, "seedforge (shipped cities.yml, first run)", shipped_fresh, shipped_count, duck, input_mib))
+            rows.append((size, "seedforge (shipped cities.yml, rerun)", shipped, shipped_count, duck, input_mib))
             latency = json.loads(subprocess.run([QUERY_BENCH, os.path.join(out, f"full-{size}")], check=True,
                                                 capture_output=True, text=True).stdout)
             verdicts += [
                 ("full pipeline wall <= 1x DuckDB reference job", full[0] <= duck[0], f"{full[0] / duck[0]:.2f}x"),
-                ("shipped cities.yml (42 pages in, pages of 10 out) <= 1x DuckDB reference job", shipped[0] <= duck[0],
+                ("shipped cities.yml (42 pages in, pages of 10 out), first run <= 1x DuckDB reference job", shipped_fresh[0] <= duck[0],
+                 f"{shipped_fresh[0] / duck[0]:.2f}x ({shipped_fresh[0]:.2f} s)"),
+                ("shipped cities.yml, rerun with unchanged inputs <= 1x DuckDB reference job", shipped[0] <= duck[0],
                  f"{shipped[0] / duck[0]:.2f}x ({shipped[0]:.2f} s)"),
                 ("record counts agree (seedforge = DuckDB = jq)", sf_count == duck_count == jq_count,
                  f"{sf_count}, {duck_count}, {jq_count}"),
