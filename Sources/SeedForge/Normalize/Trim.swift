@@ -53,7 +53,12 @@ public struct Trim: Step {
 
     /// Trimmed, with every inner run of white space replaced by one space.
     public static func collapsed(_ text: String) -> String {
-        if isClean(text) { return text }
+        isClean(text) ? text : collapsedByCharacter(text)
+    }
+
+    /// The definition of `collapsed`, one Character at a time (white space as Swift's
+    /// `Character.isWhitespace` says).
+    static func collapsedByCharacter(_ text: String) -> String {
         var out = ""
         var pendingSpace = false
         for character in text {
