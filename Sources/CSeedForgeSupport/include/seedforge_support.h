@@ -1,6 +1,9 @@
 #ifndef SEEDFORGE_SUPPORT_H
 #define SEEDFORGE_SUPPORT_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /// Atomically exchanges two paths (Linux renameat2 with RENAME_EXCHANGE).
 /// Returns 0 on success, -1 with errno set otherwise (EINVAL or ENOSYS where the
 /// file system or kernel cannot exchange).
@@ -15,20 +18,12 @@ int seedforge_sync_filesystem(const char *path);
 /// exist is not an error. Returns 0, or -1 with errno set.
 int seedforge_remove_tree(const char *path, int threads);
 
-#include <stddef.h>
-#include <stdint.h>
-
 /// SHA-256 of data given in pieces: begin returns a context (NULL if OpenSSL fails),
 /// update adds bytes (0 or -1), end writes the 32-byte digest and frees the context
 /// (0 or -1).
 void *seedforge_sha256_begin(void);
 int seedforge_sha256_update(void *context, const uint8_t *input, size_t length);
 int seedforge_sha256_end(void *context, uint8_t digest[32]);
-
-
-
-#include <stddef.h>
-#include <stdint.h>
 
 /// Decompresses a gzip stream (one or more members) of at most max_output bytes. On
 /// success returns 0 and sets *output (malloc'd; free with free()) and *output_length. On

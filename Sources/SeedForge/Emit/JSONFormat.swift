@@ -22,19 +22,6 @@ public struct JSONFormat: SingleFileFormat {
 
     public func tail(count: Int) -> [UInt8] { count == 0 ? [] : Array("\n]\n".utf8) }
 
-    /// The records as an indented JSON array (also the page files of `pages`).
-    static func array(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
-        var writer = JSONWriter()
-        if records.isEmpty {
-            writer.append("[]\n")
-            return writer.bytes
-        }
-        writer.append("[\n")
-        writer.append(bytes: elements(records, fields: fields, ids: ids, first: true))
-        writer.append("\n]\n")
-        return writer.bytes
-    }
-
     /// The records as array elements (`  {...}` separated by `,\n`), without brackets;
     /// `first` says whether the first record starts the array (no comma before it).
     static func elements(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {

@@ -50,14 +50,8 @@ public struct OutputDirectory {
     public func writeReusingPrevious(_ bytes: [UInt8], to name: String) throws {
         let previous = target.path + "/" + name
         let path = staging.path + "/" + name
-        if Self.holds(previous, exactly: bytes) {
-            if Glibc.link(previous, path) == 0 { return }
-            if errno == ENOENT, name.contains("/") {
-                try? FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-                if Glibc.link(previous, path) == 0 { return }
-            }
-            // A file system without hard links: write it.
-        }
+        // On a file system without hard links, the file is written.
+        if Self.holds(previous, exactly: bytes), Self.inSubfolder(path, name: name, { Glibc.link(previous, path) == 0 }) { return }
         try write(bytes, to: name)
     }
 
@@ -86,16 +80,23 @@ public struct OutputDirectory {
     }
 
     static func create(_ path: String, name: String) throws -> Int32 {
-        var fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0, errno == ENOENT, name.contains("/") {
-            // The first file of a sub-folder (`pages/1.json`) makes the folder; the
-            // thousands after it cost no extra system call.
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var fd: Int32 = -1
+        guard inSubfolder(path, name: name, {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        }
-        guard fd >= 0 else { throw IOFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
+            return fd >= 0
+        }) else { throw IOFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
         return fd
+    }
+
+    /// Makes the staging path `path` (dataset file `name`) with `make`; when that fails
+    /// because its sub-folder does not exist yet, makes the folder and tries once more.
+    /// The first file of a sub-folder (`pages/1.json`) makes the folder; the thousands
+    /// after it cost no extra system call.
+    static func inSubfolder(_ path: String, name: String, _ make: () -> Bool) -> Bool {
+        if make() { return true }
+        guard errno == ENOENT, name.contains("/") else { return false }
+        try? FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        return make()
     }
 
     static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to fd: Int32, path: String) throws {
@@ -198,8 +199,6 @@ public final class StagedFile {
             buffer += bytes
         }
     }
-
-    public func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     private func put(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         digest.update(bytes)

@@ -47,9 +47,13 @@ extension SingleFileFormat {
         }
     }
 
-    /// The whole file's bytes at once (for tests and small files).
+    /// The whole file's bytes at once (a page of `pages`, tests, small files).
+    public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
+        head(count: records.count, fields: fields) + render(records, fields: fields, ids: ids, first: true) + tail(count: records.count)
+    }
+
     public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
-        head(count: records.count, fields: fields) + render(records[...], fields: fields, ids: ids, first: true) + tail(count: records.count)
+        render(records[...], fields: fields, ids: ids)
     }
 }
 

@@ -39,7 +39,7 @@ public struct PagesFormat: OutputFormat {
         let size = self.size
         func page(_ number: Int) -> ArraySlice<Record> { records[(number - 1) * size..<min(number * size, records.count)] }
         try out.writeFiles(pageCount) { index in
-            (Self.fileName(page: index + 1), JSONFormat.array(page(index + 1), fields: fields, ids: ids))
+            (Self.fileName(page: index + 1), JSONFormat().render(page(index + 1), fields: fields, ids: ids))
         }
         let entries: [Value] = (0..<pageCount).map { index in
             let number = index + 1

@@ -3,10 +3,10 @@
 /// instead of exhausting time and memory. The defaults lie far beyond real seed data:
 ///
 /// - `max-file-bytes` 1 GiB: an input file as stored and, for gzip, decompressed. A run
-///   holds each file's text and its records in memory (about 10x the text at peak, see
-///   the README's Performance section), so 1 GiB of text already needs some 10 GiB; the
-///   5M-city benchmark dump, about 0.4 GiB, peaks at 4 GiB. Decompression stops at the
-///   limit, so a 2 MB file expanding to 2 GiB costs at most 1 GiB of memory.
+///   holds the records of its collections in memory (6 to 8x the text at peak, see the
+///   README's Performance section), so 1 GiB of text already needs some 8 GiB.
+///   Decompression stops at the limit, so a 2 MB file expanding to 2 GiB costs at most
+///   1 GiB of memory.
 /// - `max-value-bytes` 16 MiB: one JSON string (key or value) or number, as written in the
 ///   file, or one HTML field's text; the longest texts of seed data (descriptions,
 ///   reviews) are kilobytes.

@@ -129,11 +129,6 @@ public struct JSONWriter {
             append(byte: UInt8(ascii: "\""))
             return
         }
-        if clean == nil, !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: string.utf8)
-            append(byte: UInt8(ascii: "\""))
-            return
-        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): append("\\\"")

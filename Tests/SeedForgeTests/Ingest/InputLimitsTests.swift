@@ -250,11 +250,16 @@ struct InputLimitsTests {
 
     // MARK: - Definitions
 
-    @Test func aMisspelledLimitKeyIsADefinitionErrorWithASuggestion() throws {
+    /// `seedforge run` on the test pipeline with `limits` (a folder holding `items.json`).
+    static func runDefinition(limits: String) throws -> (dir: TempDir, result: CLI.Result) {
         let dir = try TempDir()
         try dir.write("items.json", "[]")
-        try dir.write("limited.yml", Self.pipeline(limits: "limits: {max-file-byte: 1MiB}"))
-        let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
+        try dir.write("limited.yml", pipeline(limits: limits))
+        return (dir, try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path))
+    }
+
+    @Test func aMisspelledLimitKeyIsADefinitionErrorWithASuggestion() throws {
+        let (dir, result) = try Self.runDefinition(limits: "limits: {max-file-byte: 1MiB}")
         #expect(result.status == 2)
         #expect(result.stderr.contains("limited.yml:10:10: error: unknown key 'max-file-byte' in 'limits'; did you mean 'max-file-bytes'?"), "\(result.stderr)")
         let lint = try CLI.run(["lint", "limited.yml"], cwd: dir.path)
@@ -269,10 +274,7 @@ struct InputLimitsTests {
         ("max-file-bytes: [1]", "11:19", "'max-file-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found a list"),
     ])
     func aBadSizeIsADefinitionErrorAtItsLineAndColumn(entry: String, place: String, message: String) throws {
-        let dir = try TempDir()
-        try dir.write("items.json", "[]")
-        try dir.write("limited.yml", Self.pipeline(limits: "limits:\n  \(entry)"))
-        let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
+        let (_, result) = try Self.runDefinition(limits: "limits:\n  \(entry)")
         #expect(result.status == 2)
         #expect(result.stderr.contains("limited.yml:\(place): error: \(message)"), "\(result.stderr)")
     }
