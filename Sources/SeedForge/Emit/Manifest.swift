@@ -49,6 +49,9 @@ struct Manifest {
     let warnings: [String: Int]
     let startedAt: Date
     let seconds: Double
+    /// The run's thread budget, for the `run` section: what it allowed and the most
+    /// threads that worked at once until the manifest was written.
+    let threads: Threads
 
     func render() -> [UInt8] {
         var root = JSONObject()
@@ -99,6 +102,7 @@ struct Manifest {
         root.appendUnchecked("run", .object(JSONObject([
             ("startedAt", .string(formatter.string(from: startedAt))),
             ("seconds", .double((seconds * 1000).rounded() / 1000)),
+            ("threads", .object(JSONObject([("budget", .int(Int64(threads.count))), ("peak", .int(Int64(threads.peak)))]))),
             ("steps", .array(steps.map { stat in
                 .object(JSONObject([("step", .string(stat.label)), ("collection", .string(stat.collection)), ("seconds", .double((stat.seconds * 1e6).rounded() / 1e6))]))
             })),

@@ -13,18 +13,21 @@ import Glibc
 public struct OutputDirectory {
     public let target: URL
     public let staging: URL
+    /// The run's thread budget, which removing a large folder draws on.
+    let threads: Threads
 
-    public init(target: URL) throws {
+    public init(target: URL, threads: Threads = 1) throws {
         self.target = target
+        self.threads = threads
         let parent = target.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         } catch {
             throw IOFailure("cannot create output folder \(parent.path): \(error.localizedDescription)")
         }
-        Self.removeLeftovers(of: target)
+        Self.removeLeftovers(of: target, threads: threads)
         staging = parent.appendingPathComponent(".\(target.lastPathComponent).tmp-\(getpid())")
-        Self.remove(staging.path)
+        Self.remove(staging.path, threads: threads)
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
         } catch {
@@ -131,11 +134,11 @@ public struct OutputDirectory {
                     _ = rename(aside.path, target.path)
                     throw IOFailure("cannot move new dataset into \(target.path): \(reason)")
                 }
-                Self.remove(aside.path)
+                Self.remove(aside.path, threads: threads)
                 return
             }
             // The staging path now holds the previous dataset.
-            Self.remove(staging.path)
+            Self.remove(staging.path, threads: threads)
         } else {
             guard rename(staging.path, target.path) == 0 else {
                 throw IOFailure("cannot move new dataset into \(target.path): \(String(cString: strerror(errno)))")
@@ -150,25 +153,25 @@ public struct OutputDirectory {
 
     /// Removes the staging folder after a failed run.
     public func discard() {
-        Self.remove(staging.path)
+        Self.remove(staging.path, threads: threads)
     }
 
-    /// Removes a folder tree, unlinking a large folder's files from several threads (the
-    /// kernel frees each file's blocks outside the folder's lock). Best effort: what
-    /// cannot be removed now is a leftover the next run removes.
-    static func remove(_ path: String) {
-        _ = seedforge_remove_tree(path, Int32(min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))))
+    /// Removes a folder tree, unlinking a large folder's files from up to four threads of
+    /// the budget (the kernel frees each file's blocks outside the folder's lock). Best
+    /// effort: what cannot be removed now is a leftover the next run removes.
+    static func remove(_ path: String, threads: Threads) {
+        _ = threads.lend(upTo: 4) { seedforge_remove_tree(path, Int32($0)) }
     }
 
     /// Removes `.NAME.tmp-PID` and `.NAME.old-PID` folders left by runs that no longer exist.
-    static func removeLeftovers(of target: URL) {
+    static func removeLeftovers(of target: URL, threads: Threads) {
         let parent = target.deletingLastPathComponent()
         let prefixes = [".\(target.lastPathComponent).tmp-", ".\(target.lastPathComponent).old-"]
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
         for entry in entries {
             guard let prefix = prefixes.first(where: { entry.hasPrefix($0) }), let pid = Int32(entry.dropFirst(prefix.count)) else { continue }
             if pid != getpid(), kill(pid, 0) == 0 { continue }
-            remove(parent.appendingPathComponent(entry).path)
+            remove(parent.appendingPathComponent(entry).path, threads: threads)
         }
     }
 }

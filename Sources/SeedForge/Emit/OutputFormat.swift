@@ -65,10 +65,10 @@ public final class OutputWriter {
     /// Every output of the pipeline (an index may need to know about the pages it points to).
     public let outputs: [OutputDefinition]
     /// Threads a format may render with.
-    public let threads: Int
+    public let threads: Threads
     public private(set) var written: [(file: String, bytes: Int, sha256: String)] = []
 
-    init(folder: OutputDirectory, file: String, outputs: [OutputDefinition], threads: Int = 1) {
+    init(folder: OutputDirectory, file: String, outputs: [OutputDefinition], threads: Threads = 1) {
         self.folder = folder
         self.file = file
         self.outputs = outputs

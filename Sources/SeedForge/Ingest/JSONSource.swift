@@ -279,21 +279,21 @@ public struct JSONSource: SourceKind {
     /// boundary (`}` `,` `{`); the chunk before it must end exactly there, or the guess was
     /// wrong (a look-alike inside a string) and the array is read again in one piece.
     static func parseElements(
-        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, mapping: FieldMapping, threads: Int,
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, mapping: FieldMapping, threads: Threads,
         limits: InputLimits
     ) throws -> (chunks: [[IngestEntry]], end: Int) {
         var splits: [Int] = []
         let length = buffer.count - arrayStart
-        if threads > 1, length >= 1 << 17 {
-            for piece in 1..<threads {
-                if let split = elementStart(near: arrayStart + length * piece / threads, in: buffer), split > (splits.last ?? arrayStart) {
+        if threads.count > 1, length >= 1 << 17 {
+            for piece in 1..<threads.count {
+                if let split = elementStart(near: arrayStart + length * piece / threads.count, in: buffer), split > (splits.last ?? arrayStart) {
                     splits.append(split)
                 }
             }
         }
         if !splits.isEmpty {
             let starts = [arrayStart] + splits
-            let results = Parallel.run(starts.count) { piece in
+            let results = threads.run(starts.count) { piece in
                 parseChunk(buffer, text, from: starts[piece], first: piece == 0, stop: piece + 1 < starts.count ? starts[piece + 1] : nil, mapping: mapping, limits: limits)
             }
             var aligned = true

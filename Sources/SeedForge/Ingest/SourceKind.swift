@@ -84,12 +84,12 @@ public struct IngestSink {
     public let mapping: FieldMapping
     let state: RunState
     /// How many threads a source may parse with.
-    public let threads: Int
+    public let threads: Threads
     /// The pipeline's limits on one value and one record.
     public let limits: InputLimits
     public private(set) var count = 0
 
-    init(collection: String, mapping: FieldMapping, state: RunState, threads: Int = 1, limits: InputLimits = .defaults) {
+    init(collection: String, mapping: FieldMapping, state: RunState, threads: Threads = 1, limits: InputLimits = .defaults) {
         self.collection = collection
         self.mapping = mapping
         self.state = state

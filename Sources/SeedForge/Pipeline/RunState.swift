@@ -63,7 +63,7 @@ public final class RunState {
     public internal(set) var sourceErrors: [(collection: String, error: SourceError)] = []
 
     /// Threads per-record work may use.
-    public let threads: Int
+    public let threads: Threads
     /// Every file read, kept alive as long as records point at it.
     public private(set) var sources: [SourceText] = []
 
@@ -75,7 +75,7 @@ public final class RunState {
         for source in sources { source.bytes.releaseResidentPages() }
     }
 
-    public init(schemas: [String: Schema], threads: Int = 1) {
+    public init(schemas: [String: Schema], threads: Threads = 1) {
         self.schemas = schemas
         self.threads = threads
     }

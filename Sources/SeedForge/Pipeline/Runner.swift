@@ -78,7 +78,7 @@ public enum Runner {
             : nil
         defer { withExtendedLifetime(lock) {} }
 
-        let state = RunState(schemas: pipeline.schemas, threads: options.threads)
+        let state = RunState(schemas: pipeline.schemas, threads: Threads(options.threads))
         var inputs: [Manifest.Input] = []
         var datasetPaths: [String: String] = [:]
         for source in pipeline.sources {
@@ -101,7 +101,7 @@ public enum Runner {
                 fileIndex += 1
                 visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
                 let contents: InputFile.Contents
-                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: options.threads, limits: pipeline.limits)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: state.threads, limits: pipeline.limits)
                 let text: SourceText
                 do {
                     contents = try InputFile.read(file, maxBytes: pipeline.limits.maxFileBytes)
@@ -228,7 +228,7 @@ public enum Runner {
             throw ThresholdError(dataset: pipeline.name, failures: thresholdFailures)
         }
         let emitClock = ContinuousClock.now
-        let folder = try OutputDirectory(target: target)
+        let folder = try OutputDirectory(target: target, threads: state.threads)
         do {
             var outputs: [Manifest.Output] = []
             func write(_ bytes: [UInt8], _ file: String, collection: String?, format: String, records: Int) throws {
@@ -236,10 +236,10 @@ public enum Runner {
                 outputs.append(Manifest.Output(file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes), bytes: bytes.count, files: 1))
             }
             // Outputs are independent files: write them concurrently, list them in order.
-            let written: [Result<Manifest.Output, Error>] = Parallel.run(pipeline.outputs.count) { index in
+            let written: [Result<Manifest.Output, Error>] = state.threads.run(pipeline.outputs.count) { index in
                 let output = pipeline.outputs[index]
                 let records = output.selected(state.records(output.collection))
-                let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs, threads: options.threads)
+                let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
                 let clock = ContinuousClock.now
                 return Result {
                     try output.format.write(records, fields: output.fields.map { state.schemas[output.collection]![$0] }, ids: output.fields, into: writer)
@@ -260,7 +260,8 @@ public enum Runner {
             for warning in state.warnings { warningCounts[warning.finding.rule, default: 0] += 1 }
             let manifest = Manifest(
                 pipeline: pipeline, inputs: inputs, outputs: outputs, accounting: accounting, steps: state.stepStats,
-                findings: findingCounts, warnings: warningCounts, startedAt: started, seconds: seconds(since: started))
+                findings: findingCounts, warnings: warningCounts, startedAt: started, seconds: seconds(since: started),
+                threads: state.threads)
             try folder.write(manifest.render(), to: SideOutputs.manifestFile)
             logger.debug("outputs written in \(String(format: "%.3f", seconds(since: emitClock))) s")
             try FaultInjection.point("before-swap")
@@ -295,7 +296,7 @@ public enum Runner {
             let files = Array(source.files[start..<min(start + batch, source.files.count)])
             let firstNumber = start + 1
             let root = source.root
-            let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = Parallel.run(files.count) { index in
+            let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = state.threads.run(files.count) { index in
                 Result {
                     let contents = try InputFile.read(files[index], maxBytes: pipeline.limits.maxFileBytes)
                     let text = SourceText(displayPath: Paths.display(files[index]), bytes: contents.text)

@@ -17,7 +17,7 @@ public protocol Rule: Sendable {
     func check(_ record: Record, _ findings: inout RuleFindings)
     /// Checks a whole collection, returning findings per record (in order). A default
     /// calls `check` record by record; rules that compare records override it.
-    func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Int) -> [[Finding]]
+    func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads) -> [[Finding]]
 }
 
 /// Collects what a rule finds wrong with one record.

@@ -19,7 +19,7 @@ struct KeyTable {
 
     /// Encodes `count` keys, `encode(i, &key)` writing key `i` (returning false when the
     /// record has none), on up to `threads` threads; the table is the same for any count.
-    static func build(count: Int, threads: Int, _ encode: (Int, inout ByteKey) -> Bool) -> KeyTable {
+    static func build(count: Int, threads: Threads, _ encode: (Int, inout ByteKey) -> Bool) -> KeyTable {
         let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 8_192) { range in
             var table = KeyTable()
             table.reserve(range.count)
@@ -84,7 +84,7 @@ struct KeyTable {
     /// The record positions in key order, ties in position order (so any sort algorithm,
     /// and any thread count, gives the same order): sorted runs on up to `threads`
     /// threads, then merged pairwise.
-    func sortedPositions(threads: Int) -> [Int] {
+    func sortedPositions(threads: Threads) -> [Int] {
         bytes.withUnsafeBufferPointer { buffer in
             func less(_ a: Int, _ b: Int) -> Bool {
                 let order = compare(a, b, buffer)
@@ -97,7 +97,7 @@ struct KeyTable {
             }
             while runs.count > 1 {
                 let pairs = runs.count / 2
-                var merged: [[Int]] = Parallel.run(pairs) { pair in Self.merge(runs[2 * pair], runs[2 * pair + 1], less) }
+                var merged: [[Int]] = threads.run(pairs) { pair in Self.merge(runs[2 * pair], runs[2 * pair + 1], less) }
                 if runs.count % 2 == 1 { merged.append(runs[runs.count - 1]) }
                 runs = merged
             }
@@ -127,7 +127,7 @@ struct KeyTable {
     /// For each record with a key, the position of the first record with an equal key
     /// (itself when it is the first); -1 for records without a key. Hashes are computed
     /// on up to `threads` threads; the table is filled in position order.
-    func firstWithEqualKey(threads: Int) -> [Int] {
+    func firstWithEqualKey(threads: Threads) -> [Int] {
         bytes.withUnsafeBufferPointer { buffer in
             let hashes: [UInt64] = Parallel.chunks(count, threads: threads, minimumChunk: 16_384) { range in
                 range.map { Self.hash(buffer, from: starts[$0], to: starts[$0 + 1]) }

@@ -38,7 +38,7 @@ extension RuleFindings {
 extension Rule {
     /// Checks every record; the default checks them one at a time. Rules that compare
     /// records with each other (`unique`) override it. Returns findings per record.
-    public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Int) -> [[Finding]] {
+    public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads) -> [[Finding]] {
         Parallel.chunks(records.count, threads: threads) { range in
             guard let first = range.first else { return [[Finding]]() }
             var findings = RuleFindings(record: records[first], schema: schema, rule: code, severity: severity)

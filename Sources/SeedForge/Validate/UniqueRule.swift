@@ -20,7 +20,7 @@ public struct UniqueRule: Rule {
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {}
 
-    public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Int) -> [[Finding]] {
+    public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads) -> [[Finding]] {
         var first: [[Value]: Record] = [:]
         return records.map { record in
             var findings = RuleFindings(record: record, schema: schema, rule: code, severity: severity)

@@ -36,7 +36,7 @@ struct EmitTests {
         var outputs: [Data] = []
         for threads in [1, 2, 3] {
             let folder = try OutputDirectory(target: dir.url.appendingPathComponent("t\(threads)"))
-            try JSONFormat().write(records, fields: fields, ids: ids, into: OutputWriter(folder: folder, file: "a.json", outputs: [], threads: threads))
+            try JSONFormat().write(records, fields: fields, ids: ids, into: OutputWriter(folder: folder, file: "a.json", outputs: [], threads: Threads(threads)))
             try folder.commit()
             outputs.append(try dir.bytes("t\(threads)/a.json"))
         }

@@ -45,7 +45,14 @@ struct ShippedDatasetsGoldenTests {
         #expect(written == expected, "the datasets hold other files than their golden copies")
         for file in expected {
             var actual = try Data(contentsOf: dir.url.appendingPathComponent(file))
-            if file.hasSuffix("manifest.json") { actual = Self.withoutRunSection(actual) }
+            if file.hasSuffix("manifest.json") {
+                // `--threads` held in every stage: parallel pages, outputs side by side.
+                let run = try #require((try JSONSerialization.jsonObject(with: actual) as? [String: Any])?["run"] as? [String: Any])
+                let budget = try #require(run["threads"] as? [String: Int])
+                #expect(budget["budget"] == threads, "\(file)")
+                #expect((1...threads).contains(budget["peak"] ?? 0), "\(file): \(budget) over the budget of \(threads)")
+                actual = Self.withoutRunSection(actual)
+            }
             let wanted = try Data(contentsOf: Self.golden.appendingPathComponent(file))
             #expect(actual == wanted, "\(file) differs from its golden copy")
         }

@@ -191,7 +191,7 @@ struct HTMLRobustnessTests {
     @Test func libxml2ParsesSafelyOnSeveralThreads() throws {
         let pages = (0..<64).map { n in Array(Self.page((0..<50).map { #"<li class="item"><span class="name">P\#(n)-\#($0)</span></li>"# }.joined()).utf8) }
         let xpath = try CSSSelector.xpath("li.item span.name", relative: false)
-        let results = Parallel.run(pages.count) { index in
+        let results = Threads(4).run(pages.count) { index in
             HTMLDocument(bytes: pages[index], url: "p\(index).html", encoding: "UTF-8").map { $0.select(xpath).map(HTMLDocument.text) } ?? []
         }
         for (index, names) in results.enumerated() {

@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import SeedForge
+
+/// Counts pieces of work running at the same moment, independently of `Threads`' own count.
+private final class Overlap: Sendable {
+    private let active = Atomic<Int>(0)
+    private let highest = Atomic<Int>(0)
+
+    var peak: Int { highest.load(ordering: .relaxed) }
+
+    /// Runs `body` as one piece of leaf work (never nested on one thread).
+    func work<T>(_ body: () -> T) -> T {
+        let now = active.add(1, ordering: .relaxed).newValue
+        highest.max(now, ordering: .relaxed)
+        defer { active.subtract(1, ordering: .relaxed) }
+        return body()
+    }
+}
+
+/// `--threads N` is one budget for the whole run: nested parallel loops share it.
+@Suite("Support: thread budget")
+struct ThreadBudgetTests {
+    /// A little work that takes long enough for pieces to overlap when they can.
+    static func spin(_ seed: Int) -> Int {
+        var x = seed
+        for _ in 0..<5_000 { x = x &* 6_364_136_223_846_793_005 &+ 1 }
+        return x
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func nestedLoopsNeverWorkOnMoreThreadsThanTheBudget(budget: Int) {
+        let threads = Threads(budget)
+        let overlap = Overlap()
+        let results = threads.run(4) { outer in
+            let own = overlap.work { Self.spin(outer) }
+            let inner = Parallel.chunks(600, threads: threads, minimumChunk: 100) { range in
+                overlap.work { range.map { Self.spin($0 % 3) }.count }
+            }
+            return (own, inner.reduce(0, +))
+        }
+        #expect(overlap.peak <= budget)
+        #expect(threads.peak <= budget)
+        // Every piece ran exactly once, in order, whatever ran where.
+        #expect(results.map(\.0) == (0..<4).map(Self.spin))
+        #expect(results.allSatisfy { $0.1 == 600 })
+    }
+
+    @Test func aBudgetOfOneRunsEverythingOnTheCallingThread() {
+        let threads = Threads(1)
+        let caller = pthread_self()
+        let ran = threads.run(8) { index in
+            Parallel.chunks(10_000, threads: threads, minimumChunk: 100) { _ in pthread_equal(pthread_self(), caller) != 0 }.allSatisfy { $0 }
+        }
+        #expect(ran.allSatisfy { $0 })
+        #expect(threads.peak == 1)
+        #expect(threads.lend(upTo: 4) { $0 } == 1)
+    }
+
+    @Test func lentThreadsCountAsBusyAndComeBack() {
+        let threads = Threads(3)
+        #expect(threads.lend(upTo: 4) { $0 } == 3)
+        #expect(threads.peak == 3)
+        // Given back: a loop afterwards may use them again.
+        #expect(threads.lend(upTo: 2) { $0 } == 2)
+        #expect(threads.run(5) { $0 * 2 } == [0, 2, 4, 6, 8])
+    }
+}
