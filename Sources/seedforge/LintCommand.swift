@@ -18,16 +18,13 @@ struct LintCommand: ParsableCommand {
 
     func run() throws {
         let logger = log.makeLogger()
-        var worst = ExitStatus.ok
-        for path in pipelines where !TestFile.isTestFile(path) {
-            do {
-                let pipeline = try Loader.load(path: path)
-                if !log.quiet {
-                    let files = pipeline.sources.reduce(0) { $0 + $1.files.count }
-                    print("\(path): ok (\(pipeline.name): \(pipeline.sources.count) sources, \(files) input files, \(pipeline.steps.count) steps, \(pipeline.outputs.count) outputs)")
-                }
-            } catch {
-                worst = max(worst, log.report(error, logger: logger))
+        // The same loading as `run`: a file named twice is checked once, and two
+        // pipelines writing one dataset name are an error here as there.
+        let (loaded, worst) = log.loadAll(pipelines, logger: logger)
+        if !log.quiet {
+            for pipeline in loaded {
+                let files = pipeline.sources.reduce(0) { $0 + $1.files.count }
+                print("\(pipeline.file): ok (\(pipeline.name): \(pipeline.sources.count) sources, \(files) input files, \(pipeline.steps.count) steps, \(pipeline.outputs.count) outputs)")
             }
         }
         if worst != .ok { throw ExitCode(worst.rawValue) }

@@ -1,36 +1,13 @@
-import Foundation
 import Logging
 import SeedForge
 
 extension LogOptions {
-    /// Loads every definition before any data is read. Reports each error and returns
-    /// the pipelines and the worst exit status; two pipelines writing the same dataset
-    /// name are a usage error (they would overwrite each other).
-    /// Test files (`*.test.yml`) among the paths are skipped, so `pipelines/*.yml` works,
-    /// and a path given twice is loaded once.
+    /// Loads the pipelines named on the command line (`PipelineSet` holds the policy),
+    /// reports each definition error and returns the pipelines with the worst exit status.
     func loadAll(_ paths: [String], logger: Logger, uniqueNames: Bool = true) -> (pipelines: [Pipeline], status: ExitStatus) {
-        var loaded: [Pipeline] = []
-        var worst = ExitStatus.ok
-        var seen: Set<String> = []
-        for path in paths {
-            if TestFile.isTestFile(path) {
-                logger.debug("skipping test file \(path)")
-                continue
-            }
-            guard seen.insert(URL(fileURLWithPath: path).standardizedFileURL.path).inserted else { continue }
-            do {
-                let pipeline = try Loader.load(path: path)
-                if uniqueNames, let other = loaded.first(where: { $0.name == pipeline.name }) {
-                    worst = max(worst, report(DefinitionError(
-                        file: path, line: 1, column: 1,
-                        message: "dataset name '\(pipeline.name)' is also used by \(other.file); each run writes one folder per name"), logger: logger))
-                    continue
-                }
-                loaded.append(pipeline)
-            } catch {
-                worst = max(worst, report(error, logger: logger))
-            }
-        }
-        return (loaded, worst)
+        let set = PipelineSet(paths: paths, uniqueNames: uniqueNames)
+        for path in set.skipped { logger.debug("skipping test file \(path)") }
+        let worst = set.errors.reduce(ExitStatus.ok) { max($0, report($1, logger: logger)) }
+        return (set.pipelines, worst)
     }
 }

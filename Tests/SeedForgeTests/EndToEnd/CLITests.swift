@@ -62,6 +62,22 @@ struct CLITests {
         #expect(bad.stderr.contains("bad.yml:16:5: error: unknown key 'maxx' in step 1 (validate: range); did you mean 'max'?"), "\(bad.stderr)")
     }
 
+    /// `lint` loads the arguments exactly as `run` does: a file named twice (or as
+    /// `./mini.yml`) once, test files skipped, two pipelines writing one dataset refused.
+    @Test func lintAndRunLoadRepeatedAndCollidingPipelinesAlike() throws {
+        let dir = try workspace(Array("not json at all".utf8))
+        let twice = try CLI.run(["lint", "mini.yml", "./mini.yml", "mini.test.yml"], cwd: dir.path)
+        #expect(twice.status == 0, "\(twice.stderr)")
+        #expect(twice.stdout.components(separatedBy: ": ok (").count == 2, "\(twice.stdout)")
+        try dir.write("other.yml", Self.pipeline)
+        let message = "other.yml:1:1: error: dataset name 'mini' is also used by mini.yml; each run writes one folder per name"
+        for command in ["lint", "run"] {
+            let colliding = try CLI.run([command, "mini.yml", "other.yml"], cwd: dir.path)
+            #expect(colliding.status == 2, "\(command)")
+            #expect(colliding.stderr.contains(message), "\(command): \(colliding.stderr)")
+        }
+    }
+
     @Test func usageErrorsExit2() throws {
         #expect(try CLI.run(["run"]).status == 2)
         #expect(try CLI.run(["run", "x.yml", "--no-such-flag"]).status == 2)
