@@ -105,18 +105,8 @@ public struct IngestSink {
         var (record, findings) = mapping.map(raw, origin: origin)
         findings.insert(contentsOf: more, at: 0)
         if let sourceFinding { findings.insert(sourceFinding, at: 0) }
-        for finding in findings where finding.severity == .warning {
-            state.warn(finding, record: record, in: collection, step: "ingest")
-        }
-        let errors = findings.filter { $0.severity == .error }
-        guard let record else {
-            state.rejectUnreadable(in: collection, finding: errors[0], step: "ingest")
-            return
-        }
-        if errors.isEmpty {
+        if state.settle(record, findings: findings, in: collection, step: { _ in "ingest" }), let record {
             state.collections[collection, default: []].append(record)
-        } else {
-            state.reject(record, in: collection, findings: errors, step: "ingest")
         }
     }
 

@@ -97,6 +97,24 @@ public final class RunState {
         rejects.append(Rejection(collection: collection, record: nil, id: nil, findings: [finding], step: step))
     }
 
+    /// Settles a record's findings, the one rule every stage follows: warnings are
+    /// reported and leave the record kept; any error rejects it with all its errors (a
+    /// record that could not be read at all with the first). `step` labels a finding's
+    /// report. Returns whether the record is kept.
+    func settle(_ record: Record?, findings: [Finding], in collection: String, step: (Finding) -> String) -> Bool {
+        for finding in findings where finding.severity == .warning {
+            warn(finding, record: record, in: collection, step: step(finding))
+        }
+        let errors = findings.filter { $0.severity == .error }
+        guard let record else {
+            if let first = errors.first { rejectUnreadable(in: collection, finding: first, step: step(first)) }
+            return false
+        }
+        if errors.isEmpty { return true }
+        reject(record, in: collection, findings: errors, step: step(errors[0]))
+        return false
+    }
+
     public func removeDuplicate(_ record: Record, in collection: String, winner: Record, key: Value, step: String, filled: [String] = [], distanceKm: Double? = nil) {
         duplicates.append(Duplicate(
             collection: collection, record: record, id: id(of: record, in: collection),

@@ -372,16 +372,7 @@ public enum Runner {
             }
             var kept: [Record] = []
             for (position, record) in records.enumerated() {
-                let findings = perRecord[position]
-                for finding in findings where finding.severity == .warning {
-                    state.warn(finding, record: record, in: collection, step: "validate: \(finding.rule)")
-                }
-                let errors = findings.filter { $0.severity == .error }
-                if errors.isEmpty {
-                    kept.append(record)
-                } else {
-                    state.reject(record, in: collection, findings: errors, step: "validate: \(errors[0].rule)")
-                }
+                if state.settle(record, findings: perRecord[position], in: collection, step: { "validate: \($0.rule)" }) { kept.append(record) }
             }
             state.collections[collection] = kept
         }

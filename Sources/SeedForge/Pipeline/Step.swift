@@ -75,16 +75,9 @@ extension RunState {
         }
         var rejected: [Bool]?
         for (index, findings) in flagged.joined() {
-            let record = records[index]
-            for finding in findings where finding.severity == .warning {
-                warn(finding, record: record, in: collection, step: step)
-            }
-            let errors = findings.filter { $0.severity == .error }
-            if !errors.isEmpty {
-                reject(record, in: collection, findings: errors, step: step)
-                if rejected == nil { rejected = [Bool](repeating: false, count: count) }
-                rejected![index] = true
-            }
+            if settle(records[index], findings: findings, in: collection, step: { _ in step }) { continue }
+            if rejected == nil { rejected = [Bool](repeating: false, count: count) }
+            rejected![index] = true
         }
         if let rejected {
             collections[collection] = records.indices.filter { !rejected[$0] }.map { records[$0] }
