@@ -25,25 +25,10 @@ struct Manifest {
         var seconds: Double = 0
     }
 
-    struct Accounting {
-        let collection: String
-        let read: Int
-        /// Records appended from other collections.
-        let received: Int
-        let emitted: Int
-        /// Records of a reference collection, kept for look-ups and not written.
-        let reference: Int
-        let rejected: Int
-        let duplicates: Int
-        /// Records appended to another collection.
-        let appended: Int
-        var balanced: Bool { read + received == emitted + reference + rejected + duplicates + appended }
-    }
-
     let pipeline: Pipeline
     let inputs: [Input]
     let outputs: [Output]
-    let accounting: [Accounting]
+    let accounting: [CollectionAccount]
     let steps: [StepStat]
     let findings: [String: Int]
     let warnings: [String: Int]

@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+
+/// What ingest read, file by file: the manifest's inputs, and each file's path as the
+/// dataset names it (relative to the pipeline's folder) for the side outputs.
+struct InputLedger {
+    var inputs: [Manifest.Input] = []
+    /// Display path → dataset path.
+    var datasetPaths: [String: String] = [:]
+
+    /// Books a file whose records are all read: its count for its collection, its hash and
+    /// size for the manifest. Then its pages may leave memory (a message reads back the
+    /// few it needs).
+    mutating func book(_ file: String, text: SourceText, contents: InputFile.Contents, records: Int, collection: String, state: RunState, pipeline: Pipeline) {
+        state.ingested[collection, default: 0] += records
+        let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
+        datasetPaths[text.displayPath] = datasetPath
+        inputs.append(Manifest.Input(
+            collection: collection, file: datasetPath, sha256: SHA256.hex(buffer: contents.raw.buffer),
+            bytes: contents.raw.count, records: records))
+        text.releasePages()
+    }
+}
+
+/// The ingest stage of a run: reads every file of every source into the run's
+/// collections, following `next` links and page numbers, and books each file.
+enum Ingestion {
+    static func run(_ pipeline: Pipeline, state: RunState, options: RunOptions, logger: Logger) throws -> InputLedger {
+        var ledger = InputLedger()
+        for source in pipeline.sources {
+            let clock = ContinuousClock.now
+            var pages: [PageMetadata] = []
+            // Independent pages (an HTML glob) are extracted on several cores, in batches,
+            // and taken in file order: the same result as one at a time.
+            if let pagewise = source.kind as? any PagewiseSource, pagewise.readsPagesInParallel, options.threads > 1, source.files.count > 1 {
+                try readPagesInParallel(source, pagewise, state: state, options: options, ledger: &ledger, pipeline: pipeline)
+                recordIngest(source, state: state, since: clock, logger: logger)
+                continue
+            }
+            var files = source.files
+            let sourceRoot = source.root
+            var visited: Set<String> = []
+            var unreadable = 0
+            var fileIndex = 0
+            while fileIndex < files.count {
+                let file = files[fileIndex]
+                fileIndex += 1
+                visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
+                let contents: InputFile.Contents
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: state.threads, limits: pipeline.limits)
+                let text: SourceText
+                do {
+                    contents = try InputFile.read(file, maxBytes: pipeline.limits.maxFileBytes)
+                    text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
+                    text.pageNumber = fileIndex
+                    text.absolutePath = file
+                    text.sourceRoot = sourceRoot
+                    text.fieldPaths = source.mapping.pathsByName
+                    state.keep(text)
+                    if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
+                    // Sources that follow "next" links find their next file in this one.
+                    func page() -> Location { text.location(ofOffset: 0, pointer: "page \(fileIndex)") }
+                    // A broken chain fails the run (validation reports it and goes on): the
+                    // pages after this one would be lost. Other problems stop with a warning.
+                    func fail(_ error: SourceError) throws {
+                        if options.writeOutputs { throw error }
+                        state.sourceErrors.append((source.collection, error))
+                    }
+                    switch source.kind.nextFile(after: text, path: file) {
+                    case nil:
+                        break
+                    case .refused(let reason):
+                        sink.warnFile(Finding(rule: "next-link", severity: .warning, message: reason, location: page()))
+                    case .failed(let error):
+                        try fail(error)
+                    case .file(let next, let link):
+                        if let problem = FollowCheck.problem(next: next, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
+                            if problem.missing {
+                                try fail(SourceError(location: link ?? page(), message: problem.message))
+                            } else {
+                                sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem.message, location: page()))
+                            }
+                        } else {
+                            files.append(next)
+                        }
+                    }
+                } catch let error as SourceError where !options.writeOutputs {
+                    // Validation reports a file it cannot read and goes on with the others.
+                    state.sourceErrors.append((source.collection, error))
+                    unreadable += 1
+                    continue
+                }
+                ledger.book(file, text: text, contents: contents, records: sink.count, collection: source.collection, state: state, pipeline: pipeline)
+                logger.debug("read \(sink.count) records from \(text.displayPath)")
+            }
+            if !pages.isEmpty {
+                // A page that failed (reported above) would also count as missing.
+                let problems = unreadable > 0 ? [] : PageSequence.problems(pages)
+                if let problem = problems.first, options.writeOutputs { throw problem }
+                state.sourceErrors += problems.map { (source.collection, $0) }
+                state.orderByPage(source.collection, pages: pages)
+            }
+            recordIngest(source, state: state, since: clock, logger: logger)
+        }
+        return ledger
+    }
+
+    /// The ingest step's statistics and progress line for one source.
+    static func recordIngest(_ source: SourceDefinition, state: RunState, since clock: ContinuousClock.Instant, logger: Logger) {
+        let read = state.ingested[source.collection] ?? 0
+        let kept = state.records(source.collection).count
+        state.stepStats.append(StepStat(
+            label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,
+            recordsOut: kept, rejected: read - kept, duplicates: 0,
+            warnings: state.warnings.filter { $0.collection == source.collection }.count, seconds: Runner.seconds(since: clock)))
+        logger.info("ingest \(source.collection): \(read) records read, \(read - kept) rejected")
+    }
+
+    static func readPagesInParallel(
+        _ source: SourceDefinition, _ pagewise: any PagewiseSource, state: RunState, options: RunOptions,
+        ledger: inout InputLedger, pipeline: Pipeline
+    ) throws {
+        let batch = 256
+        var start = 0
+        while start < source.files.count {
+            let files = Array(source.files[start..<min(start + batch, source.files.count)])
+            let firstNumber = start + 1
+            let root = source.root
+            let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = state.threads.run(files.count) { index in
+                Result {
+                    let contents = try InputFile.read(files[index], maxBytes: pipeline.limits.maxFileBytes)
+                    let text = SourceText(displayPath: Paths.display(files[index]), bytes: contents.text)
+                    text.pageNumber = firstNumber + index
+                    text.absolutePath = files[index]
+                    text.sourceRoot = root
+                    text.fieldPaths = source.mapping.pathsByName
+                    let page = pagewise.extractPage(text, mapping: source.mapping, limits: pipeline.limits)
+                    if let failure = page.failure { throw failure }
+                    return (contents, text, page)
+                }
+            }
+            for (index, result) in results.enumerated() {
+                let contents: InputFile.Contents
+                let text: SourceText
+                let page: ExtractedPage
+                do {
+                    (contents, text, page) = try result.get()
+                } catch let error as SourceError where !options.writeOutputs {
+                    // As when reading one page at a time: validation reports it and goes on.
+                    state.sourceErrors.append((source.collection, error))
+                    continue
+                }
+                state.keep(text)
+                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: 1, limits: pipeline.limits)
+                sink.take(page)
+                ledger.book(files[index], text: text, contents: contents, records: sink.count, collection: source.collection, state: state, pipeline: pipeline)
+            }
+            start += batch
+        }
+    }
+}
