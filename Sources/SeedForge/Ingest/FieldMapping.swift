@@ -8,10 +8,14 @@ public struct FieldMapping: Sendable {
     let tree: FieldTree?
     /// Each field's path by its name (what findings on the source's records point at).
     public let pathsByName: [String: FieldPath]
+    /// Values a record of the collection holds once every step has added its fields: a
+    /// record is made with room for them, so a step adding a field never reallocates it.
+    public internal(set) var capacity: Int
 
     public init(fields: [FieldSpec], unknownFields: UnknownFields) {
         self.fields = fields
         self.unknownFields = unknownFields
+        capacity = fields.count
         tree = FieldTree(paths: fields.compactMap(\.sourcePath))
         pathsByName = Dictionary(fields.compactMap { field in field.sourcePath.map { (field.name, $0) } }, uniquingKeysWith: { first, _ in first })
     }
@@ -22,7 +26,9 @@ public struct FieldMapping: Sendable {
     /// caller reads it again with the general reader to report why.
     public func readClean(_ reader: inout JSONReader, origin: Origin) throws -> Record? {
         guard let tree, fields.count == tree.fieldCount else { return nil }
-        var values = [Value](repeating: .null, count: fields.count)
+        var values: [Value] = []
+        values.reserveCapacity(capacity)
+        values.append(contentsOf: repeatElement(.null, count: fields.count))
         guard try reader.readFields(tree.root, into: &values, allowUnknown: unknownFields == .ignore) else { return nil }
         for (index, field) in fields.enumerated() {
             guard let converted = Self.convert(values[index], to: field.type) else { return nil }
@@ -88,7 +94,7 @@ public struct FieldMapping: Sendable {
                 location: origin.location, value: raw)])
         }
         var values: [Value] = []
-        values.reserveCapacity(fields.count)
+        values.reserveCapacity(capacity)
         var findings: [Finding] = []
         for field in fields {
             let value = raw.value(at: field.sourcePath!) ?? .null

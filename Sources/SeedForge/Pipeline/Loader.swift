@@ -109,6 +109,10 @@ public enum Loader {
         if !collector.errors.isEmpty {
             throw DefinitionErrors(collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
         }
+        // Records are made with room for the fields later steps add to their collection.
+        for index in sources.indices {
+            sources[index].mapping.capacity = plan.schema(sources[index].collection).fields.count
+        }
         return Pipeline(
             name: name, description: description, file: file, fileSHA256: sha256, baseDirectory: baseDirectory,
             sources: sources, steps: steps,

@@ -5,7 +5,7 @@ public struct SourceDefinition: Sendable {
     public let kind: any SourceKind
     /// Resolved paths, in read order.
     public internal(set) var files: [String]
-    public let mapping: FieldMapping
+    public internal(set) var mapping: FieldMapping
     /// The folder the source's path starts from (HTML pages' addresses are relative to it).
     public let root: String
 }
