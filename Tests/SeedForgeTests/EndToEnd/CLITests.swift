@@ -127,12 +127,15 @@ struct CLITests {
     @Test func kindsDocumentsEveryKind() throws {
         let all = try CLI.run(["kinds"])
         #expect(all.status == 0)
-        for name in ["json", "ndjson", "required", "range", "step", "length", "url", "timestamp", "trim", "stable-id", "rating-summary", "dedupe", "sort", "csv"] {
-            #expect(all.stdout.contains(": \(name)\n"), "\(name) missing from kinds")
+        for spec in Registry.allSpecs {
+            #expect(all.stdout.contains("\(spec.stage.rawValue): \(spec.name)\n  \(spec.summary)\n"), "\(spec.name) missing from kinds")
+            let one = try CLI.run(["kinds", spec.name])
+            #expect(one.status == 0)
+            for key in spec.keys {
+                #expect(one.stdout.contains("    \(key.name)\(key.required ? " (required)" : ""): \(key.summary)\n"), "kinds \(spec.name) lacks \(key.name)")
+            }
+            #expect(one.stdout.contains("  example:\n    " + spec.example.replacingOccurrences(of: "\n", with: "\n    ")), "kinds \(spec.name) lacks its example")
         }
-        let range = try CLI.run(["kinds", "range"])
-        #expect(range.stdout.contains("max-reject-fraction"))
-        #expect(range.stdout.contains("example:"))
         #expect(try CLI.run(["kinds", "rnage"]).stderr.contains("did you mean 'range'?"))
     }
 }

@@ -1,23 +1,75 @@
 import Foundation
 import Testing
+import Yams
 
 @testable import SeedForge
 
-/// The README is the pipeline format's reference: every kind and every key must be in it.
+/// The README is the pipeline format's reference, and `seedforge kinds` prints the specs it
+/// must agree with: every kind has its entry in the kinds reference, and every key of a kind
+/// is documented in that entry or in the section its stage shares (source keys in
+/// "Sources", the keys every step takes in "Steps", output keys in "Outputs"), not merely
+/// somewhere in the file.
 @Suite("Documentation")
 struct DocumentationTests {
-    @Test func readmeDocumentsEveryKindAndKey() throws {
-        let readme = try String(contentsOf: CLI.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        for spec in Registry.allSpecs {
-            #expect(readme.contains("**`\(spec.name)`**"), "README lacks kind \(spec.name)")
-            for key in spec.keys {
-                #expect(readme.contains("`\(key.name)`"), "README lacks key \(key.name) of \(spec.name)")
-            }
+    static let readme = (try? String(contentsOf: CLI.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+
+    /// The text of a `### heading` section, up to the next heading.
+    static func section(_ heading: String) -> Substring {
+        guard let start = readme.range(of: "\n### \(heading)\n") else { return "" }
+        let rest = readme[start.upperBound...]
+        let end = rest.range(of: "\n#")?.lowerBound ?? rest.endIndex
+        return rest[..<end]
+    }
+
+    /// A kind's own entry in the kinds reference: from its `**`name`**` bullet to the next
+    /// bullet or heading.
+    static func entry(_ name: String) -> Substring? {
+        guard let reference = readme.range(of: "\n## Kinds reference\n") else { return nil }
+        let kinds = readme[reference.upperBound...]
+        guard let start = kinds.range(of: "**`\(name)`**") else { return nil }
+        let rest = kinds[start.upperBound...]
+        let end = [rest.range(of: "\n- **`")?.lowerBound, rest.range(of: "\n#")?.lowerBound].compactMap { $0 }.min() ?? rest.endIndex
+        return rest[..<end]
+    }
+
+    /// Where a key of a kind of this stage may be documented besides the kind's entry.
+    static func shared(_ spec: KindSpec) -> [Substring] {
+        switch spec.stage {
+        case .ingest: return [section("Sources")] + (spec.name == "html" ? [section("HTML pages")] : [])
+        case .emit: return [section("Outputs")]
+        default: return [section("Steps")]
         }
+    }
+
+    @Test(arguments: Registry.allSpecs.map(\.name))
+    func readmeDocumentsTheKindAndEachOfItsKeysWhereItBelongs(name: String) throws {
+        let spec = try #require(Registry.allSpecs.first { $0.name == name })
+        let entry = try #require(Self.entry(name), "the kinds reference has no entry **`\(name)`**")
+        let places = [entry] + Self.shared(spec)
+        for key in spec.keys {
+            #expect(places.contains { $0.contains("`\(key.name)`") }, "README documents key '\(key.name)' of \(spec.stage.rawValue): \(name) neither in its entry nor in the section its stage shares")
+        }
+    }
+
+    /// A kind's example uses only keys the kind has (a renamed key leaves no stale example).
+    @Test(arguments: Registry.allSpecs.map(\.name))
+    func theKindsExampleUsesOnlyItsOwnKeys(name: String) throws {
+        let spec = try #require(Registry.allSpecs.first { $0.name == name })
+        let node = try #require(try Yams.compose(yaml: spec.example), "example of \(name) is not YAML")
+        // A source example is `NAME: {kind: ...}`; a step or output example a one-item list.
+        let body: Node? = spec.stage == .ingest ? node.mapping?.values.first : node.sequence?.first
+        let keys = try #require(body?.mapping?.keys.compactMap(\.string), "example of \(name) has no mapping of keys")
+        let allowed = Set(spec.keys.map(\.name) + (spec.stage == .ingest ? ["kind"] : []) + [spec.stage.rawValue, "file", "format", "collection", "fields", "where"])
+        for key in keys { #expect(allowed.contains(key), "example of \(name) uses '\(key)', which is not one of its keys") }
+        if spec.stage == .ingest { #expect(body?.mapping?["kind"]?.string == name) }
+        if [.validate, .normalize, .enrich, .aggregate].contains(spec.stage) { #expect(body?.mapping?[Node(spec.stage.rawValue)]?.string == name) }
+    }
+
+    @Test func readmeDocumentsTopLevelKeysLimitsAndExitCodes() throws {
+        let readme = Self.readme
         // Every top-level key has a row in "Top-level keys", every limit a row in "Input limits".
-        for key in Loader.topKeys + InputLimits.keys {
-            #expect(readme.contains("| `\(key)` |"), "README lacks key \(key)")
-        }
+        for key in Loader.topKeys { #expect(Self.section("Top-level keys").contains("| `\(key)` |"), "README lacks top-level key \(key)") }
+        for key in InputLimits.keys { #expect(Self.section("Input limits").contains("| `\(key)` |"), "README lacks limit \(key)") }
         for code in [0, 1, 2, 3] { #expect(readme.contains("| \(code) |")) }
         #expect(readme.hasPrefix("# seedforge\n\n```sh\nmake run"))
     }
