@@ -159,4 +159,92 @@ struct AppendTests {
         #expect(Harness.definitionErrors(base.replacingOccurrences(of: "REF ", with: "reference: true, ")).isEmpty)
         #expect(Harness.definitionErrors(base.replacingOccurrences(of: "REF ", with: "")).first?.message.contains("collection 'lookup' is never written") == true)
     }
+
+    static let three = """
+        name: c
+        sources:
+          a: {kind: json, path: a.json, fields: {id: string}}
+          b: {kind: json, path: b.json, fields: {id: string}}
+          c: {kind: json, path: c.json, fields: {id: string}}
+        steps:
+          - {aggregate: append, collection: a, into: b}
+          - {aggregate: append, collection: c, into: a}
+        outputs:
+          - {file: b.json, collection: b}
+        """
+
+    @Test func appendingIntoACollectionAlreadyAppendedElsewhereIsAnError() {
+        let errors = Harness.definitionErrors(Self.three, files: ["a.json": "[]", "b.json": "[]", "c.json": "[]"]).map(\.message)
+        #expect(errors.contains { $0.contains("the records of 'a' were appended to 'b' by an earlier step, so records appended to 'a' now would never be written; append into 'b'") }, "\(errors)")
+    }
+
+    @Test func aComputedFieldNamedLikeADroppedSourceFieldPointsAtTheRecord() throws {
+        let result = try Harness.run("""
+            name: d
+            sources:
+              places: {kind: json, path: app.json, fields: {id: string}}
+              nearby: {kind: json, path: api.json, records: /results, fields: {id: {type: string, from: /place_id}, city: {type: string, from: /vicinity}}}
+            steps:
+              - {aggregate: append, collection: nearby, into: places, drop: [city]}
+              - {normalize: set, collection: places, fields: {city: {type: string, value: null}}}
+              - {validate: required, collection: places, field: city}
+            outputs:
+              - {file: p.json, collection: places}
+            thresholds: {max-reject-fraction: 1}
+            """, files: ["app.json": "[]", "api.json": #"{"results": [{"place_id": "g1", "vicinity": ""}]}"#])
+        let finding = try #require(result.rejects("places").first?.findings.first)
+        #expect(finding.message == "city is required but missing", "\(finding.message)")
+        #expect(finding.location?.pointer == "/results/0" && finding.value == .null, "\(String(describing: finding.location))")
+    }
+
+    @Test func referenceDataWithAnOutputIsCountedAsEmitted() throws {
+        let dir = try TempDir()
+        try dir.write("a.json", #"[{"id":"x"},{"id":"y"}]"#)
+        try dir.write("p.yml", """
+            name: r
+            sources:
+              a: {kind: json, path: a.json, reference: true, fields: {id: string}}
+              b: {kind: json, path: a.json, reference: true, fields: {id: string}}
+            outputs:
+              - {file: a.json, collection: a}
+            """)
+        let run = try CLI.run(["run", "p.yml", "--out", "o"], cwd: dir.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("r: wrote 2 a to"), "\(run.stdout)")
+        let accounting = try #require((jsonObject(dir.bytes("o/r/manifest.json")) as? [String: Any])?["accounting"] as? [String: [String: Any]])
+        #expect(accounting["a"]?["emitted"] as? Int == 2 && accounting["a"]?["reference"] == nil)
+        #expect(accounting["b"]?["reference"] as? Int == 2 && accounting["b"]?["emitted"] as? Int == 0)
+    }
+
+    @Test func acrossNeverMergesTwoRecordsOfOneSideWhateverTheKeepOrder() throws {
+        for keep in ["keep: first", "keep: last", "keep: highest, keep-by: rating"] {
+            let result = try RuleHarness.run(
+                fields: "id: string\nplaceId: string\nsource: string\nrating: number",
+                steps: "- {aggregate: dedupe, collection: items, by: placeId, across: source, \(keep)}",
+                records: #"[{"id":"app-1","placeId":"X","source":"app","rating":3},{"id":"app-2","placeId":"X","source":"app","rating":4},{"id":"api-1","placeId":"X","source":"api","rating":5}]"#)
+            // One app record pairs with the API record; the other app record is never
+            // merged with it (before the fix, with last or highest both went to the API's).
+            let kept = result.records("items").map { $0["id"]!.string! }
+            #expect(kept.count == 2 && kept.contains { $0.hasPrefix("app") }, "\(keep): \(kept)")
+            #expect(result.state.duplicates.count == 1, "\(keep)")
+        }
+    }
+
+    @Test func aFieldTheTargetComputesButTheAppendedSourceReadsPointsAtTheSourceValue() throws {
+        let result = try Harness.run("""
+            name: l
+            sources:
+              places: {kind: json, path: app.json, fields: {id: string}}
+              nearby: {kind: json, path: api.json, records: /results, fields: {id: {type: string, from: /place_id}, publicRating: {type: number, from: /rating}}}
+            steps:
+              - {normalize: set, collection: places, fields: {publicRating: {type: number, value: null}}}
+              - {aggregate: append, collection: nearby, into: places}
+              - {validate: range, collection: places, field: publicRating, max: 4.5}
+            outputs:
+              - {file: p.json, collection: places}
+            thresholds: {max-reject-fraction: 1}
+            """, files: ["app.json": "[]", "api.json": "{\"results\": [\n  {\"place_id\": \"g1\",\n   \"rating\": 4.8}]}"])
+        let location = try #require(result.rejects("places").first?.findings.first?.location)
+        #expect(location.pointer == "/results/0/rating" && location.line == 3 && location.column == 14, "\(location)")
+    }
 }

@@ -90,7 +90,7 @@ struct GroupStatsAndMappingTests {
         #expect(try names("all.json") == ["A", "B", "C"])
     }
 
-    // MARK: review findings: definitions that must not load
+    // MARK: definitions that must not load
 
     /// A pipeline of items {id, name, city, rating, open, code} with the given steps and outputs.
     static func errors(steps: String = "", outputs: String = "  - {file: all.json, collection: items}") -> [String] {
@@ -237,5 +237,33 @@ struct GroupStatsAndMappingTests {
               - {normalize: map-values, collection: items, field: rating, map: {A: [x]}}
             """)
         #expect(messages.contains { $0.contains("map-values writes text, but 'rating' is declared number") }, "\(messages)")
+    }
+
+    @Test func aKeyRepeatedInStatisticsIsReportedWithoutAFalseLocation() throws {
+        let result = try Harness.run("""
+            name: g
+            sources:
+              places: {kind: json, path: places.json, fields: {tripId: string, category: string}}
+              trips: {kind: json, path: trips.json, fields: {id: string}}
+            steps:
+              - {aggregate: group-stats, collection: places, by: [tripId, category], into: tripStats, metrics: {places: count}}
+              - {enrich: lookup, collection: trips, key: id, from: tripStats, from-key: tripId, unmatched: null, take: {places: places}}
+            outputs:
+              - {file: t.json, collection: trips}
+              - {file: p.json, collection: places}
+              - {file: s.json, collection: tripStats}
+            """, files: ["places.json": #"[{"tripId":"a","category":"x"},{"tripId":"a","category":"y"}]"#, "trips.json": #"[{"id":"a"}]"#])
+        let warning = try #require(result.state.warnings.first)
+        #expect(warning.finding.location == nil && warning.id == nil)
+        #expect(warning.finding.message == #"tripId "a" appears in more than one record of the statistics tripStats (its groups have more fields than the key); lookups use the first"#)
+    }
+
+    @Test func decimalFiltersCompareExactly() throws {
+        // What a `where` on a decimal field, or a test expectation, compares: exact digits.
+        #expect(!Value.decimal("12345678901234567.01").describes(.decimal("12345678901234567.02")))
+        #expect(Value.decimal("12345678901234567.01").describes(.decimal("12345678901234567.01")))
+        #expect(Value.decimal("5").describes(.int(5)) && Value.int(5).describes(.decimal("5")))
+        #expect(!Value.decimal("9007199254740993").describes(.int(9007199254740992)))
+        #expect(Value.decimal("2.5").describes(.double(2.5)))
     }
 }

@@ -100,4 +100,30 @@ struct LookupTests {
         #expect(messages(Self.yaml(take: "{id: name}")).contains { $0.contains("already has a field 'id'") })
         #expect(messages(Self.yaml().replacingOccurrences(of: "from: trips", with: "from: places")).contains { $0.contains("'from' must name another collection") })
     }
+
+    @Test func joinsMatchIntegralFloatsWithIntegers() throws {
+        let yaml = LoaderTests.base
+            .replacingOccurrences(of: "fields: {id: integer, itemID: integer, rating: number}", with: "fields: {id: integer, itemID: number, rating: number}")
+            .replacingOccurrences(of: "STEPS", with: "  - {enrich: rating-summary, collection: items, key: id, from: reviews, foreign-key: itemID, rating: rating}")
+        let result = try Harness.run(yaml, files: [
+            "data.json": #"[{"id": 7}]"#, "reviews.json": #"[{"id": 1, "itemID": 7.0, "rating": 4}]"#,
+        ])
+        #expect(result.records("items")[0]["reviewCount"] == .int(1))
+        #expect(result.rejects("reviews").isEmpty)
+    }
+
+    @Test func fromOutsideEnrichStepsNamesFieldsNotCollections() {
+        let errors = Harness.definitionErrors("""
+            name: k
+            sources:
+              places: {kind: json, path: data.json, fields: {id: string, kind: string}}
+              kind: {kind: json, path: data.json, fields: {id: string}}
+            steps:
+              - {aggregate: append, collection: kind, into: places}
+              - {normalize: search-key, collection: places, from: kind, field: kindKey}
+            outputs:
+              - {file: p.json, collection: places}
+            """)
+        #expect(errors.isEmpty, "\(errors)")
+    }
 }

@@ -60,4 +60,15 @@ struct RatingSummaryTests {
         #expect(orphans[1].message == #"shopID refers to shops id "c", which was rejected (see its entry in rejects)"#)
         #expect(result.records("reviews").count == 3)
     }
+
+    @Test func hugeRatingsGiveAFiniteMeanInsteadOfACrash() throws {
+        let yaml = LoaderTests.base.replacingOccurrences(of: "STEPS", with: """
+              - {enrich: rating-summary, collection: items, key: id, from: reviews, foreign-key: itemID, rating: rating, decimals: 2}
+            """)
+        let result = try Harness.run(yaml, files: [
+            "data.json": #"[{"id": 1}]"#,
+            "reviews.json": #"[{"id": 1, "itemID": 1, "rating": 1e308}, {"id": 2, "itemID": 1, "rating": 1e308}]"#,
+        ])
+        #expect(result.records("items")[0]["communityRating"] == .double(1e308))
+    }
 }

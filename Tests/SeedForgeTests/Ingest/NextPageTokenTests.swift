@@ -130,4 +130,68 @@ struct NextPageTokenTests {
         #expect(messages(Self.pipeline().replacingOccurrences(of: "    next-page-token: /next_page_token\n", with: "    max-pages: 3\n"))
             .contains { $0.contains("'max-pages' needs 'next-page-token'") })
     }
+
+    static let chain = """
+        name: n
+        sources:
+          nearby:
+            kind: json
+            path: np/search.json
+            records: /results
+            next-page-token: /next_page_token
+            next-page-file: "{token}"
+            fields: {id: {type: string, from: /place_id}}
+        outputs:
+          - {file: n.json, collection: nearby}
+        """
+
+    @Test func aSymlinkedFirstPageIsNotReadTwice() throws {
+        let dir = try TempDir()
+        try dir.write("np/real", #"{"next_page_token": "B", "results": [{"place_id": "r1"}]}"#)
+        try dir.write("np/B", #"{"next_page_token": "real", "results": [{"place_id": "b1"}]}"#)
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/np/search.json", withDestinationPath: "real")
+        let path = try dir.write("p.yml", Self.chain)
+        let result = try Runner.run(try Loader.load(path: path), options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
+        #expect(result.records("nearby").map { $0["id"]! } == [.string("r1"), .string("b1")])
+        #expect(result.state.warnings.first?.finding.message.contains("read already (a loop)") == true)
+    }
+
+    @Test func aTokenNamingAFolderIsAClearError() throws {
+        let dir = try TempDir()
+        try dir.write("np/search.json", #"{"next_page_token": "sub", "results": [{"place_id": "r1"}]}"#)
+        try dir.write("np/sub/x.json", "{}")
+        let path = try dir.write("p.yml", Self.chain)
+        let run = try CLI.run(["run", path, "--out", dir.path + "/out"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("which is a folder, not a saved page"), "\(run.stderr)")
+    }
+
+    static func expecting(_ expect: String, _ page: String) throws -> (SourceError?, RunResult) {
+        let yaml = """
+            name: e
+            sources:
+              api: {kind: json, path: page.json, records: /results, expect: \(expect), fields: {id: string}}
+            outputs:
+              - {file: a.json, collection: api}
+            """
+        return (Harness.sourceError(yaml, files: ["page.json": Array(page.utf8)]), try Harness.run(yaml, files: ["page.json": page]))
+    }
+
+    @Test func expectTreatsAMissingValueAsNullAndComesBeforeTheRecordsPointer() throws {
+        let (absent, _) = try Self.expecting("{/status: OK, /error_message: null}", #"{"results": [{"id": "a"}], "status": "OK"}"#)
+        #expect(absent == nil)
+        let (failed, validated) = try Self.expecting("{/status: OK}", #"{"error_message": "quota", "status": "OVER_QUERY_LIMIT"}"#)
+        #expect(failed?.message.hasPrefix(#"expected "OK" at /status (the source's 'expect'), found "OVER_QUERY_LIMIT""#) == true, "\(String(describing: failed))")
+        #expect(validated.state.sourceErrors.count == 1)
+        // Only true and false are booleans: NO is Norway.
+        let (norway, _) = try Self.expecting("{/region: [NO, SE]}", #"{"results": [], "region": "NO"}"#)
+        #expect(norway == nil, "\(String(describing: norway))")
+        #expect(Harness.definitionErrors("""
+            name: e
+            sources:
+              api: {kind: json, path: data.json, expect: {/status: OK}, fields: {id: string}}
+            outputs:
+              - {file: a.json, collection: api}
+            """).first?.message.contains("'expect' needs 'records'") == true)
+    }
 }

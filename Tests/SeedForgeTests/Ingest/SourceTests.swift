@@ -116,4 +116,22 @@ struct SourceTests {
         let result = try Harness.run(Self.pipeline(), files: ["data.json": "\u{FEFF}[{\"id\": 1}]"])
         #expect(result.records("items").count == 1)
     }
+
+    @Test func numericLookingKeysResolveInObjects() throws {
+        let result = try RuleHarness.run(
+            fields: "id: integer\nlat: {type: number, from: /coordinates/0}",
+            steps: "[]", records: #"[{"id": 1, "coordinates": {"0": 5}}]"#)
+        #expect(result.records("items")[0]["lat"] == .int(5))
+    }
+
+    @Test func duplicateKeyFindingsPointAtTheNestedKeyAndKeepTheID() throws {
+        let result = try RuleHarness.run(
+            fields: "id: integer\nmeta: object", steps: "[]",
+            records: #"[{"id": 2, "meta": {"a/b": {"x": 1, "x": 2}}}]"#)
+        let rejection = try #require(result.rejects("items").first)
+        #expect(rejection.id == .int(2))
+        #expect(rejection.findings[0].rule == "duplicate-key")
+        #expect(rejection.findings[0].location?.pointer == "/0/meta/a~1b/x")
+        #expect(rejection.findings[0].location?.column == 37)
+    }
 }

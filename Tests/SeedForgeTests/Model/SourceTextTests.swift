@@ -68,4 +68,25 @@ struct SourceTextTests {
         #expect(origin.sourceValue(at: FieldPath(parsing: "/coordinates/1")!) == .int(999))
         withExtendedLifetime(text) {}
     }
+
+    @Test func columnsIgnoreAByteOrderMark() {
+        let text = SourceText(displayPath: "x", bytes: [0xEF, 0xBB, 0xBF] + Array("[{\"id\":1}]".utf8))
+        #expect(text.lineAndColumn(ofOffset: 5) == (1, 3))
+    }
+
+    @Test func incrementalColumnsMatchCountingFromTheLineStart() {
+        // One long minified line with multi-byte text between the values.
+        var line = "["
+        for index in 0..<300 { line += "{\"n\":\"Zürich 🐝 e\u{301} \(index)\",\"v\":\(index)}," }
+        line += "{}]"
+        let bytes = Array(line.utf8)
+        let offsets = bytes.indices.filter { bytes[$0] == UInt8(ascii: "v") }
+        let cached = SourceText(displayPath: "x", bytes: bytes)
+        for offset in offsets {
+            let fresh = SourceText(displayPath: "x", bytes: bytes)
+            #expect(cached.lineAndColumn(ofOffset: offset) == fresh.lineAndColumn(ofOffset: offset))
+        }
+        // Going backwards falls back to counting from the line start.
+        #expect(cached.lineAndColumn(ofOffset: offsets[3]) == SourceText(displayPath: "x", bytes: bytes).lineAndColumn(ofOffset: offsets[3]))
+    }
 }

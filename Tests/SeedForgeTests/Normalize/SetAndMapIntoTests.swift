@@ -108,4 +108,21 @@ struct SetAndMapIntoTests {
             "day must be a date text, found number",
         ])
     }
+
+    @Test func nonFiniteConstantsAreDefinitionErrorsNotCrashes() {
+        func messages(_ step: String) -> [String] {
+            Harness.definitionErrors("""
+                name: s
+                sources:
+                  items: {kind: json, path: data.json, fields: {id: integer, v: any}}
+                steps:
+                  - \(step)
+                outputs:
+                  - {file: i.json, collection: items}
+                """).map(\.message)
+        }
+        #expect(messages("{normalize: set, collection: items, fields: {f: .inf}}").contains { $0.contains("'.inf' is not a finite number") })
+        #expect(messages("{normalize: set, collection: items, fields: {f: {type: any, value: .nan}}}").contains { $0.contains("'.nan' is not a finite number") })
+        #expect(messages("{normalize: set, collection: items, fields: {f: 1e400}}").contains { $0.contains("not a finite number") })
+    }
 }

@@ -174,4 +174,80 @@ struct LoaderTests {
             for keySpec in spec.keys { #expect(!keySpec.summary.isEmpty, "\(spec.name).\(keySpec.name) lacks a summary") }
         }
     }
+
+    static let base = """
+        name: r
+        sources:
+          items:
+            kind: json
+            path: data.json
+            id: id
+            fields: {id: integer, name: string, rating: number}
+          reviews:
+            kind: json
+            path: reviews.json
+            fields: {id: integer, itemID: integer, rating: number}
+        steps:
+        STEPS
+        outputs:
+          - {file: items.json, collection: items}
+          - {file: reviews.json, collection: reviews}
+        thresholds:
+          max-reject-fraction: 1
+        """
+
+    static func errors(_ steps: String, outputs: String? = nil) -> [DefinitionError] {
+        var yaml = base.replacingOccurrences(of: "STEPS", with: steps)
+        if let outputs { yaml = yaml.replacingOccurrences(of: "  - {file: items.json, collection: items}", with: outputs) }
+        return Harness.definitionErrors(yaml, files: ["data.json": "[]", "reviews.json": "[]"])
+    }
+
+    @Test(arguments: [
+        "  - {validate: unique, collection: items, field: []}",
+        "  - {validate: required, collection: items, field: []}",
+        "  - {aggregate: dedupe, collection: items, by: []}",
+        "  - {aggregate: sort, collection: items, by: []}",
+        "  - {normalize: stable-id, collection: items, field: name, from: []}",
+    ])
+    func emptyFieldListsAreDefinitionErrors(step: String) {
+        let errors = Self.errors(step)
+        #expect(errors.count == 1)
+        #expect(errors.first?.message.contains("at least one") == true, "\(errors)")
+    }
+
+    @Test func aFieldListedTwiceIsAnError() {
+        let errors = Self.errors("  []", outputs: "  - {file: items.json, collection: items, fields: [id, name, id]}")
+        #expect(errors.first?.message.contains("field 'id' is listed twice in 'fields'") == true, "\(errors)")
+    }
+
+    @Test func enrichersNeverOverwriteExistingFields() {
+        let errors = Self.errors("""
+              - enrich: rating-summary
+                collection: items
+                key: id
+                from: reviews
+                foreign-key: itemID
+                rating: rating
+                count-field: name
+            """)
+        #expect(errors.count == 1)
+        #expect(errors.first?.message.contains("already has a field 'name'") == true, "\(errors)")
+        #expect(errors.first?.line == 19)
+    }
+
+    @Test func outputFilesCannotBeAFolderOfEachOther() {
+        let errors = Self.errors("  []", outputs: "  - {file: sub, collection: items, format: json}\n  - {file: sub/x.json, collection: items}")
+        #expect(errors.first?.message.contains("one would be a folder holding the other") == true, "\(errors)")
+    }
+
+    @Test func impossibleLimitsAreDefinitionErrors() {
+        #expect(Self.errors("  - {validate: length, collection: items, field: name, min: 10, max: 2}").first?.message.contains("greater than 'max'") == true)
+        #expect(Self.errors("  - {validate: range, collection: items, field: rating, max: 5, max-rejects: -1}").first?.message.contains("must not be negative") == true)
+    }
+
+    @Test func yamlDuplicateKeysNameTheirLine() {
+        let errors = Harness.definitionErrors("name: a\nsources: {}\nname: b\n")
+        #expect(errors.first?.line == 3, "\(errors)")
+        #expect(errors.first?.message.contains("appears twice") == true)
+    }
 }

@@ -197,4 +197,15 @@ struct PipelineTestCommandTests {
         #expect(result.status == 0, "\(result.stdout)")
         #expect(result.stdout.contains(" passed, 0 failed"))
     }
+
+    @Test func yamlExtensionPipelinesFindTheirTestFiles() throws {
+        let dir = try TempDir()
+        try dir.write("d.json", "[]")
+        try dir.write("p.yaml", "name: p\nsources:\n  items: {kind: json, path: d.json, fields: {id: integer}}\noutputs:\n  - {file: i.json, collection: items}\n")
+        try dir.write("p.test.yaml", "cases:\n  - name: one record\n    input:\n      items: [{id: 1}]\n    expect:\n      items: 1\n")
+        for argument in ["p.test.yaml", "p.yaml"] {
+            let run = try CLI.run(["test", argument], cwd: dir.path)
+            #expect(run.status == 0 && run.stdout.contains("1 passed, 0 failed"), "\(argument): \(run.stdout) \(run.stderr)")
+        }
+    }
 }

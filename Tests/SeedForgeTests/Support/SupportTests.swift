@@ -113,4 +113,14 @@ struct GlobTests {
         #expect(Suggestion.nearest(to: "collection", in: ["collections"]) == "collections")
         #expect(Suggestion.nearest(to: "zzzzzz", in: ["fields", "id"]) == nil)
     }
+
+    @Test func globTiesAreOrderedByBytes() {
+        #expect(Glob.naturalLess("page-02.json", "page-2.json"))
+        #expect(!Glob.naturalLess("page-2.json", "page-02.json"))
+    }
+
+    @Test func relativePathsFromThePipelineFolder() {
+        #expect(Paths.relative("/repo/Fixtures/a/shops.json", to: "/repo/pipelines") == "../Fixtures/a/shops.json")
+        #expect(Paths.relative("/repo/pipelines/data.json", to: "/repo/pipelines/") == "data.json")
+    }
 }

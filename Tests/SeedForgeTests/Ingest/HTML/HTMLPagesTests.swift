@@ -3,9 +3,11 @@ import Testing
 
 @testable import SeedForge
 
-/// Defects found in review of the HTML source, each pinned.
-@Suite("Ingest: HTML review regressions", .serialized)
-struct HTMLReviewTests {
+/// HTML pages as crawlers save them: charsets and byte order marks, NUL bytes, prices,
+/// start pages and next links through dots and symbolic links, sub-folders, class words
+/// and computed XPath text, CSS edge cases.
+@Suite("Ingest: HTML charsets, prices, pages and selectors", .serialized)
+struct HTMLPagesTests {
     func run(_ pipeline: String, _ files: [String: [UInt8]], threads: Int = 2, write: Bool = false) throws -> RunResult {
         let dir = try TempDir()
         for (name, bytes) in files { try dir.write(name, bytes: bytes) }
