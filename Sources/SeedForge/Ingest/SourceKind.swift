@@ -42,7 +42,7 @@ public enum NextPage: Sendable {
 /// Keys every source accepts; the kind adds its own.
 enum SourceKeys {
     static let common: [KeySpec] = [
-        KeySpec("kind", required: true, "the source kind: json or ndjson"),
+        KeySpec("kind", required: true, "the source kind: json, ndjson or html"),
         KeySpec("path", required: true, "a file or a glob (*, ?, [..]), relative to the folder of the pipeline file; gzip-compressed files are read as they are"),
         KeySpec("fields", required: true, "the fields to take from each record: `name: type` or `name: {type: T, from: /json/pointer}`; types: string, number, integer, boolean, array, object, any"),
         KeySpec("id", "the field that identifies a record (shown in rejects and the duplicates log)"),

@@ -328,14 +328,11 @@ public enum Loader {
         var thresholds = Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
         guard let node = top["thresholds"] else { return thresholds }
         let map = try node.mapping("'thresholds'")
-        let errors = map.unknownKeys(allowed: ["max-rejects", "max-reject-fraction"])
+        let errors = map.unknownKeys(allowed: RejectLimits.keys)
         if !errors.isEmpty { throw DefinitionErrors(errors) }
-        thresholds.maxRejects = try map.int("max-rejects")
-        if let max = thresholds.maxRejects, max < 0 { throw map["max-rejects"]!.error("'max-rejects' must not be negative") }
-        if let fraction = try map.number("max-reject-fraction") {
-            guard (0...1).contains(fraction) else { throw map["max-reject-fraction"]!.error("'max-reject-fraction' must be between 0 and 1") }
-            thresholds.maxRejectFraction = fraction
-        }
+        let limits = try RejectLimits(map)
+        thresholds.maxRejects = limits.maxRejects
+        if let fraction = limits.maxRejectFraction { thresholds.maxRejectFraction = fraction }
         return thresholds
     }
 

@@ -15,12 +15,9 @@ public struct ValidateStep: Sendable {
         code = kind.spec.name
         collection = try plan.collection(config)
         severity = try config.choice("severity", Severity.self, choices: Severity.allCases) ?? .error
-        maxRejects = try config.int("max-rejects")
-        if let max = maxRejects, max < 0 { throw config["max-rejects"]!.error("'max-rejects' must not be negative") }
-        maxRejectFraction = try config.number("max-reject-fraction")
-        if let fraction = maxRejectFraction, !(0...1).contains(fraction) {
-            throw config["max-reject-fraction"]!.error("'max-reject-fraction' must be between 0 and 1, found \(fraction)")
-        }
+        let limits = try RejectLimits(config)
+        maxRejects = limits.maxRejects
+        maxRejectFraction = limits.maxRejectFraction
         rule = try kind.init(config: config, plan: plan, collection: collection)
     }
 

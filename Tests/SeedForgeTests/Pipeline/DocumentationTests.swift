@@ -65,6 +65,13 @@ struct DocumentationTests {
         if [.validate, .normalize, .enrich, .aggregate].contains(spec.stage) { #expect(body?.mapping?[Node(spec.stage.rawValue)]?.string == name) }
     }
 
+    /// The `kind` key's help (in every source kind's `seedforge kinds` entry) names every
+    /// source kind there is.
+    @Test func theKindKeyNamesEverySourceKind() throws {
+        let kind = try #require(SourceKeys.common.first { $0.name == "kind" })
+        for source in Registry.sources { #expect(kind.summary.contains(source.spec.name), "'kind' help lacks \(source.spec.name)") }
+    }
+
     @Test func readmeDocumentsTopLevelKeysLimitsAndExitCodes() throws {
         let readme = Self.readme
         // Every top-level key has a row in "Top-level keys", every limit a row in "Input limits".

@@ -65,6 +65,16 @@ struct LoaderTests {
         }
     }
 
+    /// A step's reject limits and the pipeline's thresholds are checked alike, with the value found.
+    @Test func rejectLimitsAreCheckedAlikeInStepsAndThresholds() {
+        let step = only(Self.valid.replacingOccurrences(of: "    max: 5\n", with: "    max: 5\n    max-reject-fraction: 1.5\n"))
+        let top = only(Self.valid + "\nthresholds: {max-reject-fraction: 1.5}\n")
+        #expect(step?.message == "'max-reject-fraction' must be between 0 and 1, found 1.5")
+        #expect(top?.message == step?.message)
+        let negative = only(Self.valid + "\nthresholds: {max-rejects: -2}\n")
+        #expect(negative?.message == "'max-rejects' must not be negative, found -2")
+    }
+
     @Test func aValidDefinitionLoadsWithTypedSteps() throws {
         let pipeline = try Harness.load(Self.valid, files: ["data.json": "[]"])
         #expect(pipeline.name == "demo")
