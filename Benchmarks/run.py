@@ -130,7 +130,7 @@ def main():
         dump = os.path.join(DATA, f"cities-{size}.json")
         input_mib = os.path.getsize(dump) / 2**20
         log(f"{size}: reference job ({input_mib:.1f} MiB input, median of {runs} runs)")
-        sf = median_of(runs, [SEEDFORGE, "run", pipeline("reference.yml", size), "--out", out, "--quiet"])
+        sf = median_of(runs, [SEEDFORGE, "run", pipeline("reference.yml", size), "--out", out, "--quiet", "--force"])
         sf_count = count(os.path.join(out, f"reference-{size}", "cities.json"))
         sql_path = os.path.join(DATA, "reference.sql")
         duck_out = os.path.join(DATA, f"duckdb-{size}.json")
@@ -154,20 +154,23 @@ def main():
             jq = measure(["sh", "-c", f"jq -c --slurpfile fold {table} -f {os.path.join(BENCH, 'reference.jq')} {dump} > {jq_out}"])
             jq_count = count(jq_out)
             rows.append((size, "jq (reference job)", jq, jq_count, duck, input_mib))
-            full = median_of(runs, [SEEDFORGE, "run", pipeline("full.yml", size), "--out", out, "--quiet"])
+            full = median_of(runs, [SEEDFORGE, "run", pipeline("full.yml", size), "--out", out, "--quiet", "--force"])
             rows.append((size, "seedforge (full pipeline, pages of 100)", full, count(os.path.join(out, f"full-{size}", "cities.json")), duck, input_mib))
             log("200k: the shipped pipelines/cities.yml on the dump in 42 page files, into an empty folder and again")
             fresh_out = os.path.join(DATA, "out-fresh")
             fresh_runs = []
             for _ in range(runs):
                 shutil.rmtree(fresh_out, ignore_errors=True)  # not timed
-                fresh_runs.append(measure([SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet"]))
+                fresh_runs.append(measure([SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet", "--force"]))
             shipped_fresh = sorted(fresh_runs)[(len(fresh_runs) - 1) // 2]
-            # A rerun with unchanged inputs replaces that dataset (unchanged pages are linked).
-            shipped = median_of(runs, [SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet"])
+            # A forced rerun with unchanged inputs replaces that dataset (unchanged pages are linked).
+            shipped = median_of(runs, [SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet", "--force"])
             shipped_count = count(os.path.join(fresh_out, "shipped-200k", "cities.json"))
             rows.append((size, "seedforge (shipped cities.yml, first run)", shipped_fresh, shipped_count, duck, input_mib))
             rows.append((size, "seedforge (shipped cities.yml, rerun)", shipped, shipped_count, duck, input_mib))
+            # Without --force, a rerun with nothing new is skipped ("unchanged").
+            unchanged = median_of(runs, [SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet"])
+            rows.append((size, "seedforge (shipped cities.yml, unchanged)", unchanged, shipped_count, duck, input_mib))
             latency = json.loads(subprocess.run([QUERY_BENCH, os.path.join(out, f"full-{size}")], check=True,
                                                 capture_output=True, text=True).stdout)
             verdicts += [
@@ -213,7 +216,7 @@ def html_benchmark(runs, pages=1000):
                         "--pages", str(pages), "--out", folder], check=True)
     log(f"html: {pages} pages (median of {runs} runs)")
     out = os.path.join(DATA, "out")
-    sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "html.yml"), "--out", out, "--quiet"], cwd=DATA)
+    sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "html.yml"), "--out", out, "--quiet", "--force"], cwd=DATA)
     sf_file = os.path.join(out, "html-bench", "products.ndjson")
     lxml_file = os.path.join(DATA, "lxml-products.ndjson")
     env_python = f"PYTHONPATH={DEPS} {sys.executable}"
@@ -262,7 +265,7 @@ def nearest_benchmark(runs, count=100_000):
         make_places(places, cities, count)
     log(f"nearest: {count} places against the cities dump (median of {runs} runs)")
     out = os.path.join(DATA, "out")
-    sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "nearest.yml"), "--out", out, "--quiet"], cwd=DATA)
+    sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "nearest.yml"), "--out", out, "--quiet", "--force"], cwd=DATA)
     scipy_file = os.path.join(DATA, "kdtree-nearest.ndjson")
     env_python = f"PYTHONPATH={DEPS} {sys.executable}"
     kd = median_of(runs, ["sh", "-c", f"{env_python} {os.path.join(BENCH, 'kdtree_nearest.py')} {places} {cities} {scipy_file}"])

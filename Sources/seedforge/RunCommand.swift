@@ -28,6 +28,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("lock-timeout"), help: "Seconds to wait when another run of the same pipeline holds its lock.")
     var lockTimeout: Double = 600
 
+    @Flag(name: .long, help: "Run even when a dataset already has the same definition, inputs and seedforge version as the run would (such a run is otherwise skipped: 'unchanged').")
+    var force = false
+
     @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
@@ -41,7 +44,7 @@ struct RunCommand: ParsableCommand {
         defer { RunResults.keepUntilExit(finished) }
         for pipeline in loaded {
             do {
-                let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads))
+                let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads, force: force))
                 finished.append(result)
                 if log.logFormat == .json {
                     logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])

@@ -17,7 +17,7 @@ struct InputLedger {
         datasetPaths[text.displayPath] = datasetPath
         inputs.append(Manifest.Input(
             collection: collection, file: datasetPath, sha256: SHA256.hex(buffer: contents.raw.buffer),
-            bytes: contents.raw.count, records: records))
+            bytes: contents.raw.count, records: records, modified: contents.raw.stamp?.modified))
         text.releasePages()
     }
 }

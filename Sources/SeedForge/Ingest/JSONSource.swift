@@ -225,6 +225,7 @@ public struct JSONSource: SourceKind {
     }
 
     public var followLimit: Int { maxPages }
+    public var followsLinks: Bool { nextTokenPath != nil }
 
     /// The records as an array, placed at `records` inside an object when the source
     /// reads them from there, with page 1 of 1 in the page metadata when it has some, and

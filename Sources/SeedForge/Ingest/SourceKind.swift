@@ -15,6 +15,8 @@ public protocol SourceKind: Sendable {
     func nextFile(after text: SourceText, path: String) -> NextPage?
     /// The most pages one run follows from the start page.
     var followLimit: Int { get }
+    /// Whether the source reads more files than its `path` names (it follows links).
+    var followsLinks: Bool { get }
     /// Whether pipeline tests may give this source inline records (else fixture files).
     var acceptsInlineRecords: Bool { get }
 }
@@ -26,6 +28,7 @@ extension SourceKind {
 
     public func nextFile(after text: SourceText, path: String) -> NextPage? { nil }
     public var followLimit: Int { 1000 }
+    public var followsLinks: Bool { false }
     public var acceptsInlineRecords: Bool { true }
 }
 

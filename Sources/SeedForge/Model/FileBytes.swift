@@ -16,6 +16,8 @@ import Glibc
 public final class FileBytes: @unchecked Sendable {
     public let buffer: UnsafeBufferPointer<UInt8>
     private let owner: Owner
+    /// Size and modification time of the file read, as they were when it was opened.
+    public private(set) var stamp: FileStamp?
 
     private enum Owner {
         case mapped, allocated, malloc
@@ -50,11 +52,16 @@ public final class FileBytes: @unchecked Sendable {
         }
         defer { close(fd) }
         var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+        let regular = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        // Taken before any byte is read: a change while reading shows as a newer time.
+        let stamp = regular ? FileStamp(info) : nil
+        if regular {
             // An empty size may still have contents (files of /proc): read those.
             let size = Int(info.st_size)
             if size > 0, let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED {
-                return FileBytes(mapping: address, count: size)
+                let bytes = FileBytes(mapping: address, count: size)
+                bytes.stamp = stamp
+                return bytes
             }
         }
         // Not mappable (a pipe, a special or empty file): read it to the end.
@@ -69,7 +76,9 @@ public final class FileBytes: @unchecked Sendable {
             if count == 0 { break }
             bytes += chunk[..<count]
         }
-        return FileBytes(copying: bytes)
+        let copy = FileBytes(copying: bytes)
+        copy.stamp = stamp
+        return copy
     }
 
     deinit {
@@ -97,4 +106,28 @@ public final class FileBytes: @unchecked Sendable {
 
     /// A copy as an array (HTML pages, which libxml2 and the encoding check take as arrays).
     public var array: [UInt8] { Array(buffer) }
+}
+
+/// A regular file's size and modification time (nanoseconds since 1970): equal stamps mean
+/// the file was not written since, without reading it.
+public struct FileStamp: Equatable, Sendable {
+    public let bytes: Int
+    public let modified: Int64
+
+    public init(bytes: Int, modified: Int64) {
+        self.bytes = bytes
+        self.modified = modified
+    }
+
+    init(_ info: stat) {
+        bytes = Int(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
+    /// The stamp of the file at `path` now; nil when it is missing or not a regular file.
+    public static func of(_ path: String) -> FileStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileStamp(info)
+    }
 }

@@ -10,8 +10,14 @@ public struct RunOptions {
     public var logger: Logger
     /// Threads for parsing, per-record steps and outputs; results never depend on it.
     public var threads: Int
+    /// Run even when the dataset already is what the run would write (see `UpToDate`).
+    public var force: Bool
 
-    public init(outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger, threads: Int? = nil) {
+    public init(
+        outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger, threads: Int? = nil,
+        force: Bool = false
+    ) {
+        self.force = force
         self.outputRoot = outputRoot
         self.lockTimeout = lockTimeout
         self.writeOutputs = writeOutputs
@@ -33,9 +39,14 @@ public struct RunResult {
     /// Thresholds exceeded (only ever non-empty when outputs were not written: a writing
     /// run throws `ThresholdError` instead).
     public let thresholdFailures: [String]
+    /// True when nothing was done: the dataset already was what the run would write.
+    public var unchanged = false
 
     /// One line for the end of a run: what was written, what was set aside, how long.
     public var summaryLine: String {
+        if unchanged {
+            return "\(dataset): unchanged (same definition, inputs and seedforge version as \(outputFolder ?? "the dataset")), nothing written; --force runs anyway"
+        }
         let written = counts.filter(\.written).map { "\($0.emitted) \($0.collection)" }.joined(separator: ", ")
         let rejected = counts.reduce(0) { $0 + $1.rejected }
         let duplicates = counts.reduce(0) { $0 + $1.duplicates }
@@ -61,6 +72,18 @@ public enum Runner {
             }
             : nil
         defer { withExtendedLifetime(lock) {} }
+        if options.writeOutputs && !options.force {
+            // Checked under the lock: another run may have just replaced the dataset.
+            if let reason = UpToDate.staleness(of: target, for: pipeline) {
+                logger.debug("running: \(reason)")
+            } else {
+                var result = RunResult(
+                    dataset: pipeline.name, counts: [], warnings: 0, seconds: seconds(since: started),
+                    outputFolder: Paths.display(target.path), state: RunState(schemas: pipeline.schemas), thresholdFailures: [])
+                result.unchanged = true
+                return result
+            }
+        }
 
         let state = RunState(schemas: pipeline.schemas, threads: Threads(options.threads))
         let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)

@@ -324,4 +324,5 @@ public struct HTMLSource: PagewiseSource {
     public var acceptsInlineRecords: Bool { false }
 
     public var followLimit: Int { maxPages }
+    public var followsLinks: Bool { nextXPath != nil }
 }

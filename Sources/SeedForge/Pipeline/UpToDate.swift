@@ -1,0 +1,80 @@
+import Foundation
+
+/// Whether the dataset a run would replace already is what the run would write: its
+/// manifest records the same seedforge version, the same pipeline definition (SHA-256 of
+/// the file) and the same input files, each with the bytes it has now, and every output it
+/// lists is still there. Then a nightly run has nothing to do.
+///
+/// An input whose size and modification time equal what the manifest recorded is not
+/// read; any other is hashed, so a file touched but rewritten with the same bytes is not a
+/// change. A source that follows links (`next`, `next-page-token`) may have read more
+/// files than its `path` names: the manifest's list of them counts, and since each page
+/// names the next in its own bytes, equal pages mean an equal chain.
+enum UpToDate {
+    /// Nil when the dataset at `target` is up to date with `pipeline`; otherwise why not
+    /// (for `--verbose`).
+    static func staleness(of target: URL, for pipeline: Pipeline) -> String? {
+        let manifestURL = target.appendingPathComponent(SideOutputs.manifestFile)
+        guard let data = try? Data(contentsOf: manifestURL),
+            let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return "no manifest of a previous run" }
+        guard (manifest["tool"] as? [String: Any])?["version"] as? String == SeedForgeVersion.current else {
+            return "made by another seedforge version"
+        }
+        guard (manifest["pipeline"] as? [String: Any])?["sha256"] as? String == pipeline.fileSHA256 else {
+            return "the pipeline definition changed"
+        }
+        guard let inputs = manifest["inputs"] as? [[String: Any]] else { return "the manifest lists no inputs" }
+        let recordedTimes = Dictionary(
+            ((manifest["run"] as? [String: Any])?["inputs"] as? [[String: Any]] ?? []).compactMap { entry -> (String, Int64)? in
+                guard let file = entry["file"] as? String, let modified = (entry["modified"] as? NSNumber)?.int64Value else { return nil }
+                return (file, modified)
+            },
+            uniquingKeysWith: { first, _ in first })
+
+        // The files each collection would be read from, against those it was read from.
+        var recordedByCollection: [String: [String]] = [:]
+        for input in inputs {
+            guard let collection = input["collection"] as? String, let file = input["file"] as? String else { return "the manifest's inputs are unreadable" }
+            recordedByCollection[collection, default: []].append(file)
+        }
+        for collection in Set(pipeline.sources.map(\.collection)) {
+            let sources = pipeline.sources.filter { $0.collection == collection }
+            let wanted = sources.flatMap { $0.files.map { Paths.relative($0, to: pipeline.baseDirectory) } }
+            let recorded = recordedByCollection[collection] ?? []
+            if sources.contains(where: { $0.kind.followsLinks }) {
+                if let missing = wanted.first(where: { !recorded.contains($0) }) { return "\(missing) was not read before" }
+            } else if wanted != recorded {
+                return "the files of \(collection) are not those read before"
+            }
+        }
+        if recordedByCollection.keys.contains(where: { collection in !pipeline.sources.contains { $0.collection == collection } }) {
+            return "a collection read before has no source now"
+        }
+
+        for input in inputs {
+            guard let file = input["file"] as? String, let sha256 = input["sha256"] as? String,
+                let bytes = (input["bytes"] as? NSNumber)?.intValue
+            else { return "the manifest's inputs are unreadable" }
+            let path = URL(fileURLWithPath: file, relativeTo: URL(fileURLWithPath: pipeline.baseDirectory, isDirectory: true)).path
+            guard let stamp = FileStamp.of(path), stamp.bytes == bytes else { return "\(file) changed" }
+            if let modified = recordedTimes[file], modified == stamp.modified { continue }
+            guard let contents = try? FileBytes.read(path: path), SHA256.hex(buffer: contents.buffer) == sha256 else {
+                return "\(file) changed"
+            }
+        }
+
+        // Every output is still there; a one-file output still has its size.
+        for output in manifest["outputs"] as? [[String: Any]] ?? [] {
+            guard let file = output["file"] as? String else { return "the manifest's outputs are unreadable" }
+            let path = target.appendingPathComponent(file).path
+            guard FileManager.default.fileExists(atPath: path) else { return "\(file) is missing from the dataset" }
+            if (output["files"] as? NSNumber)?.intValue == 1, let stamp = FileStamp.of(path),
+                stamp.bytes != (output["bytes"] as? NSNumber)?.intValue
+            {
+                return "\(file) in the dataset was changed"
+            }
+        }
+        return nil
+    }
+}
