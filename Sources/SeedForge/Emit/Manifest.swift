@@ -10,9 +10,9 @@ struct Manifest {
         let sha256: String
         let bytes: Int
         let records: Int
-        /// The file's modification time when it was read (only in the run section: it lets
-        /// the next run see an untouched input without reading it).
-        var modified: Int64? = nil
+        /// The file's stamp when it was read (only in the run section: it lets the next run
+        /// see an untouched input without reading it); nil when it changed while read.
+        var stamp: FileStamp? = nil
     }
 
     struct Output {
@@ -91,8 +91,9 @@ struct Manifest {
             ("startedAt", .string(formatter.string(from: startedAt))),
             ("seconds", .double((seconds * 1000).rounded() / 1000)),
             ("threads", .object(JSONObject([("budget", .int(Int64(threads.count))), ("peak", .int(Int64(threads.peak)))]))),
+            ("build", .string(SeedForgeVersion.build)),
             ("inputs", .array(inputs.compactMap { input in
-                input.modified.map { .object(JSONObject([("file", .string(input.file)), ("modified", .int($0))])) }
+                input.stamp.map { .object(JSONObject([("file", .string(input.file)), ("stamp", .string($0.text))])) }
             })),
             ("steps", .array(steps.map { stat in
                 .object(JSONObject([("step", .string(stat.label)), ("collection", .string(stat.collection)), ("seconds", .double((stat.seconds * 1e6).rounded() / 1e6))]))

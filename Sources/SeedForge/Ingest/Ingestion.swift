@@ -16,8 +16,10 @@ struct InputLedger {
         let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
         datasetPaths[text.displayPath] = datasetPath
         inputs.append(Manifest.Input(
-            collection: collection, file: datasetPath, sha256: SHA256.hex(buffer: contents.raw.buffer),
-            bytes: contents.raw.count, records: records, modified: contents.raw.stamp?.modified))
+            collection: collection, file: datasetPath, sha256: contents.sha256,
+            bytes: contents.raw.count, records: records,
+            // A file written while it was read keeps no stamp: the next run hashes it.
+            stamp: contents.raw.stamp.flatMap { $0 == FileStamp.of(file) ? $0 : nil }))
         text.releasePages()
     }
 }

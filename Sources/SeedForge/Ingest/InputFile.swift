@@ -12,14 +12,17 @@ public enum InputFile {
         public let raw: FileBytes
         /// The text to parse: `raw`, or its decompressed form.
         public let text: FileBytes
+        /// SHA-256 of `raw`, taken when the file is read: the hash of the bytes parsed.
+        public let sha256: String
     }
 
     public static func read(_ path: String, maxBytes: Int = InputLimits.defaultMaxFileBytes) throws -> Contents {
         // Mapping a file costs no memory: its size is checked before any byte is read.
         let raw = try FileBytes.read(path: path)
         if raw.count > maxBytes { throw tooLarge(path, "size (\(raw.count) bytes)", maxBytes) }
-        guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else { return Contents(raw: raw, text: raw) }
-        return Contents(raw: raw, text: try gunzip(raw.buffer, path: path, maxBytes: maxBytes))
+        let sha256 = SHA256.hex(buffer: raw.buffer)
+        guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else { return Contents(raw: raw, text: raw, sha256: sha256) }
+        return Contents(raw: raw, text: try gunzip(raw.buffer, path: path, maxBytes: maxBytes), sha256: sha256)
     }
 
     static func tooLarge(_ path: String, _ what: String, _ maxBytes: Int) -> SourceError {

@@ -108,21 +108,25 @@ public final class FileBytes: @unchecked Sendable {
     public var array: [UInt8] { Array(buffer) }
 }
 
-/// A regular file's size and modification time (nanoseconds since 1970): equal stamps mean
-/// the file was not written since, without reading it.
+/// A regular file's identity and times: size, inode, modification time and status-change
+/// time (nanoseconds since 1970). Tools can set a modification time back (`touch -r`,
+/// `cp -p`), but not the status-change time, which any write or such setting moves: equal
+/// stamps mean the file was not written since, without reading it.
 public struct FileStamp: Equatable, Sendable {
     public let bytes: Int
+    public let inode: UInt64
     public let modified: Int64
-
-    public init(bytes: Int, modified: Int64) {
-        self.bytes = bytes
-        self.modified = modified
-    }
+    public let changed: Int64
 
     init(_ info: stat) {
         bytes = Int(info.st_size)
+        inode = UInt64(info.st_ino)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
     }
+
+    /// As the manifest's `run.inputs` records it.
+    public var text: String { "\(bytes):\(inode):\(modified):\(changed)" }
 
     /// The stamp of the file at `path` now; nil when it is missing or not a regular file.
     public static func of(_ path: String) -> FileStamp? {

@@ -107,6 +107,8 @@ public final class RunState {
         }
         let errors = findings.filter { $0.severity == .error }
         guard let record else {
+            // A source hands over no record only with the error that says why.
+            assert(!errors.isEmpty, "an unreadable record without an error finding")
             if let first = errors.first { rejectUnreadable(in: collection, finding: first, step: step(first)) }
             return false
         }

@@ -18,17 +18,18 @@ enum UpToDate {
         guard let data = try? Data(contentsOf: manifestURL),
             let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return "no manifest of a previous run" }
-        guard (manifest["tool"] as? [String: Any])?["version"] as? String == SeedForgeVersion.current else {
-            return "made by another seedforge version"
-        }
+        let run = manifest["run"] as? [String: Any] ?? [:]
+        guard (manifest["tool"] as? [String: Any])?["version"] as? String == SeedForgeVersion.current,
+            run["build"] as? String == SeedForgeVersion.build
+        else { return "made by another build of seedforge" }
         guard (manifest["pipeline"] as? [String: Any])?["sha256"] as? String == pipeline.fileSHA256 else {
             return "the pipeline definition changed"
         }
         guard let inputs = manifest["inputs"] as? [[String: Any]] else { return "the manifest lists no inputs" }
-        let recordedTimes = Dictionary(
-            ((manifest["run"] as? [String: Any])?["inputs"] as? [[String: Any]] ?? []).compactMap { entry -> (String, Int64)? in
-                guard let file = entry["file"] as? String, let modified = (entry["modified"] as? NSNumber)?.int64Value else { return nil }
-                return (file, modified)
+        let recordedStamps = Dictionary(
+            (run["inputs"] as? [[String: Any]] ?? []).compactMap { entry -> (String, String)? in
+                guard let file = entry["file"] as? String, let stamp = entry["stamp"] as? String else { return nil }
+                return (file, stamp)
             },
             uniquingKeysWith: { first, _ in first })
 
@@ -58,23 +59,35 @@ enum UpToDate {
             else { return "the manifest's inputs are unreadable" }
             let path = URL(fileURLWithPath: file, relativeTo: URL(fileURLWithPath: pipeline.baseDirectory, isDirectory: true)).path
             guard let stamp = FileStamp.of(path), stamp.bytes == bytes else { return "\(file) changed" }
-            if let modified = recordedTimes[file], modified == stamp.modified { continue }
+            if recordedStamps[file] == stamp.text { continue }
             guard let contents = try? FileBytes.read(path: path), SHA256.hex(buffer: contents.buffer) == sha256 else {
                 return "\(file) changed"
             }
         }
 
-        // Every output is still there; a one-file output still has its size.
+        // Every output is still there with its files and bytes, none written after the manifest.
+        guard let written = FileStamp.of(manifestURL.path)?.modified else { return "no manifest of a previous run" }
         for output in manifest["outputs"] as? [[String: Any]] ?? [] {
-            guard let file = output["file"] as? String else { return "the manifest's outputs are unreadable" }
-            let path = target.appendingPathComponent(file).path
-            guard FileManager.default.fileExists(atPath: path) else { return "\(file) is missing from the dataset" }
-            if (output["files"] as? NSNumber)?.intValue == 1, let stamp = FileStamp.of(path),
-                stamp.bytes != (output["bytes"] as? NSNumber)?.intValue
-            {
-                return "\(file) in the dataset was changed"
-            }
+            guard let file = output["file"] as? String, let bytes = (output["bytes"] as? NSNumber)?.intValue,
+                let count = (output["files"] as? NSNumber)?.intValue
+            else { return "the manifest's outputs are unreadable" }
+            guard let found = DatasetFiles.stamps(under: target.appendingPathComponent(file).path), found.count == count,
+                found.reduce(0, { $0 + $1.bytes }) == bytes, found.allSatisfy({ $0.modified <= written })
+            else { return "\(file) in the dataset was changed or removed" }
         }
         return nil
+    }
+}
+
+/// The files of a dataset's output: the file itself, or every file under a folder output.
+enum DatasetFiles {
+    static func stamps(under path: String) -> [FileStamp]? {
+        if let one = FileStamp.of(path) { return [one] }
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return nil }
+        var stamps: [FileStamp] = []
+        while let name = walker.nextObject() as? String {
+            if let stamp = FileStamp.of(path + "/" + name) { stamps.append(stamp) }
+        }
+        return stamps
     }
 }

@@ -6,10 +6,10 @@ import Synchronization
 /// written side by side, each rendering its records in chunks).
 ///
 /// A loop always runs on the thread that calls it, which already counts against the
-/// budget; it takes up to `pieces - 1` more threads, only those free at that moment, and
-/// gives them back when it ends. A nested loop that finds none free runs its pieces one
-/// after another. How work is split never depends on how many threads were free, so
-/// results are the same for any budget.
+/// budget; up to `pieces - 1` helper threads join it, each taking a free place in the
+/// budget as it starts and giving it back as it stops. A nested loop that finds no place
+/// free runs its pieces one after another on its own thread. How work is split never
+/// depends on how many threads were free, so results are the same for any budget.
 ///
 /// An integer literal is a budget of its own (`threads: 3` in tests and tools).
 public final class Threads: Sendable, ExpressibleByIntegerLiteral {
@@ -70,12 +70,13 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
     }
 
     /// Runs `body(0) ... body(n - 1)` on the calling thread and the helper threads free
-    /// now, and returns the results in order.
+    /// while it runs, and returns the results in order. A helper takes its place in the
+    /// budget only when it starts working (and gives it back when it stops), so a place is
+    /// never held by a thread that has not started.
     public func run<T>(_ n: Int, _ body: (Int) -> T) -> [T] {
         if n <= 1 { return n == 1 ? [body(0)] : [] }
-        let helpers = take(min(n, count) - 1)
-        if helpers == 0 { return (0..<n).map(body) }
-        defer { give(helpers) }
+        let workers = min(n, count)
+        if workers == 1 || free.load(ordering: .relaxed) == 0 { return (0..<n).map(body) }
         var results = [T?](repeating: nil, count: n)
         let next = Atomic<Int>(0)
         // The caller guarantees `body` is safe to run concurrently (it only reads shared
@@ -83,15 +84,22 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
         nonisolated(unsafe) let body = body
         results.withUnsafeMutableBufferPointer { slots in
             nonisolated(unsafe) let slots = slots
-            DispatchQueue.concurrentPerform(iterations: helpers + 1) { worker in
-                // Worker 0 is the calling thread's share, already counted as busy.
-                if worker > 0 { started() }
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                // Worker 0 is the calling thread's share, already counted as busy; every
+                // other worker needs a free place, or leaves the work to those running.
+                if worker > 0 {
+                    guard take(1) == 1 else { return }
+                    started()
+                }
                 while true {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     if index >= n { break }
                     slots[index] = body(index)
                 }
-                if worker > 0 { ended() }
+                if worker > 0 {
+                    ended()
+                    give(1)
+                }
             }
         }
         return results.map { $0! }

@@ -52,15 +52,20 @@ struct UnchangedRunTests {
     @Test func aChangedInputDefinitionOrMissingOutputRunsAgain() throws {
         let dir = try HoneyShopsEndToEndTests.workspace()
         #expect(try HoneyShopsEndToEndTests.run(dir).status == 0)
-        // One byte of one review, the size unchanged (and the time set back, as a copy
-        // keeping times would): the content is compared, not only size and time.
+        // One byte of one review, the size unchanged, written in place, and the
+        // modification time set back to the nanosecond (as `touch -r` or `cp -p` do): the
+        // status-change time still moves, so the file is read and found changed.
         let reviews = dir.path + "/Fixtures/honey-shops/reviews.ndjson"
-        let time = try FileManager.default.attributesOfItem(atPath: reviews)[.modificationDate] as! Date
+        var before = stat()
+        #expect(stat(reviews, &before) == 0)
         let text = try String(contentsOfFile: reviews, encoding: .utf8)
         let edited = text.replacingOccurrences(of: "\"rating\": 5", with: "\"rating\": 4")
         #expect(edited != text && edited.utf8.count == text.utf8.count)
         try edited.write(toFile: reviews, atomically: false, encoding: .utf8)
-        try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: reviews)
+        var times = [before.st_atim, before.st_mtim]
+        #expect(utimensat(AT_FDCWD, reviews, &times, 0) == 0)
+        var after = stat()
+        #expect(stat(reviews, &after) == 0 && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec && after.st_ino == before.st_ino)
         let changed = try HoneyShopsEndToEndTests.run(dir)
         #expect(changed.stdout.contains("honey-shops: wrote"), "\(changed.stdout)")
         #expect(try HoneyShopsEndToEndTests.run(dir).stdout.contains("unchanged"))
@@ -79,7 +84,14 @@ struct UnchangedRunTests {
         try (try String(contentsOfFile: shops, encoding: .utf8) + " ").write(toFile: shops, atomically: false, encoding: .utf8)
         let repaired = try HoneyShopsEndToEndTests.run(dir, extra: ["--verbose"])
         #expect(repaired.stdout.contains("honey-shops: wrote"))
-        #expect(repaired.stderr.contains("running: shops.json in the dataset was changed"), "\(repaired.stderr)")
+        #expect(repaired.stderr.contains("running: shops.json in the dataset was changed or removed"), "\(repaired.stderr)")
+
+        // A dataset made by another build of seedforge is made again.
+        let manifest = dir.path + "/out/honey-shops/manifest.json"
+        let recorded = try String(contentsOfFile: manifest, encoding: .utf8)
+        try recorded.replacingOccurrences(of: "\"build\": \"0.1.0+", with: "\"build\": \"0.0.9+").write(toFile: manifest, atomically: true, encoding: .utf8)
+        let rebuilt = try HoneyShopsEndToEndTests.run(dir, extra: ["--verbose"])
+        #expect(rebuilt.stderr.contains("running: made by another build of seedforge"), "\(rebuilt.stderr)")
     }
 
     @Test func aNewFileMatchingAGlobRunsAgain() throws {
@@ -90,6 +102,7 @@ struct UnchangedRunTests {
               items: {kind: ndjson, path: data/*.ndjson, id: id, fields: {id: integer}}
             outputs:
               - {file: items.json, collection: items}
+              - {file: pages, format: pages, collection: items, size: 1, key: id}
             """)
         try dir.write("data/a.ndjson", "{\"id\": 1}\n")
         #expect(try CLI.run(["run", "p.yml", "--out", "out"], cwd: dir.path).stdout.contains("glob: wrote 1 items"))
@@ -98,6 +111,11 @@ struct UnchangedRunTests {
         #expect(try CLI.run(["run", "p.yml", "--out", "out"], cwd: dir.path).stdout.contains("glob: wrote 2 items"))
         try FileManager.default.removeItem(atPath: dir.path + "/data/a.ndjson")
         #expect(try CLI.run(["run", "p.yml", "--out", "out"], cwd: dir.path).stdout.contains("glob: wrote 1 items"))
+        // A file removed from inside a folder output (pages) is noticed.
+        #expect(try CLI.run(["run", "p.yml", "--out", "out"], cwd: dir.path).stdout.contains("glob: unchanged"))
+        try FileManager.default.removeItem(atPath: dir.path + "/out/glob/pages/1.json")
+        #expect(try CLI.run(["run", "p.yml", "--out", "out"], cwd: dir.path).stdout.contains("glob: wrote 1 items"))
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/out/glob/pages/1.json"))
     }
 
     /// Pages followed by their `next` links are recorded as read; the chain is the same

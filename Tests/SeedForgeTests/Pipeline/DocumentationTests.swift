@@ -59,7 +59,13 @@ struct DocumentationTests {
         // A source example is `NAME: {kind: ...}`; a step or output example a one-item list.
         let body: Node? = spec.stage == .ingest ? node.mapping?.values.first : node.sequence?.first
         let keys = try #require(body?.mapping?.keys.compactMap(\.string), "example of \(name) has no mapping of keys")
-        let allowed = Set(spec.keys.map(\.name) + (spec.stage == .ingest ? ["kind"] : []) + [spec.stage.rawValue, "file", "format", "collection", "fields", "where"])
+        // Besides its own keys: a source's `kind`, a step's stage key, an output's common keys.
+        let common: [String] = switch spec.stage {
+        case .ingest: ["kind"]
+        case .emit: ["file", "format", "collection", "fields", "where"]
+        default: [spec.stage.rawValue]
+        }
+        let allowed = Set(spec.keys.map(\.name) + common)
         for key in keys { #expect(allowed.contains(key), "example of \(name) uses '\(key)', which is not one of its keys") }
         if spec.stage == .ingest { #expect(body?.mapping?["kind"]?.string == name) }
         if [.validate, .normalize, .enrich, .aggregate].contains(spec.stage) { #expect(body?.mapping?[Node(spec.stage.rawValue)]?.string == name) }
