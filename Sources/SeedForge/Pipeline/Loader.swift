@@ -311,13 +311,16 @@ public enum Loader {
         if let target = plan.appendedInto[collection] {
             throw config["collection"]!.error("the records of '\(collection)' are appended to '\(target)' by a step, so '\(collection)' is empty when outputs are written; write '\(target)'")
         }
-        let fields = try config["fields"] == nil
-            ? plan.schema(collection).fields.indices.map(FieldID.init(index:))
-            : plan.fields(config, key: "fields", in: collection)
-        let format = try formatType.init(config: config, plan: plan, collection: collection)
+        let (fields, layout) = try FieldLayout.load(
+            config, collection: collection, plan: plan, format: formatName, structured: formatType is any StructuredFormat.Type)
+        var format: any OutputFormat = try formatType.init(config: config, plan: plan, collection: collection)
+        if var structured = format as? any StructuredFormat {
+            structured.layout = layout
+            format = structured
+        }
         let filter = try config["where"].map { try OutputFilter($0, collection: collection, plan: plan, what: what) } ?? .none
         if !errors.isEmpty { throw DefinitionErrors(errors) }
-        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, filter: filter)
+        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, layout: layout, filter: filter)
     }
 
     static func loadThresholds(_ top: ConfigMap) throws -> Thresholds {
