@@ -107,7 +107,11 @@ public enum Loader {
         let limits = collect { try loadLimits(top) } ?? .defaults
 
         if !collector.errors.isEmpty {
-            throw DefinitionErrors(collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+            // A YAML alias (`fields: *city`) repeats its anchor's node, and with it the
+            // node's errors: each is reported once.
+            var seen: Set<String> = []
+            let errors = collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }.filter { seen.insert($0.description).inserted }
+            throw DefinitionErrors(errors)
         }
         return Pipeline(
             name: name, description: description, file: file, fileSHA256: sha256, baseDirectory: baseDirectory,

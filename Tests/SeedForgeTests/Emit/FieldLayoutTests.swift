@@ -126,6 +126,20 @@ struct FieldLayoutTests {
         #expect(twice.first?.message.contains("listed twice") == true, "\(twice)")
     }
 
+    @Test func aLayoutSharedThroughAYAMLAliasReportsItsErrorOnce() {
+        let yaml = """
+            name: layout
+            sources:
+              cities: {kind: json, path: data.json, fields: {id: integer, name: string}}
+            outputs:
+              - {file: a.json, collection: cities, fields: &shape [name, {field: id, as: name}]}
+              - {file: b.ndjson, collection: cities, fields: *shape}
+            """
+        let errors = Harness.definitionErrors(yaml)
+        #expect(errors.map(\.line) == [5], "\(errors)")
+        #expect(errors.first?.message.contains("'/name' is written twice") == true)
+    }
+
     @Test func aPrefixIndexMustDisplayFieldsItsPagesWrite() {
         let yaml = """
             name: layout
