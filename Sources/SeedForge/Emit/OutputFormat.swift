@@ -156,9 +156,12 @@ enum OutputKeys {
     ]
     /// `fields:` of a format whose records are JSON objects: entries may move fields.
     static let structured: [KeySpec] = common.filter { $0.name != "fields" } + [
-        KeySpec("fields", """
-            the fields to write, in order (default: every field of the collection); an entry is a field name,             {field: NAME, as: KEY} to write it under another key, or {field: NAME, at: /json/pointer} to write it             inside nested objects and arrays (a whole-number token is an array position: /coordinates/0);             a field may be written at several places, two fields at one place are an error
-            """),
+        KeySpec(
+            "fields",
+            "the fields to write, in order (default: every field of the collection); an entry is a field name, "
+                + "{field: NAME, as: KEY} to write it under another key, or {field: NAME, at: /json/pointer} to write it "
+                + "inside nested objects and arrays (a whole-number token is an array position: /coordinates/0); "
+                + "a field may be written at several places, two fields at one place are an error"),
     ]
     /// The example of json output: the two app shapes `fields:` can write.
     static let structuredExample = """
