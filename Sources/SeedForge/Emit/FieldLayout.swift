@@ -38,9 +38,7 @@ public struct FieldLayout: Sendable {
 
     /// The record as the JSON object this layout writes.
     public func object(_ record: Record, ids: [FieldID]) -> Value {
-        var object = JSONObject()
-        for member in members { object.appendUnchecked(member.key, value(member.node, record, ids)) }
-        return .object(object)
+        value(.object(members), record, ids)
     }
 
     /// The value a node writes for a record: a field's value, or the object or array
@@ -102,10 +100,8 @@ extension FieldLayout {
                     ndjson and pages outputs: write '\(entry.name)' here, or rename the field with a step
                     """)
             }
+            // (Flat formats have no moved entries: a field there is listed once.)
             if !entry.moved, entries.contains(where: { !$0.moved && $0.field == entry.field }) {
-                throw entryNode.error("field '\(entry.name)' is listed twice in 'fields'")
-            }
-            if !structured, entries.contains(where: { $0.field == entry.field }) {
                 throw entryNode.error("field '\(entry.name)' is listed twice in 'fields'")
             }
             entries.append(entry)
