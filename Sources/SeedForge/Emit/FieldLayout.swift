@@ -56,6 +56,60 @@ public struct FieldLayout: Sendable {
         }
     }
 
+    /// Writes what a node holds for a record straight into `writer`, without building
+    /// values: compact (`indent` nil, as `JSONWriter.write`) or indented at `indent` with
+    /// exactly the bytes `JSONWriter.writePretty` gives the value `value(node, ...)`.
+    public func write(_ node: Node, _ record: Record, _ ids: [FieldID], into writer: inout JSONWriter, indent: Int?) {
+        switch node {
+        case .value(let position):
+            if let indent { writer.writePretty(record[ids[position]], indent: indent) } else { writer.write(record[ids[position]]) }
+        case .object(let members):
+            // Never empty: a layout's objects hold at least the entry that made them.
+            writer.append(byte: UInt8(ascii: "{"))
+            if indent != nil { writer.append(byte: 0x0A) }
+            for (index, member) in members.enumerated() {
+                if index > 0 { writer.append(byte: UInt8(ascii: ",")) }
+                if let indent {
+                    if index > 0 { writer.append(byte: 0x0A) }
+                    writer.pad(indent + 1)
+                    writer.writeString(member.key)
+                    writer.append(": ")
+                } else {
+                    writer.writeString(member.key)
+                    writer.append(byte: UInt8(ascii: ":"))
+                }
+                write(member.node, record, ids, into: &writer, indent: indent.map { $0 + 1 })
+            }
+            if let indent {
+                writer.append(byte: 0x0A)
+                writer.pad(indent)
+            }
+            writer.append(byte: UInt8(ascii: "}"))
+        case .array(let nodes):
+            // An array of plain values stays on one line, as writePretty keeps it.
+            let oneLine = indent == nil || nodes.allSatisfy { node in
+                if case .value(let position) = node { return JSONWriter.isScalar(record[ids[position]]) }
+                return false
+            }
+            writer.append(byte: UInt8(ascii: "["))
+            if !oneLine { writer.append(byte: 0x0A) }
+            for (index, element) in nodes.enumerated() {
+                if index > 0 { writer.append(indent == nil ? "," : oneLine ? ", " : ",\n") }
+                if oneLine {
+                    write(element, record, ids, into: &writer, indent: nil)
+                } else {
+                    writer.pad(indent! + 1)
+                    write(element, record, ids, into: &writer, indent: indent! + 1)
+                }
+            }
+            if !oneLine {
+                writer.append(byte: 0x0A)
+                writer.pad(indent!)
+            }
+            writer.append(byte: UInt8(ascii: "]"))
+        }
+    }
+
     /// Where the field is first written, as a JSON Pointer into the record (nil when the
     /// output does not write it).
     public func pointer(of field: FieldID, ids: [FieldID]) -> String? {

@@ -54,7 +54,7 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
                 if leaf >= 0 {
                     writer.writePretty(record[ids[leaf]], indent: 2)
                 } else {
-                    writer.writePretty(layout!.value(layout!.members[position].node, record, ids), indent: 2)
+                    layout!.write(layout!.members[position].node, record, ids, into: &writer, indent: 2)
                 }
             }
             writer.append("\n  }")

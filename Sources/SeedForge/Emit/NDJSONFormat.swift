@@ -21,7 +21,11 @@ public struct NDJSONFormat: SingleFileFormat, StructuredFormat {
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
         var writer = JSONWriter()
         for record in records {
-            writer.write(layout?.object(record, ids: ids) ?? record.object(fields: fields, ids: ids))
+            if let layout {
+                layout.write(.object(layout.members), record, ids, into: &writer, indent: nil)
+            } else {
+                writer.write(record.object(fields: fields, ids: ids))
+            }
             writer.append(byte: 0x0A)
         }
         return writer.bytes

@@ -80,6 +80,33 @@ struct FieldLayoutTests {
         #expect(pretty == [compact])
     }
 
+    /// The layout writes records straight into the file; its bytes are those of the
+    /// object it describes, written by JSONWriter (indented for json, compact for ndjson),
+    /// whatever the values: arrays and objects inside arrays, empty ones, nulls.
+    @Test func directRenderingGivesTheBytesOfTheDescribedObject() throws {
+        let fields = "[name, {field: latitude, at: /a/0}, {field: tags, at: /a/1}, {field: tags, at: /b/0/c}, {field: longitude, at: /b/0/d/0}, {field: id, at: /b/1}, {field: country, at: /e/f}]"
+        let json = try Self.output(fields)
+        let ndjson = try Self.output(fields, format: "ndjson")
+        let source = SourceText(displayPath: "x", bytes: [])
+        let tagsValues: [Value] = [.array([.string("sea")]), .array([]), .null, .object(JSONObject([("k", .array([.int(1), .object(JSONObject())]))])), .string("x")]
+        let records = tagsValues.enumerated().map { index, tags in
+            Record(values: [.int(Int64(index)), .string("n\(index)"), index == 2 ? .null : .string("UA"), .double(44.5), .int(-3), tags], origin: Origin(source: source, offset: 0, index: index))
+        }
+        let layout = try #require(json.layout)
+        var pretty = "[\n"
+        var compact = ""
+        for (index, record) in records.enumerated() {
+            var writer = JSONWriter()
+            writer.writePretty(layout.object(record, ids: json.fields), indent: 1)
+            pretty += (index > 0 ? ",\n" : "") + "  " + String(decoding: writer.bytes, as: UTF8.self)
+            compact += JSONWriter.compact(layout.object(record, ids: json.fields)) + "\n"
+        }
+        pretty += "\n]\n"
+        #expect(try Self.rendered(json, records) == pretty)
+        #expect(try Self.rendered(ndjson, records) == compact)
+        withExtendedLifetime(source) {}
+    }
+
     @Test func withoutAsOrAtThereIsNoLayoutAndTheBytesAreTheFlatOnes() throws {
         let plain = try Self.output("[name, id, latitude]")
         #expect(plain.layout == nil)
