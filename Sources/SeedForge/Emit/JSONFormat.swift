@@ -24,18 +24,12 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
 
     /// The records as array elements (`  {...}` separated by `,\n`), without brackets;
     /// `first` says whether the first record starts the array (no comma before it).
-    /// Without a layout each field is written under its name; with one, each top-level key
-    /// of the layout, a nested object or array built by the layout and written like any value.
+    /// Without a layout each field is written under its name, exactly as before layouts
+    /// existed; with one, each top-level key of the layout and what it holds.
     static func elements(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], layout: FieldLayout?, first: Bool) -> [UInt8] {
         var writer = JSONWriter()
         writer.reserve(records.count * (fields.count * 24 + 8))
         let names = layout?.members.map(\.key) ?? fields.map(\.name)
-        // Per top-level key: the position in `ids` of the field written there, or -1
-        // when the layout builds an object or array there.
-        let leaves: [Int] = layout?.members.map { member in
-            if case .value(let position) = member.node { return position }
-            return -1
-        } ?? Array(ids.indices)
         // Field names are escaped once, not once per record.
         let keys: [[UInt8]] = names.map { name in
             var key = JSONWriter()
@@ -48,13 +42,17 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
         for record in records {
             writer.append(isFirst ? "  {\n" : ",\n  {\n")
             isFirst = false
-            for (position, leaf) in leaves.enumerated() {
-                if position > 0 { writer.append(",\n") }
-                writer.append(bytes: keys[position])
-                if leaf >= 0 {
-                    writer.writePretty(record[ids[leaf]], indent: 2)
-                } else {
-                    layout!.write(layout!.members[position].node, record, ids, into: &writer, indent: 2)
+            if let layout {
+                for (position, member) in layout.members.enumerated() {
+                    if position > 0 { writer.append(",\n") }
+                    writer.append(bytes: keys[position])
+                    layout.write(member.node, record, ids, into: &writer, indent: 2)
+                }
+            } else {
+                for (position, id) in ids.enumerated() {
+                    if position > 0 { writer.append(",\n") }
+                    writer.append(bytes: keys[position])
+                    writer.writePretty(record[id], indent: 2)
                 }
             }
             writer.append("\n  }")
