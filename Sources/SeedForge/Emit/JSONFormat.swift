@@ -1,37 +1,40 @@
 /// `format: json`: the collection as one JSON array, one key per line with two-space
 /// indentation (so dataset diffs in git are readable), keys in field order, a final new line.
-public struct JSONFormat: SingleFileFormat {
+public struct JSONFormat: SingleFileFormat, StructuredFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "json",
-        summary: "A JSON array of objects, indented, keys in field order.",
-        keys: OutputKeys.common + [OutputKeys.filter],
-        example: """
-            - file: shops.json
-              collection: shops
-            """)
+        summary: "A JSON array of objects, indented, keys in field order; `fields:` may write a field under another name or at a JSON Pointer, building nested objects and arrays.",
+        keys: OutputKeys.structured + [OutputKeys.filter],
+        example: OutputKeys.structuredExample)
     public static let extensions = ["json"]
 
-    public init() {}
+    /// Where `fields:` places each field; nil: every field under its own name.
+    public var layout: FieldLayout?
+
+    public init(layout: FieldLayout? = nil) { self.layout = layout }
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
     public func head(count: Int, fields: [FieldSpec]) -> [UInt8] { Array((count == 0 ? "[]\n" : "[\n").utf8) }
 
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
-        Self.elements(records, fields: fields, ids: ids, first: first)
+        Self.elements(records, fields: fields, ids: ids, layout: layout, first: first)
     }
 
     public func tail(count: Int) -> [UInt8] { count == 0 ? [] : Array("\n]\n".utf8) }
 
     /// The records as array elements (`  {...}` separated by `,\n`), without brackets;
     /// `first` says whether the first record starts the array (no comma before it).
-    static func elements(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
+    /// Without a layout each field is written under its name, exactly as before layouts
+    /// existed; with one, each top-level key of the layout and what it holds.
+    static func elements(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], layout: FieldLayout?, first: Bool) -> [UInt8] {
         var writer = JSONWriter()
         writer.reserve(records.count * (fields.count * 24 + 8))
+        let names = layout?.members.map(\.key) ?? fields.map(\.name)
         // Field names are escaped once, not once per record.
-        let keys: [[UInt8]] = fields.map { field in
+        let keys: [[UInt8]] = names.map { name in
             var key = JSONWriter()
             key.append("    ")
-            key.writeString(field.name)
+            key.writeString(name)
             key.append(": ")
             return key.bytes
         }
@@ -39,10 +42,18 @@ public struct JSONFormat: SingleFileFormat {
         for record in records {
             writer.append(isFirst ? "  {\n" : ",\n  {\n")
             isFirst = false
-            for (position, id) in ids.enumerated() {
-                if position > 0 { writer.append(",\n") }
-                writer.append(bytes: keys[position])
-                writer.writePretty(record[id], indent: 2)
+            if let layout {
+                for (position, member) in layout.members.enumerated() {
+                    if position > 0 { writer.append(",\n") }
+                    writer.append(bytes: keys[position])
+                    layout.write(member.node, record, ids, into: &writer, indent: 2)
+                }
+            } else {
+                for (position, id) in ids.enumerated() {
+                    if position > 0 { writer.append(",\n") }
+                    writer.append(bytes: keys[position])
+                    writer.writePretty(record[id], indent: 2)
+                }
             }
             writer.append("\n  }")
         }

@@ -11,6 +11,13 @@ public protocol OutputFormat: Sendable {
     func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws
 }
 
+/// A format whose records are JSON objects (json, ndjson, pages): its `fields:` may write a
+/// field under another name or at a JSON Pointer (see `FieldLayout`). The loader sets the
+/// compiled layout; nil writes every field under its own name.
+public protocol StructuredFormat: OutputFormat {
+    var layout: FieldLayout? { get set }
+}
+
 /// A format written as one file, record by record: a head, the records' bytes, a tail.
 /// Records are rendered in ranges on several threads and written in order as they are
 /// ready, so the file is never held whole in memory and its bytes do not depend on the
@@ -147,6 +154,31 @@ enum OutputKeys {
         KeySpec("format", "json, ndjson, csv, text, sqlite, pages or prefix-index (default: from the file name's extension)"),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
     ]
+    /// `fields:` of a format whose records are JSON objects: entries may move fields.
+    static let structured: [KeySpec] = common.filter { $0.name != "fields" } + [
+        KeySpec(
+            "fields",
+            "the fields to write, in order (default: every field of the collection); an entry is a field name, "
+                + "{field: NAME, as: KEY} to write it under another key, or {field: NAME, at: /json/pointer} to write it "
+                + "inside nested objects and arrays (a whole-number token is an array position: /coordinates/0); "
+                + "a field may be written at several places, two fields at one place are an error"),
+    ]
+    /// The example of json output: the two app shapes `fields:` can write.
+    static let structuredExample = """
+        - file: shops.json                 # the honey shops app: coordinates: [lat, lon], computed ratings last
+          collection: shops
+          fields:
+            - id
+            - name
+            - rating                       # the seed's own key, next to the computed ones
+            - {field: latitude, at: /coordinates/0}
+            - {field: longitude, at: /coordinates/1}
+            - displayedRating
+            - reviewCount
+        - file: cities.json                # the map app: {"country", "name", "_id", "coord": {"lon", "lat"}}
+          collection: cities
+          fields: [country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]
+        """
     /// `where:`, for formats that may hold part of a collection (not pages or prefix-index,
     /// whose page numbers and index must cover the whole collection).
     static let filter = KeySpec("where", "write only the records whose fields have these values: {field: value or [values]}; values are read as the field's type")
@@ -158,7 +190,11 @@ public struct OutputDefinition: Sendable {
     public let collection: String
     public let formatName: String
     public let format: any OutputFormat
+    /// The fields written, in `fields:` order (for a structured format a field may appear
+    /// more than once, at different places).
     public let fields: [FieldID]
+    /// Where a structured format writes each of `fields` (nil: under their own names).
+    public let layout: FieldLayout?
     /// `where:`: only records matching it are written (all when it has no condition).
     public let filter: OutputFilter
 
@@ -167,6 +203,21 @@ public struct OutputDefinition: Sendable {
 
     /// The records this output writes: those matching every `where` condition.
     func selected(_ records: [Record]) -> [Record] { filter.apply(records) }
+
+    /// Where this output writes a field inside each record: its key when that is a
+    /// top-level key, else a JSON Pointer (`/coord/lat`); nil when it does not write it.
+    /// A key starting with '/' is given as a pointer too, so the two never mix up.
+    func place(of field: FieldID, schema: Schema) -> String? {
+        guard let position = fields.firstIndex(of: field) else { return nil }
+        let place = layout?.places[position] ?? [.key(schema[field].name)]
+        if place.count == 1, case .key(let key) = place[0], !key.hasPrefix("/") { return key }
+        return FieldPath.pointer(place)
+    }
+
+    /// A record as this output writes it: laid out, or its fields under their names.
+    func object(_ record: Record, schema: Schema) -> Value {
+        layout?.object(record, ids: fields) ?? record.object(fields: fields.map { schema[$0] }, ids: fields)
+    }
 }
 
 extension Record {

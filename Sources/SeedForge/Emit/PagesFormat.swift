@@ -2,11 +2,11 @@
 /// folder: `1.json`, `2.json`, ... (each an indented JSON array like `format: json`) and
 /// `index.json` with the total, the page size, the page count and, per page, its file,
 /// record count and the first and last value of `key`.
-public struct PagesFormat: OutputFormat {
+public struct PagesFormat: StructuredFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "pages",
-        summary: "Fixed-size JSON pages in a folder, with index.json (total, page count, first and last key of each page).",
-        keys: OutputKeys.common + [
+        summary: "Fixed-size JSON pages in a folder, with index.json (total, page count, first and last key of each page); `fields:` may place fields as for json.",
+        keys: OutputKeys.structured + [
             KeySpec("size", required: true, "records per page"),
             KeySpec("key", required: true, "the field whose first and last value of each page go into index.json"),
         ],
@@ -20,6 +20,8 @@ public struct PagesFormat: OutputFormat {
     public static let extensions: [String] = []
 
     public let size: Int
+    /// Where `fields:` places each field in the pages' records; nil: under their names.
+    public var layout: FieldLayout?
     let key: FieldID
     let keyName: String
 
@@ -39,7 +41,7 @@ public struct PagesFormat: OutputFormat {
         let size = self.size
         func page(_ number: Int) -> ArraySlice<Record> { records[(number - 1) * size..<min(number * size, records.count)] }
         try out.writeFiles(pageCount) { index in
-            (Self.fileName(page: index + 1), JSONFormat().render(page(index + 1), fields: fields, ids: ids))
+            (Self.fileName(page: index + 1), JSONFormat(layout: layout).render(page(index + 1), fields: fields, ids: ids))
         }
         let entries: [Value] = (0..<pageCount).map { index in
             let number = index + 1

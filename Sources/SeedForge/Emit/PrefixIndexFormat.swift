@@ -21,7 +21,7 @@ public struct PrefixIndexFormat: OutputFormat {
         keys: OutputKeys.common + [
             KeySpec("key", required: true, "the folded key field the collection is sorted by (see normalize: search-key), or a list of key fields (a record is found by any of them, e.g. name or city)"),
             KeySpec("pages", required: true, "the 'file' of the pages output of the same collection that holds the records"),
-            KeySpec("display", "fields a text listing shows, joined by ', ' (default: the key)"),
+            KeySpec("display", "fields a text listing shows, joined by ', ' (default: the key); meta.json names where the pages' records hold them (a key, or a JSON Pointer when the pages output writes the field at one)"),
         ],
         example: """
             - file: prefix-index
@@ -36,7 +36,8 @@ public struct PrefixIndexFormat: OutputFormat {
     let keys: [FieldID]
     let keyNames: [String]
     let pages: String
-    let display: [String]
+    let display: [FieldID]
+    let schema: Schema
     /// One key, and the collection sorted by it: positions in keys.tsv run in dataset order.
     var sortedByKey: Bool { keys.count == 1 }
     var key: FieldID { keys[0] }
@@ -46,7 +47,8 @@ public struct PrefixIndexFormat: OutputFormat {
         keys = try plan.fields(config, key: "key", in: collection)
         keyNames = keys.map { plan.schema(collection)[$0].name }
         pages = try config.requiredString("pages")
-        display = try config["display"] == nil ? [keyNames[0]] : plan.fields(config, key: "display", in: collection).map { plan.schema(collection)[$0].name }
+        display = try config["display"] == nil ? [keys[0]] : plan.fields(config, key: "display", in: collection)
+        schema = plan.schema(collection)
         guard keys.count > 1 || {
             guard let sorted = plan.sortedBy[collection] else { return false }
             return sorted.field == keys[0] && sorted.exact && !sorted.descending
@@ -66,18 +68,27 @@ public struct PrefixIndexFormat: OutputFormat {
         guard match.format is PagesFormat, match.collection == collection else {
             return "prefix-index's pages '\(pages)' must be a pages output of collection '\(collection)'"
         }
+        if let missing = display.first(where: { match.place(of: $0, schema: schema) == nil }) {
+            return "prefix-index displays '\(schema[missing].name)', but its pages '\(pages)' do not write that field; add it to the pages output's 'fields'"
+        }
         return nil
+    }
+
+    /// Where the pages' records hold each `display` field: its key, or a JSON Pointer.
+    func displayPlaces(pages: OutputDefinition?) -> [String] {
+        display.map { pages?.place(of: $0, schema: schema) ?? schema[$0].name }
     }
 
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         let bytes = sortedByKey ? try keysInDatasetOrder(records) : try keysSorted(records)
         try out.write(bytes, to: "keys.tsv")
-        let pageSize = (out.outputs.first { $0.file == pages }?.format as? PagesFormat)?.size ?? 0
+        let pagesOutput = out.outputs.first { $0.file == pages }
+        let pageSize = (pagesOutput?.format as? PagesFormat)?.size ?? 0
         let meta = Value.object(JSONObject([
             ("format", .string("seedforge prefix index 1")), ("key", .string(keyNames.joined(separator: ","))),
             ("keys", .array(keyNames.map(Value.string))), ("sorted", .bool(sortedByKey)), ("records", .int(Int64(records.count))),
             ("pages", .string(Self.relative(from: out.file, to: pages))), ("pageSize", .int(Int64(pageSize))),
-            ("display", .array(display.map(Value.string))),
+            ("display", .array(displayPlaces(pages: pagesOutput).map(Value.string))),
         ]))
         var writer = JSONWriter()
         writer.writePretty(meta)

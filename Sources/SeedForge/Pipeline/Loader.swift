@@ -107,7 +107,11 @@ public enum Loader {
         let limits = collect { try loadLimits(top) } ?? .defaults
 
         if !collector.errors.isEmpty {
-            throw DefinitionErrors(collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+            // A YAML alias (`fields: *city`) repeats its anchor's node, and with it the
+            // node's errors: each is reported once.
+            var seen: Set<String> = []
+            let errors = collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }.filter { seen.insert($0.description).inserted }
+            throw DefinitionErrors(errors)
         }
         // Records are made with room for the fields later steps add to their collection.
         for index in sources.indices {
@@ -315,13 +319,16 @@ public enum Loader {
         if let target = plan.appendedInto[collection] {
             throw config["collection"]!.error("the records of '\(collection)' are appended to '\(target)' by a step, so '\(collection)' is empty when outputs are written; write '\(target)'")
         }
-        let fields = try config["fields"] == nil
-            ? plan.schema(collection).fields.indices.map(FieldID.init(index:))
-            : plan.fields(config, key: "fields", in: collection)
-        let format = try formatType.init(config: config, plan: plan, collection: collection)
+        let (fields, layout) = try FieldLayout.load(
+            config, collection: collection, plan: plan, format: formatName, structured: formatType is any StructuredFormat.Type)
+        var format: any OutputFormat = try formatType.init(config: config, plan: plan, collection: collection)
+        if var structured = format as? any StructuredFormat {
+            structured.layout = layout
+            format = structured
+        }
         let filter = try config["where"].map { try OutputFilter($0, collection: collection, plan: plan, what: what) } ?? .none
         if !errors.isEmpty { throw DefinitionErrors(errors) }
-        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, filter: filter)
+        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, layout: layout, filter: filter)
     }
 
     static func loadThresholds(_ top: ConfigMap) throws -> Thresholds {

@@ -15,6 +15,8 @@ import Yams
 ///     expect:                         # every key optional; what is given is checked
 ///       shops:                        # the emitted records, in order: only the fields
 ///         - {name: A, displayedRating: 4.5}   # written are compared; or a count: shops: 1
+///       shops.json:                   # an output file: its records as it writes them
+///         - {name: A, coordinates: [1, 2]}    # (its fields, where and layout)
 ///       rejects:                      # one entry per finding, in order: collection,
 ///         - {collection: reviews, rule: reference}   # rule, field, id, message (a part)
 ///       warnings: []                  # warning findings, the same way
@@ -107,6 +109,20 @@ public struct TestFile: Sendable {
             }
             return name
         }
+        /// What an `expect` key names: a collection (its records, every field under its
+        /// name), or an output file (the records as that output writes them: its fields,
+        /// its `where`, its layout).
+        func recordsTarget(_ keyNode: ConfigNode) throws -> String {
+            let name = try keyNode.string("a collection name")
+            if pipeline.collections.contains(name) { return name }
+            if let output = pipeline.outputs.first(where: { $0.file == name }) {
+                guard !(output.format is PrefixIndexFormat) else {
+                    throw keyNode.error("\(what): '\(name)' is a prefix index, which holds keys, not records; expect its pages output or the collection")
+                }
+                return name
+            }
+            throw keyNode.error("\(what): unknown collection or output '\(name)'\(Suggestion.phrase(for: name, in: pipeline.collections + pipeline.outputs.map(\.file))); collections: \(pipeline.collections.joined(separator: ", "))")
+        }
         var inputs: [String: Input] = [:]
         if let inputNode = map["input"], let inputMap = collector.attempt({ try inputNode.mapping("'input' of \(what)") }) {
             for (key, value) in inputMap.mapping {
@@ -159,7 +175,7 @@ public struct TestFile: Sendable {
                     }
                     continue
                 }
-                guard let name = collector.attempt({ try collection(keyNode) }) else { continue }
+                guard let name = collector.attempt({ try recordsTarget(keyNode) }) else { continue }
                 if case .scalar = value, let count = valueNode.node.int {
                     if count < 0 { collector.errors.append(valueNode.error("\(what): a record count cannot be negative")) }
                     expected[name] = .count(count)

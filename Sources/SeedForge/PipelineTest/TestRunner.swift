@@ -33,7 +33,7 @@ public enum TestRunner {
             do {
                 let result = try Runner.run(prepared, options: RunOptions(outputRoot: folder.path, writeOutputs: false, logger: logger, threads: 1))
                 differences = result.state.sourceErrors.map { "the input could not be read: \($0.error.location.brief): \($0.error.message)" }
-                differences += compare(testCase, result)
+                differences += compare(testCase, result, pipeline: pipeline)
             } catch {
                 differences = ["the case could not run: \(error)"]
             }
@@ -41,7 +41,7 @@ public enum TestRunner {
         }
     }
 
-    static func compare(_ testCase: TestFile.Case, _ result: RunResult) -> [String] {
+    static func compare(_ testCase: TestFile.Case, _ result: RunResult, pipeline: Pipeline) -> [String] {
         var differences: [String] = []
         if let expected = testCase.expectedThresholds {
             let actual = result.thresholdFailures
@@ -49,15 +49,22 @@ public enum TestRunner {
                 differences.append("thresholds: expected \(expected.isEmpty ? "none" : expected.joined(separator: "; ")), got \(actual.isEmpty ? "none" : actual.joined(separator: "; "))")
             }
         }
-        for collection in testCase.expectedRecords.keys.sorted() {
-            let schema = result.state.schemas[collection]!
-            let ids = schema.fields.indices.map(FieldID.init(index:))
-            let emitted = result.state.records(collection).map { $0.object(fields: schema.fields, ids: ids) }
-            switch testCase.expectedRecords[collection]! {
+        for name in testCase.expectedRecords.keys.sorted() {
+            let emitted: [Value]
+            if let schema = result.state.schemas[name] {
+                let ids = schema.fields.indices.map(FieldID.init(index:))
+                emitted = result.state.records(name).map { $0.object(fields: schema.fields, ids: ids) }
+            } else {
+                // An output file: the records as it writes them.
+                let output = pipeline.outputs.first { $0.file == name }!
+                let schema = result.state.schemas[output.collection]!
+                emitted = output.selected(result.state.records(output.collection)).map { output.object($0, schema: schema) }
+            }
+            switch testCase.expectedRecords[name]! {
             case .count(let count):
-                if emitted.count != count { differences.append("\(collection): expected \(count) records, got \(emitted.count)") }
+                if emitted.count != count { differences.append("\(name): expected \(count) records, got \(emitted.count)") }
             case .records(let expected):
-                differences += compareList(collection, expected: expected, actual: emitted)
+                differences += compareList(name, expected: expected, actual: emitted)
             }
         }
         if let expected = testCase.expectedRejects {

@@ -218,10 +218,12 @@ public final class PrefixQuery {
         return values[offset]
     }
 
-    /// The `display` fields of a record joined by ", " ("Alabama, US").
+    /// The `display` fields of a record joined by ", " ("Alabama, US"); each is a key of
+    /// the record, or a JSON Pointer (starting with '/') into it.
     public func displayLine(_ record: Value) -> String {
-        display.map { name in
-            switch record.value(at: FieldPath(components: [.key(name)])) {
+        display.map { place in
+            let path = place.hasPrefix("/") ? FieldPath(parsing: place)! : FieldPath(components: [.key(place)])
+            switch record.value(at: path) {
             case .string(let text)?: return text
             case .null?, nil: return ""
             case let value?: return JSONWriter.compact(value)

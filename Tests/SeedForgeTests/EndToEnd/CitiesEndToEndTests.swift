@@ -28,23 +28,29 @@ struct CitiesEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("cities: wrote 24 cities to out/cities; 8 rejected, 3 duplicates removed"))
 
+        // The map app's shape: {"country", "name", "_id", "coord": {"lon", "lat"}}.
         let cities = try #require(jsonObject(dir.bytes("out/cities/cities.json")) as? [[String: Any]])
-        let byID = Dictionary(uniqueKeysWithValues: cities.map { ($0["id"] as! Int, $0) })
-        // Sorted by folded name, then country, then id: Paris FR before Paris US.
-        let keys = cities.map { $0["searchKey"] as! String }
+        #expect(cities.allSatisfy { $0.keys.sorted() == ["_id", "coord", "country", "name"] })
+        let byID = Dictionary(uniqueKeysWithValues: cities.map { ($0["_id"] as! Int, $0) })
+        // Sorted by folded name, then country, then id: Paris FR before Paris US. The
+        // folded names are the prefix index's keys, one line per record in dataset order.
+        let keyLines = try dir.read("out/cities/prefix-index/keys.tsv").split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        #expect(keyLines.map { Int($0[1]) } == Array(0..<cities.count))
+        let keys = keyLines.map { $0[0] }
         #expect(keys == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) || $0 == $1 })
+        let keyOf = Dictionary(uniqueKeysWithValues: zip(cities.map { $0["_id"] as! Int }, keys))
         let paris = cities.filter { $0["name"] as? String == "Paris" }.map { $0["country"] as! String }
         #expect(paris == ["FR", "US"])
         // Normalised names and keys.
         #expect(byID[702550]?["name"] as? String == "Lviv")
         #expect(byID[693805]?["name"] as? String == "Novyi Svit")
         #expect(byID[703447]?["name"] as? String == "Kyiv")
-        #expect(byID[1283240]?["searchKey"] as? String == "gorkha")
-        #expect(byID[2657896]?["searchKey"] as? String == "zurich")
-        #expect(byID[3093133]?["searchKey"] as? String == "lodz")
+        #expect(keyOf[1283240] == "gorkha")
+        #expect(keyOf[2657896] == "zurich")
+        #expect(keyOf[3093133] == "lodz")
         // Ids written as integral floats are ids; integer coordinates are numbers.
         #expect(byID[136256]?["name"] as? String == "Qaraçala")
-        #expect(byID[1275339]?["latitude"] as? Int == 19)
+        #expect((byID[1275339]?["coord"] as? [String: Any])?["lat"] as? Int == 19)
         // Any script survives, Kosovo's XK is allowed.
         for id in [703448, 1850147, 360630, 293397, 786714] { #expect(byID[id] != nil, "\(id) missing") }
 

@@ -67,7 +67,7 @@ struct HoneyShopsEndToEndTests {
         // Stray white space is gone; coordinates came from the [lat, lon] array.
         let zurich = try #require(byID["shop-252fbccdf0f96a9b"])
         #expect(zurich["address"] as? String == "Seefeldstrasse 101, 8008 Zürich, Schweiz")
-        #expect(zurich["latitude"] as? Double == 47.3606)
+        #expect(zurich["coordinates"] as? [Double] == [47.3606, 8.5517])
 
         // Reviews per shop, newest first (instants compared across time zones).
         let reviews = try #require(jsonObject(dir.bytes("out/honey-shops/reviews.json")) as? [[String: Any]])
