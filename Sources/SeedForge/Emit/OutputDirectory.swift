@@ -16,7 +16,7 @@ public struct OutputDirectory {
     /// The run's thread budget, which removing a large folder draws on.
     let threads: Threads
 
-    public init(target: URL, threads: Threads = 1) throws {
+    public init(target: URL, threads: Threads) throws {
         self.target = target
         self.threads = threads
         let parent = target.deletingLastPathComponent()

@@ -75,7 +75,7 @@ public final class OutputWriter {
     public let threads: Threads
     public private(set) var written: [(file: String, bytes: Int, sha256: String)] = []
 
-    init(folder: OutputDirectory, file: String, outputs: [OutputDefinition], threads: Threads = 1) {
+    init(folder: OutputDirectory, file: String, outputs: [OutputDefinition], threads: Threads) {
         self.folder = folder
         self.file = file
         self.outputs = outputs

@@ -92,7 +92,7 @@ public struct IngestSink {
     public let limits: InputLimits
     public private(set) var count = 0
 
-    init(collection: String, mapping: FieldMapping, state: RunState, threads: Threads = 1, limits: InputLimits = .defaults) {
+    init(collection: String, mapping: FieldMapping, state: RunState, threads: Threads, limits: InputLimits) {
         self.collection = collection
         self.mapping = mapping
         self.state = state

@@ -75,7 +75,7 @@ public final class RunState {
         for source in sources { source.bytes.releaseResidentPages() }
     }
 
-    public init(schemas: [String: Schema], threads: Threads = 1) {
+    public init(schemas: [String: Schema], threads: Threads) {
         self.schemas = schemas
         self.threads = threads
     }

@@ -79,7 +79,7 @@ public enum Runner {
             } else {
                 var result = RunResult(
                     dataset: pipeline.name, counts: [], warnings: 0, seconds: seconds(since: started),
-                    outputFolder: Paths.display(target.path), state: RunState(schemas: pipeline.schemas), thresholdFailures: [])
+                    outputFolder: Paths.display(target.path), state: RunState(schemas: pipeline.schemas, threads: 1), thresholdFailures: [])
                 result.unchanged = true
                 return result
             }

@@ -35,7 +35,7 @@ struct EmitTests {
         let dir = try TempDir()
         var outputs: [Data] = []
         for threads in [1, 2, 3] {
-            let folder = try OutputDirectory(target: dir.url.appendingPathComponent("t\(threads)"))
+            let folder = try OutputDirectory(target: dir.url.appendingPathComponent("t\(threads)"), threads: Threads(threads))
             try JSONFormat().write(records, fields: fields, ids: ids, into: OutputWriter(folder: folder, file: "a.json", outputs: [], threads: Threads(threads)))
             try folder.commit()
             outputs.append(try dir.bytes("t\(threads)/a.json"))
@@ -48,17 +48,17 @@ struct EmitTests {
     @Test func stagedFolderReplacesTheTargetOnlyOnCommit() throws {
         let dir = try TempDir()
         let target = dir.url.appendingPathComponent("dataset")
-        let first = try OutputDirectory(target: target)
+        let first = try OutputDirectory(target: target, threads: 1)
         try first.write(Array("v1".utf8), to: "data.json")
         try first.commit()
         #expect(try dir.read("dataset/data.json") == "v1")
 
-        let failed = try OutputDirectory(target: target)
+        let failed = try OutputDirectory(target: target, threads: 1)
         try failed.write(Array("v2".utf8), to: "data.json")
         failed.discard()
         #expect(try dir.read("dataset/data.json") == "v1")
 
-        let second = try OutputDirectory(target: target)
+        let second = try OutputDirectory(target: target, threads: 1)
         try second.write(Array("v3".utf8), to: "data.json")
         try second.write(Array("new".utf8), to: "pages/1.json")
         try second.commit()
