@@ -14,7 +14,7 @@ public struct GroupStats: Step {
             KeySpec("by", required: true, "the field (or fields) that form a group"),
             KeySpec("into", required: true, "the name of the new collection of statistics"),
             KeySpec("metrics", required: true, "name: count | {count-where: F} | {mean|min|max|sum: F, where: G}"),
-            KeySpec("decimals", "round means and sums to this many decimals, 0 to 10 (default 2)"),
+            KeySpec("decimals", "round means and sums to this many decimals, 0 to 10, half away from zero on the exact value (default 2); a sum of an integer field is an integer"),
         ],
         example: """
             - aggregate: group-stats
@@ -99,7 +99,10 @@ public struct GroupStats: Step {
             let type: FieldType
             switch metric {
             case .count, .countWhere: type = .integer
-            case .mean, .sum: type = .number
+            case .mean(let field, _), .sum(let field, _):
+                // Sums of integers are integers; means and sums of exact decimals (prices) stay exact decimals.
+                let input = plan.schema(collection)[field].type
+                if case .sum = metric, input == .integer { type = .integer } else { type = input == .decimal ? .decimal : .number }
             case .min, .max: type = .any
             }
             guard schema.id(of: name) == nil else { throw config.error("metric '\(name)' has the name of a group field") }
@@ -116,9 +119,20 @@ public struct GroupStats: Step {
             for field in by { key.append(record[field], text: .folded) }
             groups[key, default: []].append(index)
         }
-        /// Rounded to `decimals`; a sum or mean that is not finite (numbers near the limits
-        /// of a double) is null.
-        func rounded(_ value: Double) -> Value { value.isFinite ? .double(decimals.round(value)) : .null }
+        let schema = state.schemas[collection]!
+        /// A mean or sum of `field` in the type the schema declared for it: exact digits
+        /// rounded half away from zero; null without values, or when a sum of integers
+        /// leaves `Int64` or a sum is not finite.
+        func statistic(_ total: NumberTotal, mean: Bool, of field: FieldID) -> Value {
+            guard total.count > 0 || !mean else { return .null }
+            switch (schema[field].type, mean) {
+            case (.integer, false): return total.exactSum(nil)?.int64.map(Value.int) ?? .null
+            case (.decimal, true): return total.exactMean(decimals).map { .decimal($0.text) } ?? .null
+            case (.decimal, false): return total.exactSum(decimals).map { .decimal($0.text) } ?? .null
+            case (_, true): return total.mean(decimals).map(Value.double) ?? .null
+            case (_, false): return total.sum(decimals).map(Value.double) ?? .null
+            }
+        }
         let origin = records.first?.origin
         var out: [Record] = []
         for key in groups.keys.sorted() {
@@ -132,15 +146,12 @@ public struct GroupStats: Step {
                 switch metric {
                 case .count: values.append(.int(Int64(members.count)))
                 case .countWhere(let field): values.append(.int(Int64(members.filter { $0[field] == .bool(true) }.count)))
-                case .mean(let field, let condition):
-                    let numbers = chosen(condition).compactMap { $0[field].number }
-                    if numbers.isEmpty { values.append(.null) } else {
-                        var mean = 0.0
-                        for (count, number) in numbers.enumerated() { mean += (number - mean) / Double(count + 1) }
-                        values.append(rounded(mean))
-                    }
-                case .sum(let field, let condition):
-                    values.append(rounded(chosen(condition).compactMap { $0[field].number }.reduce(0, +)))
+                case .mean(let field, let condition), .sum(let field, let condition):
+                    var total = NumberTotal()
+                    for record in chosen(condition) { total.add(record[field]) }
+                    var isMean = false
+                    if case .mean = metric { isMean = true }
+                    values.append(statistic(total, mean: isMean, of: field))
                 case .min(let field, let condition), .max(let field, let condition):
                     let candidates = chosen(condition).map { $0[field] }.filter { !$0.isNull }
                     let keyed = candidates.map { value -> (ByteKey, Value) in

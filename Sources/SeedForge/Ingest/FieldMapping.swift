@@ -139,6 +139,9 @@ public struct FieldMapping: Sendable {
         case (.string, .string), (.boolean, .bool), (.array, .array), (.object, .object): return value
         case (.number, .int), (.number, .double), (.number, .decimal), (.integer, .int), (.decimal, .decimal): return value
         case (.decimal, .int(let int)): return .decimal(String(int))
+        // A JSON number with a fraction, at its shortest round-trip digits (exact for the
+        // up to 15 significant digits of prices and ratings): 40.50 is 40.5, never 40.499….
+        case (.decimal, .double): return ExactNumber(value).map { .decimal($0.text) }
         case (.integer, .double(let double)):
             guard double.rounded() == double, abs(double) < 9.007e15 else { return nil }
             return .int(Int64(double))
