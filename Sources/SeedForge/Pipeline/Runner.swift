@@ -213,7 +213,7 @@ public enum Runner {
             }
             accounting.append(entry)
         }
-        thresholdFailures += checkThresholds(pipeline, accounting: accounting)
+        thresholdFailures += checkThresholds(pipeline, accounting: accounting, rejects: state.rejects)
         let counts = accounting.map {
             RunResult.Counts(
                 collection: $0.collection, read: $0.read, received: $0.received, emitted: $0.emitted, reference: $0.reference,
@@ -387,16 +387,22 @@ public enum Runner {
         return failures
     }
 
-    static func checkThresholds(_ pipeline: Pipeline, accounting: [Manifest.Accounting]) -> [String] {
+    static func checkThresholds(_ pipeline: Pipeline, accounting: [Manifest.Accounting], rejects: [Rejection] = []) -> [String] {
         var failures: [String] = []
+        /// The message, with which rules rejected how many of these records.
+        func failure(_ message: String, _ rejected: some Sequence<Rejection>) -> String {
+            RejectBreakdown.describe(rejected).map { "\(message): \($0)" } ?? message
+        }
         let total = accounting.reduce(0) { $0 + $1.rejected }
         if let max = pipeline.thresholds.maxRejects, total > max {
-            failures.append("\(total) records rejected in all, more than thresholds.max-rejects \(max)")
+            failures.append(failure("\(total) records rejected in all, more than thresholds.max-rejects \(max)", rejects))
         }
         for entry in accounting where entry.read + entry.received > 0 {
             let fraction = Double(entry.rejected) / Double(entry.read + entry.received)
             if fraction > pipeline.thresholds.maxRejectFraction {
-                failures.append("\(entry.rejected) of \(entry.read + entry.received) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)")
+                failures.append(failure(
+                    "\(entry.rejected) of \(entry.read + entry.received) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)",
+                    rejects.lazy.filter { $0.collection == entry.collection }))
             }
         }
         return failures
