@@ -59,6 +59,7 @@ public struct FieldMapping: Sendable {
                         guard let parsed = FieldPath(parsing: text) else {
                             throw fromNode.error("'from' of field '\(name)' must be a JSON Pointer such as /coordinates/0")
                         }
+                        if let problem = parsed.wildcardProblem { throw fromNode.error("'from' of field '\(name)': \(problem)") }
                         path = parsed
                     }
                 } else {

@@ -43,6 +43,7 @@ public struct JSONSource: SourceKind {
             guard text.hasPrefix("/"), let path = FieldPath(parsing: text) else {
                 throw node.error("'\(key)' must be a JSON Pointer such as \(example)")
             }
+            if let problem = path.wildcardProblem { throw node.error("'\(key)': \(problem)") }
             return path
         }
         recordsPath = try pointer("records", "/results")

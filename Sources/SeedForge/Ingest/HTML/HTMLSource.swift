@@ -154,6 +154,14 @@ public struct HTMLSource: PagewiseSource {
                     }
                 }
                 let type = try spec.choice("type", FieldType.self, choices: FieldType.allCases) ?? defaultType
+                // What the field can hold: the page's text, a converter's result or the map's
+                // values. A type none of them fits (`type: array` on text) would reject every
+                // record at run time: refuse it now.
+                let produced = map != nil && convert != nil ? [] : map.map { Array($0.values) } ?? [convert?.sample ?? .string("text")]
+                if let typeNode = spec["type"], let bad = produced.first(where: { !$0.isNull && FieldMapping.convert($0, to: type) == nil }) {
+                    let source = map != nil ? "its map gives \(bad.typeName) values" : convert.map { "convert: \($0.rawValue) gives \(bad.typeName) values" } ?? "it takes text from the page"
+                    throw typeNode.error("field '\(name)' cannot be of type \(type.rawValue): \(source), so every record would be rejected; use type \(defaultType.rawValue) (the default) or any")
+                }
                 return Field(name: name, selector: selector, xpath: xpath, take: take, map: map, convert: convert, required: required, type: type)
             }
             if let field { fields.append(field) }
