@@ -146,6 +146,7 @@ enum OutputKeys {
         KeySpec("collection", required: true, "the collection written to this file"),
         KeySpec("format", "json, ndjson, csv, text, sqlite, pages or prefix-index (default: from the file name's extension)"),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
+        KeySpec("fixed-decimals", "decimal fields written with exactly this many decimals, {price: 2}: 54 is written 54.00 (rounded half away from zero when longer)"),
     ]
     /// `where:`, for formats that may hold part of a collection (not pages or prefix-index,
     /// whose page numbers and index must cover the whole collection).
@@ -161,12 +162,15 @@ public struct OutputDefinition: Sendable {
     public let fields: [FieldID]
     /// `where:`: only records matching it are written (all when it has no condition).
     public let filter: OutputFilter
+    /// `fixed-decimals:`: decimal fields at a fixed number of places in this output.
+    public var fixedDecimals: FixedDecimals = .none
 
     /// Whether this output holds every record of its collection.
     public var isComplete: Bool { filter.conditions.isEmpty }
 
-    /// The records this output writes: those matching every `where` condition.
-    func selected(_ records: [Record]) -> [Record] { filter.apply(records) }
+    /// The records this output writes: those matching every `where` condition, with
+    /// `fixed-decimals` applied.
+    func selected(_ records: [Record]) -> [Record] { fixedDecimals.apply(filter.apply(records)) }
 }
 
 extension Record {

@@ -316,8 +316,11 @@ public enum Loader {
             : plan.fields(config, key: "fields", in: collection)
         let format = try formatType.init(config: config, plan: plan, collection: collection)
         let filter = try config["where"].map { try OutputFilter($0, collection: collection, plan: plan, what: what) } ?? .none
+        let fixed = try config["fixed-decimals"].map { try FixedDecimals($0, collection: collection, plan: plan, what: what) } ?? .none
         if !errors.isEmpty { throw DefinitionErrors(errors) }
-        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, filter: filter)
+        var output = OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, filter: filter)
+        output.fixedDecimals = fixed
+        return output
     }
 
     static func loadThresholds(_ top: ConfigMap) throws -> Thresholds {
