@@ -218,14 +218,16 @@ public final class PrefixQuery {
         return values[offset]
     }
 
-    /// The `display` fields of a record joined by ", " ("Alabama, US").
+    /// The `display` fields of a record joined by ", " ("Alabama, US"); null, missing and
+    /// empty fields are left out ("Deza, ES", not "Deza, , ES"); "-" when none has a value.
     public func displayLine(_ record: Value) -> String {
-        display.map { name in
+        let parts = display.compactMap { name -> String? in
             switch record.value(at: FieldPath(components: [.key(name)])) {
-            case .string(let text)?: return text
-            case .null?, nil: return ""
+            case .string(let text)?: return text.isEmpty ? nil : text
+            case .null?, nil: return nil
             case let value?: return JSONWriter.compact(value)
             }
-        }.joined(separator: ", ")
+        }
+        return parts.isEmpty ? "-" : parts.joined(separator: ", ")
     }
 }
