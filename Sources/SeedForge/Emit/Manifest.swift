@@ -47,6 +47,8 @@ struct Manifest {
     let steps: [StepStat]
     let findings: [String: Int]
     let warnings: [String: Int]
+    /// Sources read only in part (`on-missing-page: warn`); the key is absent when none.
+    var incomplete: [IncompleteSource] = []
     let startedAt: Date
     let seconds: Double
 
@@ -94,6 +96,13 @@ struct Manifest {
         }))
         root.appendUnchecked("findings", counts(findings))
         root.appendUnchecked("warnings", counts(warnings))
+        if !incomplete.isEmpty {
+            root.appendUnchecked("incomplete", .array(incomplete.map { source in
+                .object(JSONObject([
+                    ("collection", .string(source.collection)), ("page", .string(source.page)), ("missing", .string(source.missing)),
+                ]))
+            }))
+        }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         root.appendUnchecked("run", .object(JSONObject([

@@ -15,6 +15,8 @@ public protocol SourceKind: Sendable {
     func nextFile(after text: SourceText, path: String) -> NextPage?
     /// The most pages one run follows from the start page.
     var followLimit: Int { get }
+    /// What a link to a page that was not saved does (`on-missing-page:`).
+    var onMissingPage: FollowCheck.MissingPage { get }
     /// Whether pipeline tests may give this source inline records (else fixture files).
     var acceptsInlineRecords: Bool { get }
 }
@@ -26,6 +28,7 @@ extension SourceKind {
 
     public func nextFile(after text: SourceText, path: String) -> NextPage? { nil }
     public var followLimit: Int { 1000 }
+    public var onMissingPage: FollowCheck.MissingPage { .fail }
     public var acceptsInlineRecords: Bool { true }
 }
 

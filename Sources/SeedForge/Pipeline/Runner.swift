@@ -129,7 +129,12 @@ public enum Runner {
                         try fail(error)
                     case .file(let next, let link):
                         if let problem = FollowCheck.problem(next: next, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
-                            if problem.missing {
+                            if problem.missing, source.kind.onMissingPage == .warn {
+                                sink.warnFile(Finding(rule: "missing-page", severity: .warning, message: problem.message + " (on-missing-page: warn: the pages read are kept)", location: link ?? page()))
+                                state.incomplete.append(.init(
+                                    collection: source.collection, page: Paths.relative(file, to: pipeline.baseDirectory),
+                                    missing: Paths.relative(next, to: pipeline.baseDirectory)))
+                            } else if problem.missing {
                                 try fail(SourceError(location: link ?? page(), message: problem.message))
                             } else {
                                 sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem.message, location: page()))
@@ -260,7 +265,7 @@ public enum Runner {
             for warning in state.warnings { warningCounts[warning.finding.rule, default: 0] += 1 }
             let manifest = Manifest(
                 pipeline: pipeline, inputs: inputs, outputs: outputs, accounting: accounting, steps: state.stepStats,
-                findings: findingCounts, warnings: warningCounts, startedAt: started, seconds: seconds(since: started))
+                findings: findingCounts, warnings: warningCounts, incomplete: state.incomplete, startedAt: started, seconds: seconds(since: started))
             try folder.write(manifest.render(), to: SideOutputs.manifestFile)
             logger.debug("outputs written in \(String(format: "%.3f", seconds(since: emitClock))) s")
             try FaultInjection.point("before-swap")
