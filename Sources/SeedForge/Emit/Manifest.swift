@@ -87,12 +87,15 @@ struct Manifest {
         }
         root.appendUnchecked("accounting", .object(accountingObject))
         root.appendUnchecked("steps", .array(steps.map { stat in
-            .object(JSONObject([
+            var object = JSONObject([
                 ("step", .string(stat.label)), ("collection", .string(stat.collection)),
                 ("in", .int(Int64(stat.recordsIn))), ("out", .int(Int64(stat.recordsOut))),
                 ("rejected", .int(Int64(stat.rejected))), ("duplicates", .int(Int64(stat.duplicates))),
                 ("warnings", .int(Int64(stat.warnings))),
-            ]))
+            ])
+            // Only steps that count what they rewrote (replace) have it.
+            if let changed = stat.changed { object.appendUnchecked("changed", .int(Int64(changed))) }
+            return .object(object)
         }))
         root.appendUnchecked("findings", counts(findings))
         root.appendUnchecked("warnings", counts(warnings))
