@@ -134,7 +134,65 @@ struct TextStepsEndToEndTests {
         let steps = try #require(manifest["steps"] as? [[String: Any]])
         #expect(steps.first { $0["step"] as? String == "normalize: replace" }?["changed"] as? Int == 2)
         #expect(steps.first { $0["step"] as? String == "normalize: coalesce" }?["changed"] == nil)
+        #expect(shops.map { $0["isOpen"] as? Bool } == [false, true, true, nil])
+        #expect(shops.map { $0["products"] as? [String] } == [["honey", "candles"], ["honey"], nil, ["pollen", "propolis"]])
+        let rejects = try dir.read("shop-labels/rejects.ndjson")
+        #expect(rejects.contains(#""rule":"boolean""#) && rejects.contains(#""id":"queen""#), "\(rejects)")
         let kinds = try CLI.run(["kinds"])
-        for kind in ["template", "coalesce", "replace"] { #expect(kinds.stdout.contains(kind)) }
+        for kind in ["template", "coalesce", "replace", "to-boolean", "split"] { #expect(kinds.stdout.contains(kind)) }
     }
 }
+
+/// Issue 18: `to-boolean` and `split`.
+@Suite("Normalize: to-boolean, split")
+struct BooleanAndSplitTests {
+    static let yaml = """
+        name: t
+        sources:
+          places: {kind: json, path: places.json, fields: {open: any, tags: string}}
+        steps:
+          - normalize: to-boolean
+            collection: places
+            field: open
+            into: isOpen
+            true: [yes, open, "1"]
+            false: [no, closed, "0"]
+            unmapped: null
+          - normalize: split
+            collection: places
+            field: tags
+            separator: " / "
+            into: tagList
+        outputs:
+          - {file: places.json, collection: places}
+        """
+
+    @Test func spellingsBecomeBooleansAndTextBecomesLists() throws {
+        let result = try Harness.run(Self.yaml, files: ["places.json": #"[{"open":"OPEN","tags":"Beach / Hike"},{"open":0,"tags":"Beach"},{"open":true,"tags":" / "},{"open":"maybe"},{"open":null}]"#])
+        let places = result.records("places")
+        #expect(places.map { $0["isOpen"] } == [.bool(true), .bool(false), .bool(true), .null, .null])
+        #expect(places.map { $0["tagList"] } == [.array([.string("Beach"), .string("Hike")]), .array([.string("Beach")]), .array([]), .null, .null])
+        #expect(result.state.warnings.map(\.finding.rule) == ["boolean"])
+        #expect(result.state.warnings.first?.finding.message.hasPrefix(#"open "maybe" is not a spelling of true or false"#) == true)
+    }
+
+    @Test func aSpellingOfBothIsADefinitionError() {
+        let errors = Harness.definitionErrors("""
+            name: t
+            sources:
+              places: {kind: json, path: data.json, fields: {open: string}}
+            steps:
+              - normalize: to-boolean
+                collection: places
+                field: open
+                into: isOpen
+                true: [yes, Y]
+                false: [no, y]
+            outputs:
+              - {file: places.json, collection: places}
+            """)
+        #expect(errors.first?.line == 10)
+        #expect(errors.first?.message == "'y' is a spelling of both true and false")
+    }
+}
+
