@@ -26,8 +26,7 @@ public struct Coalesce: Step {
         from = try plan.fields(config, key: "from", in: collection)
         let schema = plan.schema(collection)
         let types = Set(from.map { schema[$0].type })
-        let intoNode = try config.require("into")
-        into = try plan.addField(intoNode.string("'into'"), type: types.count == 1 ? types.first! : .any, to: collection, at: intoNode)
+        into = try plan.addField(config, type: types.count == 1 ? types.first! : .any, to: collection)
     }
 
     /// Not null, and not empty or blank text.

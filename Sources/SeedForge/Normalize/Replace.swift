@@ -48,7 +48,7 @@ public struct Replace: Step {
         template = try config.require("with").string("'with'")
         if let intoNode = config["into"] {
             guard fields.count == 1 else { throw intoNode.error("'into' takes the result of one field; name one 'field', or leave 'into' out to rewrite each in place") }
-            targets = [try plan.addField(intoNode.string("'into'"), type: .string, to: collection, at: intoNode)]
+            targets = [try plan.addField(config, type: .string, to: collection)]
         } else {
             targets = fields
         }

@@ -33,8 +33,7 @@ public struct Split: Step {
         }
         separator = try config.string("separator") ?? ","
         if separator.isEmpty { throw config["separator"]!.error("'separator' must not be empty") }
-        let intoNode = try config.require("into")
-        into = try plan.addField(intoNode.string("'into'"), type: .array, to: collection, at: intoNode)
+        into = try plan.addField(config, type: .array, to: collection)
     }
 
     public func run(_ state: RunState) throws {

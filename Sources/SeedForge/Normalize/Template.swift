@@ -47,8 +47,7 @@ public struct Template: Step {
             throw node.error("'template' names no field; write placeholders such as {city}")
         }
         nullFields = try config.choice("null-fields", NullFields.self, choices: NullFields.allCases) ?? .skip
-        let intoNode = try config.require("into")
-        into = try plan.addField(intoNode.string("'into'"), type: .string, to: collection, at: intoNode)
+        into = try plan.addField(config, type: .string, to: collection)
     }
 
     static func parse(_ text: String, field: (String) throws -> FieldID, unbalanced: (Character) throws -> Never) throws -> [Part] {

@@ -54,8 +54,7 @@ public struct ToBoolean: Step {
         }
         self.spellings = spellings
         unmapped = try config.choice("unmapped", Unmapped.self, choices: Unmapped.allCases) ?? .reject
-        let intoNode = try config.require("into")
-        into = try plan.addField(intoNode.string("'into'"), type: .boolean, to: collection, at: intoNode)
+        into = try plan.addField(config, type: .boolean, to: collection)
     }
 
     static func folded(_ text: String) -> String { Trim.trimmed(text).lowercased() }

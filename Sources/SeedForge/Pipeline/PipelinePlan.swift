@@ -91,6 +91,13 @@ public final class PipelinePlan {
         return schema(collection).textFields
     }
 
+    /// Adds the field named under `key` (`into:` of the steps that write a new field),
+    /// an error at that key when it is missing or taken.
+    public func addField(_ config: ConfigMap, key: String = "into", type: FieldType, to collection: String) throws -> FieldID {
+        let node = try config.require(key)
+        return try addField(node.string("'\(key)'"), type: type, to: collection, at: node)
+    }
+
     /// Adds a computed field to a collection. A name the collection already has is a
     /// definition error: a step never overwrites a field silently.
     @discardableResult
