@@ -10,6 +10,7 @@ struct ExactNumbersEndToEndTests {
     /// (2 decimals), each rounded ROUND_HALF_UP (half away from zero), as canonical text.
     static let python = #"""
         import json, sys
+        from collections import Counter
         from decimal import Decimal, ROUND_HALF_UP
         q = Decimal("0.01")
         def text(d):
@@ -25,7 +26,8 @@ struct ExactNumbersEndToEndTests {
             spends = [r["spend"] for r in rs]
             out[city] = {"reviews": len(rs), "votes": str(sum(r["helpfulVotes"] for r in rs)),
                          "meanRating": text(sum(ratings) / len(ratings)),
-                         "spend": text(sum(spends)), "meanSpend": text(sum(spends) / len(spends))}
+                         "spend": text(sum(spends)), "meanSpend": text(sum(spends) / len(spends)),
+                         "topTitle": sorted(Counter(r["title"] for r in rs).items(), key=lambda kv: (-kv[1], kv[0]))[0][0]}
         print(json.dumps(out, sort_keys=True))
         """#
 
@@ -64,6 +66,9 @@ struct ExactNumbersEndToEndTests {
         #expect(Self.numberTexts(statsText, key: "spend")[0] == "33.04")
         // Sums of an integer field are integers, not `436.0`.
         #expect(Self.numberTexts(statsText, key: "votes").allSatisfy { !$0.contains(".") })
+
+        // group-stats mode: the most frequent title, ties to the lowest, as Python counts it.
+        #expect(stats.map { $0["topTitle"] as? String } == cities.map { expected[$0]!["topTitle"] as? String })
 
         // rating-summary writes the same exact mean onto the city.
         let citiesText = try dir.read("city-ratings/cities.json")
