@@ -127,19 +127,20 @@ struct TextStepsEndToEndTests {
         let result = try CLI.run(["run", "Fixtures/text-steps/shop-labels.yml", "--out", dir.path])
         #expect(result.status == 0, "\(result.stderr)")
         let shops = try #require(jsonObject(dir.bytes("shop-labels/shops.json")) as? [[String: Any]])
-        #expect(shops.map { $0["name"] as? String } == ["The Hive", "Golden Comb", "Nectar & Co", "Drone Honey"])
-        #expect(shops.map { $0["label"] as? String } == ["The Hive", "Comb", "Nectar & Co", "Drone"])
-        #expect(shops.map { $0["addressLine"] as? String } == ["1 Bee St, Turin (IT)", "12 Rue du Miel (FR)", "Ghent (BE)", nil])
+        #expect(shops.map { $0["name"] as? String } == ["The Hive", "Golden Comb", "Nectar & Co", "Drone Honey", "Farmers’ Market Café"])
+        #expect(shops.map { $0["label"] as? String } == ["The Hive", "Comb", "Nectar & Co", "Drone", "Farmers’ Market Café"])
+        #expect(shops.map { $0["addressLine"] as? String } == ["1 Bee St, Turin (IT)", "12 Rue du Miel (FR)", "Ghent (BE)", nil, "2 Quay St, Brisbane (AU)"])
         let manifest = try #require(jsonObject(dir.bytes("shop-labels/manifest.json")) as? [String: Any])
         let steps = try #require(manifest["steps"] as? [[String: Any]])
         #expect(steps.first { $0["step"] as? String == "normalize: replace" }?["changed"] as? Int == 2)
         #expect(steps.first { $0["step"] as? String == "normalize: coalesce" }?["changed"] == nil)
-        #expect(shops.map { $0["isOpen"] as? Bool } == [false, true, true, nil])
-        #expect(shops.map { $0["products"] as? [String] } == [["honey", "candles"], ["honey"], nil, ["pollen", "propolis"]])
+        #expect(steps.first { $0["step"] as? String == "normalize: repair-text" }?["changed"] as? Int == 1)
+        #expect(shops.map { $0["isOpen"] as? Bool } == [false, true, true, nil, true])
+        #expect(shops.map { $0["products"] as? [String] } == [["honey", "candles"], ["honey"], nil, ["pollen", "propolis"], ["honey"]])
         let rejects = try dir.read("shop-labels/rejects.ndjson")
         #expect(rejects.contains(#""rule":"boolean""#) && rejects.contains(#""id":"queen""#), "\(rejects)")
         let kinds = try CLI.run(["kinds"])
-        for kind in ["template", "coalesce", "replace", "to-boolean", "split"] { #expect(kinds.stdout.contains(kind)) }
+        for kind in ["template", "coalesce", "replace", "to-boolean", "split", "repair-text"] { #expect(kinds.stdout.contains(kind)) }
     }
 }
 
@@ -193,6 +194,25 @@ struct BooleanAndSplitTests {
             """)
         #expect(errors.first?.line == 10)
         #expect(errors.first?.message == "'y' is a spelling of both true and false")
+    }
+}
+
+/// Issue 18: `repair-text` undoes UTF-8 read as Windows-1252, only where certain.
+@Suite("Normalize: repair-text")
+struct RepairTextTests {
+    @Test func mojibakeIsRepaired() {
+        #expect(RepairText.repaired("Farmersâ€™") == "Farmers’")
+        #expect(RepairText.repaired("CafÃ© & crÃ¨me") == "Café & crème")
+        #expect(RepairText.repaired("ZÃ¼rich â€“ Honig") == "Zürich – Honig")
+        #expect(RepairText.repaired("ðŸ\u{90}\u{9D}") == "🐝", "a four-byte emoji through an unassigned byte")
+    }
+
+    @Test func whatIsNotCertainlyMojibakeStays() {
+        #expect(RepairText.repaired("SÃO PAULO") == nil, "real Ã: C3 then O is not UTF-8")
+        #expect(RepairText.repaired("Café") == nil, "é alone is not a UTF-8 sequence")
+        #expect(RepairText.repaired("Farmers’ Market") == nil, "already right")
+        #expect(RepairText.repaired("CafÃ© 東京") == nil, "a character outside Windows-1252: not mojibake of UTF-8")
+        #expect(RepairText.repaired("plain ASCII") == nil)
     }
 }
 
