@@ -21,6 +21,10 @@ public final class PipelinePlan {
     public internal(set) var referenceCollections: Set<String> = []
     /// Collections whose records an `append` step moved into another, and where to.
     public internal(set) var appendedInto: [String: String] = [:]
+    /// How `search-key` steps folded their key fields, by `fieldKey` (for prefix indexes).
+    public internal(set) var keyFoldings: [String: KeyFolding] = [:]
+
+    static func fieldKey(_ collection: String, _ field: FieldID) -> String { "\(collection)\u{1F}\(field.index)" }
 
     func declareDerivedCollection(_ name: String, schema: Schema) {
         declareCollection(name, schema: schema)
