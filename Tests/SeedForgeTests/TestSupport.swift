@@ -153,9 +153,14 @@ enum CLI {
         }
     }
 
-    static func start(_ arguments: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Running {
+    /// Another program (python3 computing expected values independently), run the same way.
+    static func runProgram(_ executable: String, _ arguments: [String], cwd: String? = nil) throws -> Result {
+        try start(arguments, cwd: cwd, executable: executable).finish()
+    }
+
+    static func start(_ arguments: [String], cwd: String? = nil, environment: [String: String] = [:], executable: String? = nil) throws -> Running {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable ?? binary)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: cwd ?? repoRoot.path)
         var env = ProcessInfo.processInfo.environment

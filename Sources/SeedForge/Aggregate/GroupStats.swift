@@ -13,8 +13,8 @@ public struct GroupStats: Step {
             CommonKeys.collection,
             KeySpec("by", required: true, "the field (or fields) that form a group"),
             KeySpec("into", required: true, "the name of the new collection of statistics"),
-            KeySpec("metrics", required: true, "name: count | {count-where: F} | {mean|min|max|sum: F, where: G}"),
-            KeySpec("decimals", "round means and sums to this many decimals, 0 to 10 (default 2)"),
+            KeySpec("metrics", required: true, "name: count | {count-where: F} | {mean|min|max|sum|mode: F, where: G}; mode is the most frequent value (ties: the lowest)"),
+            KeySpec("decimals", "round means and sums to this many decimals, 0 to 10, half away from zero on the exact value (default 2); a sum of an integer field is an integer"),
         ],
         example: """
             - aggregate: group-stats
@@ -34,6 +34,8 @@ public struct GroupStats: Step {
         case min(FieldID, FieldID?)
         case max(FieldID, FieldID?)
         case sum(FieldID, FieldID?)
+        /// The most frequent non-null value; ties go to the lowest in exact order.
+        case mode(FieldID, FieldID?)
     }
 
     public let collection: String
@@ -73,12 +75,12 @@ public struct GroupStats: Step {
                 continue
             }
             let spec = try value.mapping("metric '\(name)'")
-            let unknown = spec.unknownKeys(allowed: ["count-where", "mean", "min", "max", "sum", "where"])
+            let unknown = spec.unknownKeys(allowed: ["count-where", "mean", "min", "max", "sum", "mode", "where"])
             if let error = unknown.first { throw error }
-            let kinds = ["count-where", "mean", "min", "max", "sum"].filter { spec[$0] != nil }
+            let kinds = ["count-where", "mean", "min", "max", "sum", "mode"].filter { spec[$0] != nil }
             guard kinds.count == 1, let kind = kinds.first, let node = spec[kind] else {
                 throw value.error(kinds.isEmpty
-                    ? "metric '\(name)' needs one of count-where, mean, min, max, sum"
+                    ? "metric '\(name)' needs one of count-where, mean, min, max, sum, mode"
                     : "metric '\(name)' has \(kinds.joined(separator: " and ")); give each statistic its own metric name")
             }
             let condition = try spec["where"].map { try field($0, [.boolean], "'where' in metric '\(name)'") }
@@ -89,6 +91,7 @@ public struct GroupStats: Step {
             case "mean": metrics.append((name, .mean(try field(node, numeric, "mean in metric '\(name)'"), condition)))
             case "sum": metrics.append((name, .sum(try field(node, numeric, "sum in metric '\(name)'"), condition)))
             case "min": metrics.append((name, .min(try field(node), condition)))
+            case "mode": metrics.append((name, .mode(try field(node), condition)))
             default: metrics.append((name, .max(try field(node), condition)))
             }
         }
@@ -99,8 +102,12 @@ public struct GroupStats: Step {
             let type: FieldType
             switch metric {
             case .count, .countWhere: type = .integer
-            case .mean, .sum: type = .number
+            case .mean(let field, _), .sum(let field, _):
+                // Sums of integers are integers; means and sums of exact decimals (prices) stay exact decimals.
+                let input = plan.schema(collection)[field].type
+                if case .sum = metric, input == .integer { type = .integer } else { type = input == .decimal ? .decimal : .number }
             case .min, .max: type = .any
+            case .mode(let field, _): type = plan.schema(collection)[field].type
             }
             guard schema.id(of: name) == nil else { throw config.error("metric '\(name)' has the name of a group field") }
             schema.add(FieldSpec(name: name, type: type, sourcePath: nil))
@@ -116,9 +123,20 @@ public struct GroupStats: Step {
             for field in by { key.append(record[field], text: .folded) }
             groups[key, default: []].append(index)
         }
-        /// Rounded to `decimals`; a sum or mean that is not finite (numbers near the limits
-        /// of a double) is null.
-        func rounded(_ value: Double) -> Value { value.isFinite ? .double(decimals.round(value)) : .null }
+        let schema = state.schemas[collection]!
+        /// A mean or sum of `field` in the type the schema declared for it: exact digits
+        /// rounded half away from zero; null without values, or when a sum of integers
+        /// leaves `Int64` or a sum is not finite.
+        func statistic(_ total: NumberTotal, mean: Bool, of field: FieldID) -> Value {
+            guard total.count > 0 || !mean else { return .null }
+            switch (schema[field].type, mean) {
+            case (.integer, false): return total.exactSum(nil)?.int64.map(Value.int) ?? .null
+            case (.decimal, true): return total.exactMean(decimals).map { .decimal($0.text) } ?? .null
+            case (.decimal, false): return total.exactSum(decimals).map { .decimal($0.text) } ?? .null
+            case (_, true): return total.mean(decimals).map(Value.double) ?? .null
+            case (_, false): return total.sum(decimals).map(Value.double) ?? .null
+            }
+        }
         let origin = records.first?.origin
         var out: [Record] = []
         for key in groups.keys.sorted() {
@@ -132,15 +150,22 @@ public struct GroupStats: Step {
                 switch metric {
                 case .count: values.append(.int(Int64(members.count)))
                 case .countWhere(let field): values.append(.int(Int64(members.filter { $0[field] == .bool(true) }.count)))
-                case .mean(let field, let condition):
-                    let numbers = chosen(condition).compactMap { $0[field].number }
-                    if numbers.isEmpty { values.append(.null) } else {
-                        var mean = 0.0
-                        for (count, number) in numbers.enumerated() { mean += (number - mean) / Double(count + 1) }
-                        values.append(rounded(mean))
+                case .mean(let field, let condition), .sum(let field, let condition):
+                    var total = NumberTotal()
+                    for record in chosen(condition) { total.add(record[field]) }
+                    var isMean = false
+                    if case .mean = metric { isMean = true }
+                    values.append(statistic(total, mean: isMean, of: field))
+                case .mode(let field, let condition):
+                    // Counted by exact key, so 4 and 4.0 are one value; ties: the lowest.
+                    var counts: [ByteKey: (count: Int, value: Value)] = [:]
+                    for record in chosen(condition) where !record[field].isNull {
+                        var key = ByteKey()
+                        key.append(record[field], text: .exact)
+                        counts[key, default: (0, record[field])].count += 1
                     }
-                case .sum(let field, let condition):
-                    values.append(rounded(chosen(condition).compactMap { $0[field].number }.reduce(0, +)))
+                    let best = counts.min { $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key }
+                    values.append(best?.value.value ?? .null)
                 case .min(let field, let condition), .max(let field, let condition):
                     let candidates = chosen(condition).map { $0[field] }.filter { !$0.isNull }
                     let keyed = candidates.map { value -> (ByteKey, Value) in

@@ -1,22 +1,42 @@
 /// `format: csv`: RFC 4180: a header row of field names, CRLF line ends, a cell quoted when
 /// it holds a comma, a quote, CR or LF (quotes doubled). Text cells that start with
 /// `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` so a spreadsheet shows them as text
-/// instead of running them as formulas; numbers are written as numbers and never altered.
+/// instead of running them as formulas (on by default; `neutralise-formulas: false` turns
+/// it off for the file, `plain-fields: [phone]` for some fields, such as phone numbers
+/// `+1-604-…` that an app reads back); numbers are written as numbers and never altered.
 /// Null is an empty cell; arrays and objects are compact JSON.
 public struct CSVFormat: SingleFileFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "csv",
         summary: "RFC 4180 CSV with a header row; text cells neutralised against formula injection.",
-        keys: OutputKeys.common + [OutputKeys.filter],
+        keys: OutputKeys.common + [OutputKeys.filter,
+            KeySpec("neutralise-formulas", "prefix ' to text cells starting with = + - @ tab or CR so spreadsheets do not run them (default true)"),
+            KeySpec("plain-fields", "fields whose text is written as it is even when neutralising, e.g. [phone] for +1-604-555-0100"),
+        ],
         example: """
             - file: shops.csv
               collection: shops
-              fields: [id, name, address, displayedRating, reviewCount]
+              fields: [id, name, address, phone, displayedRating, reviewCount]
+              plain-fields: [phone]
             """)
     public static let extensions = ["csv"]
 
-    public init() {}
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
+    /// Whether text cells are neutralised at all, and the fields left plain.
+    let neutralise: Bool
+    let plainFields: Set<FieldID>
+
+    public init() {
+        neutralise = true
+        plainFields = []
+    }
+
+    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+        neutralise = try config.bool("neutralise-formulas") ?? true
+        plainFields = try config["plain-fields"] == nil ? [] : Set(plan.fields(config, key: "plain-fields", in: collection))
+        if !neutralise, let node = config["plain-fields"] {
+            throw node.error("'plain-fields' has no effect with 'neutralise-formulas: false' (every field is plain); remove one of them")
+        }
+    }
 
     public func head(count: Int, fields: [FieldSpec]) -> [UInt8] {
         var out: [UInt8] = []
@@ -26,8 +46,9 @@ public struct CSVFormat: SingleFileFormat {
 
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
         var out: [UInt8] = []
+        let neutralised = ids.map { neutralise && !plainFields.contains($0) }
         for record in records {
-            appendRow(ids.map { Self.cell(record[$0]) }, to: &out)
+            appendRow(zip(ids, neutralised).map { Self.cell(record[$0], neutralise: $1) }, to: &out)
         }
         return out
     }
@@ -40,12 +61,12 @@ public struct CSVFormat: SingleFileFormat {
         out.append(contentsOf: [0x0D, 0x0A])
     }
 
-    public static func cell(_ value: Value) -> String {
+    public static func cell(_ value: Value, neutralise: Bool = true) -> String {
         switch value {
         case .null: return ""
         case .bool(let bool): return bool ? "true" : "false"
         case .int, .double, .decimal: return JSONWriter.compact(value)
-        case .string(let text): return quote(neutralised(text))
+        case .string(let text): return quote(neutralise ? neutralised(text) : text)
         case .array, .object: return quote(JSONWriter.compact(value))
         }
     }

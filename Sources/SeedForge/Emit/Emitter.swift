@@ -43,7 +43,7 @@ enum Emitter {
             for warning in state.warnings { warningCounts[warning.finding.rule, default: 0] += 1 }
             let manifest = Manifest(
                 pipeline: pipeline, inputs: ledger.inputs, outputs: outputs, accounting: accounting, steps: state.stepStats,
-                findings: findingCounts, warnings: warningCounts, startedAt: started, seconds: Runner.seconds(since: started),
+                findings: findingCounts, warnings: warningCounts, incomplete: state.incomplete, startedAt: started, seconds: Runner.seconds(since: started),
                 threads: state.threads)
             try folder.write(manifest.render(), to: SideOutputs.manifestFile)
             logger.debug("outputs written in \(String(format: "%.3f", Runner.seconds(since: emitClock))) s")

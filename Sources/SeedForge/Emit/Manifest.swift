@@ -35,6 +35,8 @@ struct Manifest {
     let steps: [StepStat]
     let findings: [String: Int]
     let warnings: [String: Int]
+    /// Sources read only in part (`on-missing-page: warn`); the key is absent when none.
+    var incomplete: [IncompleteSource] = []
     let startedAt: Date
     let seconds: Double
     /// The run's thread budget, for the `run` section: what it allowed and the most
@@ -76,15 +78,25 @@ struct Manifest {
         }
         root.appendUnchecked("accounting", .object(accountingObject))
         root.appendUnchecked("steps", .array(steps.map { stat in
-            .object(JSONObject([
+            var object = JSONObject([
                 ("step", .string(stat.label)), ("collection", .string(stat.collection)),
                 ("in", .int(Int64(stat.recordsIn))), ("out", .int(Int64(stat.recordsOut))),
                 ("rejected", .int(Int64(stat.rejected))), ("duplicates", .int(Int64(stat.duplicates))),
                 ("warnings", .int(Int64(stat.warnings))),
-            ]))
+            ])
+            // Only steps that count what they rewrote (replace) have it.
+            if let changed = stat.changed { object.appendUnchecked("changed", .int(Int64(changed))) }
+            return .object(object)
         }))
         root.appendUnchecked("findings", counts(findings))
         root.appendUnchecked("warnings", counts(warnings))
+        if !incomplete.isEmpty {
+            root.appendUnchecked("incomplete", .array(incomplete.map { source in
+                .object(JSONObject([
+                    ("collection", .string(source.collection)), ("page", .string(source.page)), ("missing", .string(source.missing)),
+                ]))
+            }))
+        }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         root.appendUnchecked("run", .object(JSONObject([

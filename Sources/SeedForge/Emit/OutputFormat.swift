@@ -153,6 +153,7 @@ enum OutputKeys {
         KeySpec("collection", required: true, "the collection written to this file"),
         KeySpec("format", "json, ndjson, csv, text, sqlite, pages or prefix-index (default: from the file name's extension)"),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
+        KeySpec("fixed-decimals", "decimal fields written with exactly this many decimals, {price: 2}: 54 is written 54.00 (rounded half away from zero when longer)"),
     ]
     /// `fields:` of a format whose records are JSON objects: entries may move fields.
     static let structured: [KeySpec] = common.filter { $0.name != "fields" } + [
@@ -197,12 +198,15 @@ public struct OutputDefinition: Sendable {
     public let layout: FieldLayout?
     /// `where:`: only records matching it are written (all when it has no condition).
     public let filter: OutputFilter
+    /// `fixed-decimals:`: decimal fields at a fixed number of places in this output.
+    public var fixedDecimals: FixedDecimals = .none
 
     /// Whether this output holds every record of its collection.
     public var isComplete: Bool { filter.conditions.isEmpty }
 
-    /// The records this output writes: those matching every `where` condition.
-    func selected(_ records: [Record]) -> [Record] { filter.apply(records) }
+    /// The records this output writes: those matching every `where` condition, with
+    /// `fixed-decimals` applied.
+    func selected(_ records: [Record]) -> [Record] { fixedDecimals.apply(filter.apply(records)) }
 
     /// Where this output writes a field inside each record: its key when that is a
     /// top-level key, else a JSON Pointer (`/coord/lat`); nil when it does not write it.

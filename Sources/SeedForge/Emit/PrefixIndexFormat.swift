@@ -38,6 +38,8 @@ public struct PrefixIndexFormat: OutputFormat {
     let pages: String
     let display: [FieldID]
     let schema: Schema
+    /// The folding of the key fields' search-key step, recorded for queries.
+    let folding: KeyFolding
     /// One key, and the collection sorted by it: positions in keys.tsv run in dataset order.
     var sortedByKey: Bool { keys.count == 1 }
     var key: FieldID { keys[0] }
@@ -49,6 +51,11 @@ public struct PrefixIndexFormat: OutputFormat {
         pages = try config.requiredString("pages")
         display = try config["display"] == nil ? [keys[0]] : plan.fields(config, key: "display", in: collection)
         schema = plan.schema(collection)
+        let foldings = keys.map { plan.keyFoldings[PipelinePlan.fieldKey(collection, $0)] ?? .none }
+        guard Set(foldings.map { "\($0.apostrophes)\($0.punctuation)" }).count == 1 else {
+            throw config["key"]!.error("the keys of a prefix-index must be folded alike (search-key apostrophes and punctuation), so a query folds a prefix one way")
+        }
+        folding = foldings[0]
         guard keys.count > 1 || {
             guard let sorted = plan.sortedBy[collection] else { return false }
             return sorted.field == keys[0] && sorted.exact && !sorted.descending
@@ -84,12 +91,15 @@ public struct PrefixIndexFormat: OutputFormat {
         try out.write(bytes, to: "keys.tsv")
         let pagesOutput = out.outputs.first { $0.file == pages }
         let pageSize = (pagesOutput?.format as? PagesFormat)?.size ?? 0
-        let meta = Value.object(JSONObject([
+        var object = JSONObject([
             ("format", .string("seedforge prefix index 1")), ("key", .string(keyNames.joined(separator: ","))),
             ("keys", .array(keyNames.map(Value.string))), ("sorted", .bool(sortedByKey)), ("records", .int(Int64(records.count))),
             ("pages", .string(Self.relative(from: out.file, to: pages))), ("pageSize", .int(Int64(pageSize))),
             ("display", .array(displayPlaces(pages: pagesOutput).map(Value.string))),
-        ]))
+        ])
+        // Only when the keys fold more than the collation: older indexes stay as they were.
+        if let fold = folding.meta { object.appendUnchecked("fold", fold) }
+        let meta = Value.object(object)
         var writer = JSONWriter()
         writer.writePretty(meta)
         writer.append(byte: 0x0A)

@@ -19,7 +19,7 @@ public struct Nearest: Step {
             KeySpec("take", required: true, "the fields copied from the nearest record, {new field: its field}, e.g. {city: name, country: country}"),
             KeySpec("distance-field", "name of the added distance in km (default nearestKm)"),
             KeySpec("max-km", "beyond this distance a record has no nearest record: the taken fields and distance are null (default: no limit)"),
-            KeySpec("decimals", "round the distance to this many decimals, 0 to 10 (default 3: metres)"),
+            KeySpec("decimals", "round the distance to this many decimals, 0 to 10, half away from zero on its shortest decimal form (default 3: metres)"),
         ],
         example: """
             - enrich: nearest
@@ -111,7 +111,7 @@ public struct Nearest: Step {
             }
             guard let found = index.nearest(latitude: point.latitude, longitude: point.longitude) else { return [] }
             // The cut-off applies to the distance as written, so 50 km passes `max-km: 50`.
-            let rounded = decimals.round(found.km)
+            let rounded = decimals.roundExactly(found.km)
             if let maxKm, rounded > maxKm { return [] }
             let nearest = candidates[positions[found.index]]
             take.apply(to: &record, from: nearest)

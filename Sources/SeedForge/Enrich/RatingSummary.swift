@@ -14,7 +14,7 @@ public struct RatingSummary: Step {
             KeySpec("foreign-key", required: true, "the field of a review naming its record (e.g. shopID)"),
             KeySpec("rating", required: true, "the rating field of a review"),
             KeySpec("seed-rating", "the collection's own rating field, used when a record has no reviews"),
-            KeySpec("decimals", "round the community rating to this many decimals (default: full precision)"),
+            KeySpec("decimals", "round the community rating to this many decimals, half away from zero on the exact mean (default: full precision)"),
             KeySpec("count-field", "name of the added count field (default reviewCount)"),
             KeySpec("community-field", "name of the added mean field (default communityRating)"),
             KeySpec("seed-field", "name of the added seed copy (default seedRating)"),
@@ -63,8 +63,8 @@ public struct RatingSummary: Step {
     }
 
     public func run(_ state: RunState) throws {
-        // A running mean per record: stays finite for any finite ratings.
-        var means: [Value: (count: Int, mean: Double)] = [:]
+        // An exact sum and count per record: the mean of decimal ratings is exact.
+        var totals: [Value: NumberTotal] = [:]
         let targets = Set(state.records(collection).map { $0[key].joinKey })
         let rejectedTargets = Set(state.rejects.lazy.filter { $0.collection == collection }.compactMap(\.id))
         let keyName = state.schemas[collection]![key].name
@@ -81,20 +81,14 @@ public struct RatingSummary: Step {
                     rule: "reference", message: "\(foreignName) \(why)",
                     location: review.origin.location(ofField: foreignSpec), field: foreignName, value: target)]
             }
-            if let value = review[rating].number {
-                var entry = means[target.joinKey, default: (0, 0)]
-                entry.count += 1
-                entry.mean += (value - entry.mean) / Double(entry.count)
-                means[target.joinKey] = entry
-            }
+            totals[target.joinKey, default: NumberTotal()].add(review[rating])
             return []
         }
         state.transformRecords(collection, step: "enrich: rating-summary") { record in
-            let summary = means[record[key].joinKey] ?? (0, 0)
+            let summary = totals[record[key].joinKey] ?? NumberTotal()
             let seed = seedRating.map { record[$0] } ?? .null
             record[countField] = .int(Int64(summary.count))
-            if summary.count > 0 {
-                let mean = decimals?.round(summary.mean) ?? summary.mean
+            if let mean = summary.mean(decimals) {
                 record[communityField] = .double(mean)
                 record[displayedField] = .double(mean)
             } else {

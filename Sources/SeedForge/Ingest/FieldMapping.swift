@@ -65,6 +65,7 @@ public struct FieldMapping: Sendable {
                         guard let parsed = FieldPath(parsing: text) else {
                             throw fromNode.error("'from' of field '\(name)' must be a JSON Pointer such as /coordinates/0")
                         }
+                        if let problem = parsed.wildcardProblem { throw fromNode.error("'from' of field '\(name)': \(problem)") }
                         path = parsed
                     }
                 } else {
@@ -145,6 +146,9 @@ public struct FieldMapping: Sendable {
         case (.string, .string), (.boolean, .bool), (.array, .array), (.object, .object): return value
         case (.number, .int), (.number, .double), (.number, .decimal), (.integer, .int), (.decimal, .decimal): return value
         case (.decimal, .int(let int)): return .decimal(String(int))
+        // A JSON number with a fraction, at its shortest round-trip digits (exact for the
+        // up to 15 significant digits of prices and ratings): 40.50 is 40.5, never 40.499….
+        case (.decimal, .double): return ExactNumber(value).map { .decimal($0.text) }
         case (.integer, .double(let double)):
             guard double.rounded() == double, abs(double) < 9.007e15 else { return nil }
             return .int(Int64(double))

@@ -5,7 +5,24 @@ import Foundation
 /// page count stays within the source's limit. A link to a page that was not saved is
 /// `missing`: the pages after it would be lost, so the run fails; the other problems stop
 /// the following with a warning.
-enum FollowCheck {
+public enum FollowCheck {
+    /// `on-missing-page:` of a source that follows pages: what a link to a page that was
+    /// not saved does. `fail` (the default): the run fails, since the pages after it would
+    /// be lost silently. `warn`: a `missing-page` warning, the pages read are kept, and the
+    /// manifest lists the source under `incomplete`.
+    public enum MissingPage: String, CaseIterable, Sendable {
+        case fail, warn
+
+        static let key = KeySpec("on-missing-page", "a next page that was not saved: fail (default; the run fails) or warn (keep the pages read, a missing-page warning, and the source listed as incomplete in the manifest)")
+
+        /// The policy a source gives; `following` names the key that makes it follow pages.
+        static func parse(_ config: ConfigMap, follows: Bool, following: String) throws -> MissingPage {
+            guard let node = config[key.name] else { return .fail }
+            guard follows else { throw node.error("'\(key.name)' needs '\(following)': only a source that follows pages can miss one") }
+            return try config.choice(key.name, MissingPage.self, choices: allCases) ?? .fail
+        }
+    }
+
     /// A problem with a next link: its message, and whether it loses pages.
     struct Problem {
         let message: String

@@ -77,7 +77,12 @@ enum Ingestion {
                         try fail(error)
                     case .file(let next, let link):
                         if let problem = FollowCheck.problem(next: next, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
-                            if problem.missing {
+                            if problem.missing, source.kind.onMissingPage == .warn {
+                                sink.warnFile(Finding(rule: "missing-page", severity: .warning, message: problem.message + " (on-missing-page: warn: the pages read are kept)", location: link ?? page()))
+                                state.incomplete.append(.init(
+                                    collection: source.collection, page: Paths.relative(file, to: pipeline.baseDirectory),
+                                    missing: Paths.relative(next, to: pipeline.baseDirectory)))
+                            } else if problem.missing {
                                 try fail(SourceError(location: link ?? page(), message: problem.message))
                             } else {
                                 sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem.message, location: page()))

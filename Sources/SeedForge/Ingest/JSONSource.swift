@@ -15,6 +15,7 @@ public struct JSONSource: SourceKind {
             KeySpec("next-page-token", "JSON Pointer to a token naming the next page (a places API's /next_page_token): 'path' is then the first page, and each page's token leads to the next file until a page has none"),
             KeySpec("next-page-file", "the file a token names, beside the page holding it: {token} is replaced by the token, {token-sha256} by its SHA-256 in hex (for real tokens, too long for a file name); default \"{token}.json\""),
             KeySpec("max-pages", "most pages to follow with 'next-page-token' (default 1000)"),
+            FollowCheck.MissingPage.key,
             KeySpec("expect", "values each file must hold, {JSON Pointer: value or [values]}, e.g. {/status: [OK, ZERO_RESULTS]} for saved API responses; a file that does not fails the run naming it"),
         ],
         example: """
@@ -33,6 +34,7 @@ public struct JSONSource: SourceKind {
     let nextTokenPath: FieldPath?
     let nextFileTemplate: String
     let maxPages: Int
+    public let onMissingPage: FollowCheck.MissingPage
     /// Values a file must hold at these pointers (an API response's status).
     let expected: [(path: FieldPath, values: [Value])]
 
@@ -43,6 +45,7 @@ public struct JSONSource: SourceKind {
             guard text.hasPrefix("/"), let path = FieldPath(parsing: text) else {
                 throw node.error("'\(key)' must be a JSON Pointer such as \(example)")
             }
+            if let problem = path.wildcardProblem { throw node.error("'\(key)': \(problem)") }
             return path
         }
         recordsPath = try pointer("records", "/results")
@@ -76,6 +79,7 @@ public struct JSONSource: SourceKind {
                 throw node.error("'next-page-file' must be a file name holding {token} or {token-sha256}, such as \"{token-sha256}.json\" (it is looked for beside the page holding the token)")
             }
         }
+        onMissingPage = try FollowCheck.MissingPage.parse(config, follows: nextTokenPath != nil, following: "next-page-token")
         if let node = config["max-pages"] {
             guard nextTokenPath != nil else { throw node.error("'max-pages' needs 'next-page-token'") }
             if maxPages < 1 { throw node.error("'max-pages' must be at least 1") }

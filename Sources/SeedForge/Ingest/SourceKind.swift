@@ -17,6 +17,8 @@ public protocol SourceKind: Sendable {
     var followLimit: Int { get }
     /// Whether the source reads more files than its `path` names (it follows links).
     var followsLinks: Bool { get }
+    /// What a link to a page that was not saved does (`on-missing-page:`).
+    var onMissingPage: FollowCheck.MissingPage { get }
     /// Whether pipeline tests may give this source inline records (else fixture files).
     var acceptsInlineRecords: Bool { get }
 }
@@ -29,6 +31,7 @@ extension SourceKind {
     public func nextFile(after text: SourceText, path: String) -> NextPage? { nil }
     public var followLimit: Int { 1000 }
     public var followsLinks: Bool { false }
+    public var onMissingPage: FollowCheck.MissingPage { .fail }
     public var acceptsInlineRecords: Bool { true }
 }
 

@@ -8,6 +8,17 @@ public enum Converters {
         case priceAmount = "price-amount", priceCurrency = "price-currency", url, number, integer
         /// HTML entities decoded and white space collapsed (`normalize: convert` only).
         case text
+
+        /// A value of the kind a conversion gives, for checking a declared type against it
+        /// before any data is read.
+        public var sample: Value {
+            switch self {
+            case .priceAmount: return .decimal("1.5")
+            case .number: return .double(1.5)
+            case .integer: return .int(1)
+            case .priceCurrency, .url, .text: return .string("text")
+            }
+        }
     }
 
     /// Why a text did not convert: the rule code and a message (without the field name).

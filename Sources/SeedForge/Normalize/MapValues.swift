@@ -21,6 +21,7 @@ public struct MapValues: Step {
             KeySpec("unmapped", "reject (default): the record is rejected; warn: kept with a warning; null: set to null with a warning"),
             KeySpec("into", "write the canonical value into this new text field, keeping the mapped field as it is (needed for array fields)"),
             KeySpec("default", "the canonical value for values that map to nothing (and null or empty lists), without a finding; replaces 'unmapped'"),
+            KeySpec("priority", "for a list: list (default: the first element that maps) or map (of the values its elements map to, the one written first in 'map')"),
         ],
         example: """
             - normalize: map-values
@@ -35,6 +36,11 @@ public struct MapValues: Step {
         case reject, warn, null
     }
 
+    /// Which canonical value a list gets when several of its elements map.
+    public enum Priority: String, CaseIterable, Sendable {
+        case list, map
+    }
+
     public let collection: String
     let field: FieldID
     /// Where the canonical value is written: `field` itself, or the new field of `into`.
@@ -44,6 +50,9 @@ public struct MapValues: Step {
     let canonical: [String]
     let unmapped: Unmapped
     let fallback: String?
+    let priority: Priority
+    /// Canonical values by their place in `map` (for `priority: map`).
+    let rank: [String: Int]
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -87,6 +96,11 @@ public struct MapValues: Step {
             target = field
         }
         unmapped = try config.choice("unmapped", Unmapped.self, choices: Unmapped.allCases) ?? .reject
+        priority = try config.choice("priority", Priority.self, choices: Priority.allCases) ?? .list
+        if let node = config["priority"], type != .array, type != .any {
+            throw node.error("'priority' chooses among the elements of a list; '\(name)' is \(type.rawValue)")
+        }
+        rank = Dictionary(canonical.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The comparison key: trimmed, folded, without text/emoji presentation selectors.
@@ -110,7 +124,11 @@ public struct MapValues: Step {
 
     func mapped(_ value: Value) -> String? {
         if case .array(let values) = value {
-            return values.lazy.compactMap { Self.text($0).flatMap { self.table[Self.key($0)] } }.first
+            let found = values.lazy.compactMap { Self.text($0).flatMap { self.table[Self.key($0)] } }
+            switch priority {
+            case .list: return found.first
+            case .map: return found.min { rank[$0]! < rank[$1]! }
+            }
         }
         return Self.text(value).flatMap { table[Self.key($0)] }
     }

@@ -10,6 +10,8 @@ public struct SearchKey: Step {
             CommonKeys.collection,
             KeySpec("from", required: true, "the text field(s) the key is made of, joined by a space"),
             KeySpec("field", required: true, "the name of the added key field"),
+            KeySpec("apostrophes", "keep (default) or drop: Farmers’ and O'Hare give the keys farmers and ohare"),
+            KeySpec("punctuation", "keep (default) or space: other punctuation becomes a space, Saint-Malo gives saint malo"),
         ],
         example: """
             - normalize: search-key
@@ -21,12 +23,17 @@ public struct SearchKey: Step {
     public let collection: String
     let from: [FieldID]
     let field: FieldID
+    let folding: KeyFolding
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         from = try plan.fields(config, key: "from", in: collection)
         let nameNode = try config.require("field")
         field = try plan.addField(nameNode.string("'field'"), type: .string, to: collection, at: nameNode)
+        folding = KeyFolding(
+            apostrophes: try config.choice("apostrophes", KeyFolding.Apostrophes.self, choices: KeyFolding.Apostrophes.allCases) ?? .keep,
+            punctuation: try config.choice("punctuation", KeyFolding.Punctuation.self, choices: KeyFolding.Punctuation.allCases) ?? .keep)
+        plan.keyFoldings[PipelinePlan.fieldKey(collection, field)] = folding
     }
 
     public func run(_ state: RunState) throws {
@@ -39,7 +46,7 @@ public struct SearchKey: Step {
                 let parts = from.compactMap { record[$0].string }
                 text = parts.isEmpty ? nil : parts.joined(separator: " ")
             }
-            let key = text.map { Self.key($0) } ?? ""
+            let key = text.map { Self.key(folding.apply($0)) } ?? ""
             record[field] = key.isEmpty ? .null : .string(key)
             return []
         }

@@ -16,7 +16,7 @@ public struct StableID: Step {
         summary: "Fill a missing id with a hash of content fields (SHA-256 of the normalised texts), stable across runs and machines.",
         keys: [
             CommonKeys.collection,
-            KeySpec("field", required: true, "the id field to fill when it is null or blank"),
+            KeySpec("field", required: true, "the id field to fill when it is null or blank; a field the collection does not have is added (text, derived for every record)"),
             KeySpec("from", required: true, "the fields whose content makes the id, e.g. [name, address]"),
             KeySpec("prefix", "text put before the hash (default none)"),
         ],
@@ -35,8 +35,11 @@ public struct StableID: Step {
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
-        field = try plan.field(config, key: "field", in: collection)
         from = try plan.fields(config, key: "from", in: collection)
+        // A source without ids gets the field: every record's id is then derived.
+        let fieldNode = try config.require("field")
+        let name = try fieldNode.string("'field' in \(config.what)")
+        field = try plan.schema(collection).id(of: name) ?? plan.addField(name, type: .string, to: collection, at: fieldNode)
         prefix = try config.string("prefix") ?? ""
     }
 

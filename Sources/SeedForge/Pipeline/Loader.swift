@@ -327,8 +327,11 @@ public enum Loader {
             format = structured
         }
         let filter = try config["where"].map { try OutputFilter($0, collection: collection, plan: plan, what: what) } ?? .none
+        let fixed = try config["fixed-decimals"].map { try FixedDecimals($0, collection: collection, plan: plan, what: what) } ?? .none
         if !errors.isEmpty { throw DefinitionErrors(errors) }
-        return OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, layout: layout, filter: filter)
+        var output = OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, layout: layout, filter: filter)
+        output.fixedDecimals = fixed
+        return output
     }
 
     static func loadThresholds(_ top: ConfigMap) throws -> Thresholds {

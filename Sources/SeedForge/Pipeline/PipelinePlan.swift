@@ -21,6 +21,10 @@ public final class PipelinePlan {
     public internal(set) var referenceCollections: Set<String> = []
     /// Collections whose records an `append` step moved into another, and where to.
     public internal(set) var appendedInto: [String: String] = [:]
+    /// How `search-key` steps folded their key fields, by `fieldKey` (for prefix indexes).
+    public internal(set) var keyFoldings: [String: KeyFolding] = [:]
+
+    static func fieldKey(_ collection: String, _ field: FieldID) -> String { "\(collection)\u{1F}\(field.index)" }
 
     func declareDerivedCollection(_ name: String, schema: Schema) {
         declareCollection(name, schema: schema)
@@ -89,6 +93,13 @@ public final class PipelinePlan {
     public func textFields(_ config: ConfigMap, in collection: String) throws -> [FieldID] {
         if config["field"] != nil { return try fields(config, key: "field", in: collection) }
         return schema(collection).textFields
+    }
+
+    /// Adds the field named under `key` (`into:` of the steps that write a new field),
+    /// an error at that key when it is missing or taken.
+    public func addField(_ config: ConfigMap, key: String = "into", type: FieldType, to collection: String) throws -> FieldID {
+        let node = try config.require(key)
+        return try addField(node.string("'\(key)'"), type: type, to: collection, at: node)
     }
 
     /// Adds a computed field to a collection. A name the collection already has is a

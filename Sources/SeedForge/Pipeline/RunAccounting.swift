@@ -43,16 +43,23 @@ enum RunAccounting {
         return accounting
     }
 
-    static func checkThresholds(_ pipeline: Pipeline, accounting: [CollectionAccount]) -> [String] {
+    /// The pipeline's thresholds; each failure says which rules rejected how many.
+    static func checkThresholds(_ pipeline: Pipeline, accounting: [CollectionAccount], rejects: [Rejection]) -> [String] {
         var failures: [String] = []
+        /// The message, with which rules rejected how many of these records.
+        func failure(_ message: String, _ rejected: some Sequence<Rejection>) -> String {
+            RejectBreakdown.describe(rejected).map { "\(message): \($0)" } ?? message
+        }
         let total = accounting.reduce(0) { $0 + $1.rejected }
         if let max = pipeline.thresholds.maxRejects, total > max {
-            failures.append("\(total) records rejected in all, more than thresholds.max-rejects \(max)")
+            failures.append(failure("\(total) records rejected in all, more than thresholds.max-rejects \(max)", rejects))
         }
         for entry in accounting where entry.read + entry.received > 0 {
             let fraction = Double(entry.rejected) / Double(entry.read + entry.received)
             if fraction > pipeline.thresholds.maxRejectFraction {
-                failures.append("\(entry.rejected) of \(entry.read + entry.received) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)")
+                failures.append(failure(
+                    "\(entry.rejected) of \(entry.read + entry.received) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)",
+                    rejects.lazy.filter { $0.collection == entry.collection }))
             }
         }
         return failures

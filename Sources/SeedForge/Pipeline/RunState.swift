@@ -9,6 +9,14 @@ public struct Rejection: Sendable {
     public let step: String
 }
 
+/// A source read only in part: the page whose next page was not saved, and that page's
+/// file (paths relative to the pipeline's folder), for the manifest's `incomplete`.
+public struct IncompleteSource: Sendable {
+    public let collection: String
+    public let page: String
+    public let missing: String
+}
+
 /// A record removed as a duplicate, with the id of the record that won.
 public struct Duplicate: Sendable {
     public let collection: String
@@ -43,6 +51,8 @@ public struct StepStat: Sendable {
     public let duplicates: Int
     public let warnings: Int
     public let seconds: Double
+    /// Records a step rewrote, for steps that count them (`replace`); nil otherwise.
+    public var changed: Int? = nil
 }
 
 /// Everything a run holds while data flows: the collections, and the side outputs that
@@ -56,6 +66,15 @@ public final class RunState {
     public var stepStats: [StepStat] = []
     /// Records each collection received from its sources.
     public var ingested: [String: Int] = [:]
+    /// Records the running step changed, when it counts them (see `noteChanged`).
+    var changedByStep: Int?
+
+    /// Called by a step that counts the records it rewrote; the runner puts the count in
+    /// the step's statistics.
+    public func noteChanged(_ count: Int) { changedByStep = count }
+
+    /// Sources whose pages stopped at a page that was not saved (`on-missing-page: warn`).
+    public var incomplete: [IncompleteSource] = []
     /// Records an `append` step moved out of a collection, and into one.
     public var appendedOut: [String: Int] = [:]
     public var appendedIn: [String: Int] = [:]

@@ -89,7 +89,7 @@ public enum Runner {
         let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
         var thresholdFailures = try StepRunner.run(pipeline, state: state, logger: logger)
         let counts = try RunAccounting.balance(pipeline, state: state)
-        thresholdFailures += RunAccounting.checkThresholds(pipeline, accounting: counts)
+        thresholdFailures += RunAccounting.checkThresholds(pipeline, accounting: counts, rejects: state.rejects)
         guard options.writeOutputs else {
             return RunResult(
                 dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),

@@ -22,13 +22,14 @@ enum StepRunner {
             let label = pipeline.steps[index].label
             let before = (state.records(step.collection).count, state.rejects.count, state.duplicates.count, state.warnings.count)
             let clock = ContinuousClock.now
+            state.changedByStep = nil
             try step.run(state)
             state.releaseSourcePages()
             state.stepStats.append(StepStat(
                 label: label, stage: stage, collection: step.collection, recordsIn: before.0,
                 recordsOut: state.records(step.collection).count, rejected: state.rejects.count - before.1,
                 duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
-                seconds: Runner.seconds(since: clock)))
+                seconds: Runner.seconds(since: clock), changed: state.changedByStep))
             let stat = state.stepStats[state.stepStats.count - 1]
             var line = "\(label) \(step.collection): \(stat.recordsIn) in, \(stat.recordsOut) out"
             if stat.rejected > 0 { line += ", \(stat.rejected) rejected" }

@@ -21,6 +21,8 @@ public final class PrefixQuery {
     let keys: Data
     public let keyField: String
     public let display: [String]
+    /// The key folding the index's meta.json records (search-key apostrophes/punctuation).
+    public let folding: KeyFolding
     public let records: Int
     let pagesFolder: URL
     let pageSize: Int
@@ -61,6 +63,7 @@ public final class PrefixQuery {
         pagesFolder = indexFolder.appendingPathComponent(pages).standardizedFileURL
         pageSize = Int(size)
         if case .bool(let sorted)? = field("sorted") { sortedByKey = sorted } else { sortedByKey = true }
+        folding = KeyFolding(meta: field("fold")) ?? .none
         let keysURL = indexFolder.appendingPathComponent("keys.tsv")
         guard let keys = try? Data(contentsOf: keysURL, options: .alwaysMapped) else {
             throw QueryError(message: "the prefix index of \(path) is incomplete: \(keysURL.path) cannot be read")
@@ -102,15 +105,15 @@ public final class PrefixQuery {
     /// The prefix as the index's keys are made: white space trimmed at the start, inner
     /// runs collapsed to one space (a single trailing space is kept: "new " is not "new"),
     /// then folded by the collation.
-    public static func foldPrefix(_ prefix: String) -> String {
-        SearchKey.key(prefix, keepingTrailingSpace: true)
+    public static func foldPrefix(_ prefix: String, folding: KeyFolding = .none) -> String {
+        SearchKey.key(folding.apply(prefix), keepingTrailingSpace: true)
     }
 
     /// Records whose key starts with the folded `prefix`, in dataset order: `limit` of them,
     /// skipping `(page - 1) * limit`. An empty prefix pages through everything. Both ends
     /// of the matching range are found by binary search, so any page costs the same.
     public func search(_ prefix: String, limit: Int, page: Int = 1) throws -> [Match] {
-        let wanted = Array(Self.foldPrefix(prefix).utf8)
+        let wanted = Array(Self.foldPrefix(prefix, folding: folding).utf8)
         let (skip, overflow) = max(0, page - 1).multipliedReportingOverflow(by: limit)
         if !sortedByKey {
             // Several keys: the matching lines name positions in key order; the results are
@@ -219,15 +222,17 @@ public final class PrefixQuery {
     }
 
     /// The `display` fields of a record joined by ", " ("Alabama, US"); each is a key of
-    /// the record, or a JSON Pointer (starting with '/') into it.
+    /// the record, or a JSON Pointer (starting with '/') into it. Null, missing and empty
+    /// fields are left out ("Deza, ES", not "Deza, , ES"); "-" when none has a value.
     public func displayLine(_ record: Value) -> String {
-        display.map { place in
+        let parts = display.compactMap { place -> String? in
             let path = place.hasPrefix("/") ? FieldPath(parsing: place)! : FieldPath(components: [.key(place)])
             switch record.value(at: path) {
-            case .string(let text)?: return text
-            case .null?, nil: return ""
+            case .string(let text)?: return text.isEmpty ? nil : text
+            case .null?, nil: return nil
             case let value?: return JSONWriter.compact(value)
             }
-        }.joined(separator: ", ")
+        }
+        return parts.isEmpty ? "-" : parts.joined(separator: ", ")
     }
 }

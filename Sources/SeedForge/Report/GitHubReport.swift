@@ -14,8 +14,7 @@ public enum GitHubReport {
                 properties += ["file=\(property(location.file))", "line=\(location.line)", "col=\(location.column)"]
             }
             properties.append("title=\(property(finding.rule))")
-            var message = finding.message
-            if let field = finding.field { message += " (field \(field))" }
+            let message = finding.message + entry.whereaboutsSuffix
             out += "::\(finding.severity.rawValue) \(properties.joined(separator: ","))::\(data(message))\n"
         }
         if listed.count < report.entries.count {

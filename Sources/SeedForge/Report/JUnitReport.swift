@@ -68,9 +68,7 @@ public enum JUnitReport {
     static func line(_ entry: ValidationReport.Entry) -> String {
         let finding = entry.finding
         let place = finding.location.map { "\($0.file):\($0.line):\($0.column): " } ?? ""
-        var text = "\(place)\(finding.severity.rawValue): \(finding.message)"
-        if let field = finding.field { text += " (field \(field))" }
-        return text
+        return "\(place)\(finding.severity.rawValue): \(finding.message)" + entry.whereaboutsSuffix
     }
 
     /// XML text: markup characters escaped, characters XML 1.0 forbids replaced.

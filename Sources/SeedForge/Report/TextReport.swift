@@ -1,5 +1,5 @@
 /// `--format text`: findings grouped by file, one line each (`line:column  severity
-/// message [rule] (field, value)`), then `N errors, M warnings in K files`. Colour (bold
+/// message [rule] (id, at pointer, field, value)`), then `N errors, M warnings in K files`. Colour (bold
 /// files, red errors, yellow warnings) only when asked for: the command does so on a
 /// terminal and never when NO_COLOR is set.
 public enum TextReport {
@@ -17,13 +17,12 @@ public enum TextReport {
             }
             let place = finding.location.map { "\($0.line):\($0.column)" } ?? "-"
             let severity = finding.severity == .error ? paint("error  ", "31") : paint("warning", "33")
-            var detail = ""
-            if let field = finding.field { detail += "field \(field)" }
+            var detail = entry.whereabouts
             if let value = ValidationReport.shown(finding.value), finding.value != nil, finding.rule != "json-syntax" {
-                detail += (detail.isEmpty ? "" : ", ") + "value \(value)"
+                detail.append("value \(value)")
             }
             out += "  \(place.padding(toLength: max(place.count, 8), withPad: " ", startingAt: 0)) \(severity)  \(finding.message) [\(finding.rule)]"
-            out += detail.isEmpty ? "\n" : " (\(detail))\n"
+            out += detail.isEmpty ? "\n" : " (\(detail.joined(separator: ", ")))\n"
         }
         if listed.count < report.entries.count {
             out += "\n... \(report.entries.count - listed.count) more findings not listed (--max-findings \(options.maxFindings ?? 0))\n"

@@ -89,6 +89,25 @@ public struct ValidationReport: Sendable {
     }
 }
 
+extension ValidationReport.Entry {
+    /// Where the finding is, beyond line and column (which alone do not find a record in a
+    /// minified one-line file): the record's id, the value's JSON Pointer and the field, as
+    /// `id "montana-honey", at /1/rating, field rating`. Every format's message ends with it.
+    var whereabouts: [String] {
+        var parts: [String] = []
+        if let id, !id.isNull, let shown = ValidationReport.shown(id) { parts.append("id \(shown)") }
+        if let pointer = finding.location?.pointer, !pointer.isEmpty { parts.append("at \(pointer)") }
+        if let field = finding.field { parts.append("field \(field)") }
+        return parts
+    }
+
+    /// ` (id "a", at /0/rating, field rating)`, or nothing.
+    var whereaboutsSuffix: String {
+        let parts = whereabouts
+        return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"
+    }
+}
+
 /// How to print a report: how many findings to list (the summary always counts all)
 /// and whether to colour it.
 public struct ReportOptions: Sendable {

@@ -98,6 +98,11 @@ struct CityOutputsTests {
         #expect(PrefixQuery.foldPrefix("  Novyi   S") == "novyi s")
         #expect(PrefixQuery.foldPrefix("New ") == "new ")
         #expect(PrefixQuery.foldPrefix("   ") == "")
+        let folding = KeyFolding(apostrophes: .drop, punctuation: .space)
+        #expect(PrefixQuery.foldPrefix("Farmers’ Mar", folding: folding) == "farmers mar")
+        #expect(PrefixQuery.foldPrefix("St. Iv", folding: folding) == "st iv")
+        #expect(PrefixQuery.foldPrefix("O'Hare", folding: KeyFolding(apostrophes: .drop)) == "ohare")
+        #expect(PrefixQuery.foldPrefix("Saint-Malo", folding: KeyFolding(punctuation: .space)) == "saint malo")
         #expect(SearchKey.key(" Novyi \t Svit ") == "novyi svit")
     }
 

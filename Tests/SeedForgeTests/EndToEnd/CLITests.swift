@@ -197,7 +197,7 @@ struct DeterminismAndValidateTests {
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.last == "18 errors, 0 warnings in 2 files")
         #expect(lines.contains("Fixtures/honey-shops/shops.json"))
-        #expect(lines.contains("  69:15    error    rating 7 is above the maximum 5 (seed ratings use the 0-5 scale and are never rescaled) [range] (field rating, value 7)"))
+        #expect(lines.contains("  69:15    error    rating 7 is above the maximum 5 (seed ratings use the 0-5 scale and are never rescaled) [range] (id \"golden-comb\", at /6/rating, field rating, value 7)"))
         #expect(lines.contains("  20:80    error    line is not valid JSON: unterminated string (truncated file?) [json-syntax]"))
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/out"))
 

@@ -37,6 +37,20 @@ struct RatingSummaryTests {
           max-reject-fraction: 1
         """
 
+    /// Issue 18: these 20 ratings sum to 70.5, a mean of exactly 3.525; rounded half away
+    /// from zero that is 3.53 (python3: `(Decimal('70.5')/20).quantize(Decimal('0.01'),
+    /// ROUND_HALF_UP)`), where the running binary mean (3.5249999999999995) gave 3.52.
+    @Test func theMeanIsRoundedExactly() throws {
+        let ratings = [3, 4.5, 2.5, 3.5, 2.5, 4, 4, 4, 4, 3, 2.5, 4, 2.5, 4, 4, 4.5, 2.5, 4, 3.5, 4]
+        let reviews = ratings.enumerated().map { #"{"id":"\#($0)","shopID":"a","rating":\#($1)}"# }
+        let result = try Harness.run(Self.yaml, files: [
+            "shops.json": #"[{"id":"a","rating":4.8}]"#,
+            "reviews.json": "[" + reviews.joined(separator: ",") + "]",
+        ])
+        #expect(result.records("shops")[0]["communityRating"] == .double(3.53))
+        #expect(result.records("shops")[0]["reviewCount"] == .int(20))
+    }
+
     @Test func displayedRatingIsTheReviewMeanElseTheSeed() throws {
         let result = try Harness.run(Self.yaml, files: [
             "shops.json": #"[{"id":"a","rating":4.8},{"id":"b","rating":4.6},{"id":"c","rating":9.6}]"#,

@@ -183,6 +183,7 @@ struct RuleTests {
                 outputs:
                   - {file: items.json, collection: items}
                 """, files: ["data.json": #"[{"id":"a"},{"id":"b"},{"id":3}]"#])
-        #expect(result.thresholdFailures == ["2 of 3 items records rejected (67%), more than thresholds.max-reject-fraction 0.5"])
+        // Which rule rejected them, on which field (issue 18).
+        #expect(result.thresholdFailures == ["2 of 3 items records rejected (67%), more than thresholds.max-reject-fraction 0.5: rejected by type (field id) 2"])
     }
 }

@@ -19,6 +19,7 @@ public struct HTMLSource: PagewiseSource {
             KeySpec("fields", required: true, "per field: {select: SELECTOR, take: text|attr:NAME|class, map: {word: value}, convert: url|price-amount|price-currency|number|integer, type: T, required: true|false}"),
             KeySpec("next", "selector of the link to the next page (its href, relative to the page): the pages are followed from 'path'"),
             KeySpec("max-pages", "most pages to follow with 'next' (default 1000)"),
+            FollowCheck.MissingPage.key,
             KeySpec("base-url", "the site address the saved pages came from: relative links resolve against it (default: file:// addresses of the pages)"),
             KeySpec("id", "the field that identifies a record"),
             KeySpec("unknown-fields", "not used by html sources"),
@@ -60,6 +61,7 @@ public struct HTMLSource: PagewiseSource {
     let fields: [Field]
     let nextXPath: String?
     let maxPages: Int
+    public let onMissingPage: FollowCheck.MissingPage
     let baseURL: URL?
 
     public init(config: ConfigMap) throws {
@@ -76,6 +78,7 @@ public struct HTMLSource: PagewiseSource {
             nextXPath = nil
         }
         maxPages = try config.int("max-pages") ?? 1000
+        onMissingPage = try FollowCheck.MissingPage.parse(config, follows: nextXPath != nil, following: "next")
         if maxPages < 1 { throw config["max-pages"]!.error("'max-pages' must be at least 1") }
         if let base = try config.string("base-url") {
             guard let url = URL(string: base.hasSuffix("/") ? base : base + "/"), url.scheme != nil else {
@@ -154,6 +157,14 @@ public struct HTMLSource: PagewiseSource {
                     }
                 }
                 let type = try spec.choice("type", FieldType.self, choices: FieldType.allCases) ?? defaultType
+                // What the field can hold: the page's text, a converter's result or the map's
+                // values. A type none of them fits (`type: array` on text) would reject every
+                // record at run time: refuse it now.
+                let produced = map != nil && convert != nil ? [] : map.map { Array($0.values) } ?? [convert?.sample ?? .string("text")]
+                if let typeNode = spec["type"], let bad = produced.first(where: { !$0.isNull && FieldMapping.convert($0, to: type) == nil }) {
+                    let source = map != nil ? "its map gives \(bad.typeName) values" : convert.map { "convert: \($0.rawValue) gives \(bad.typeName) values" } ?? "it takes text from the page"
+                    throw typeNode.error("field '\(name)' cannot be of type \(type.rawValue): \(source), so every record would be rejected; use type \(defaultType.rawValue) (the default) or any")
+                }
                 return Field(name: name, selector: selector, xpath: xpath, take: take, map: map, convert: convert, required: required, type: type)
             }
             if let field { fields.append(field) }
