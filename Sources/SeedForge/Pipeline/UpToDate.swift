@@ -79,15 +79,30 @@ enum UpToDate {
     }
 }
 
-/// The files of a dataset's output: the file itself, or every file under a folder output.
+/// The files of a dataset's output: the file itself, or every file under a folder output
+/// (read with `readdir` and `fstatat`: a `pages` output may hold tens of thousands).
 enum DatasetFiles {
     static func stamps(under path: String) -> [FileStamp]? {
         if let one = FileStamp.of(path) { return [one] }
-        guard let walker = FileManager.default.enumerator(atPath: path) else { return nil }
         var stamps: [FileStamp] = []
-        while let name = walker.nextObject() as? String {
-            if let stamp = FileStamp.of(path + "/" + name) { stamps.append(stamp) }
+        return walk(path, into: &stamps) ? stamps : nil
+    }
+
+    private static func walk(_ path: String, into stamps: inout [FileStamp]) -> Bool {
+        guard let folder = opendir(path) else { return false }
+        defer { closedir(folder) }
+        let fd = dirfd(folder)
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: stamps.append(FileStamp(info))
+            case S_IFDIR: guard walk(path + "/" + name, into: &stamps) else { return false }
+            default: break
+            }
         }
-        return stamps
+        return true
     }
 }
