@@ -32,4 +32,6 @@ for prefix in prefixes {
 micros.sort()
 let median = micros[micros.count / 2]
 let p99 = micros[min(micros.count - 1, micros.count * 99 / 100)]
-print(#"{"queries": \#(micros.count), "limit": \#(limit), "open_ms": \#(String(format: "%.2f", openSeconds * 1000)), "median_us": \#(String(format: "%.1f", median)), "p99_us": \#(String(format: "%.1f", p99))}"#)
+print(
+    #"{"queries": \#(micros.count), "limit": \#(limit), "open_ms": \#(String(format: "%.2f", openSeconds * 1000)), "median_us": \#(String(format: "%.1f", median)), "p99_us": \#(String(format: "%.1f", p99))}"#
+)

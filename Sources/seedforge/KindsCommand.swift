@@ -4,7 +4,8 @@ import SeedForge
 struct KindsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kinds",
-        abstract: "List the source kinds, rules, normalisers, enrichers, aggregations and output formats, with their keys.",
+        abstract:
+            "List the source kinds, rules, normalisers, enrichers, aggregations and output formats, with their keys.",
         discussion: "Give a kind's name to see its keys and an example, e.g. `seedforge kinds range`.")
 
     @Argument(help: "Show only kinds with this name.")
@@ -25,7 +26,9 @@ struct KindsCommand: ParsableCommand {
                     print("    \(key.name)\(key.required ? " (required)" : ""): \(key.summary)")
                 }
                 print("  example:")
-                for line in spec.example.split(separator: "\n", omittingEmptySubsequences: false) { print("    \(line)") }
+                for line in spec.example.split(separator: "\n", omittingEmptySubsequences: false) {
+                    print("    \(line)")
+                }
             }
         }
     }

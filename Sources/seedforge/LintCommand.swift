@@ -24,7 +24,9 @@ struct LintCommand: ParsableCommand {
         if !log.quiet {
             for pipeline in loaded {
                 let files = pipeline.sources.reduce(0) { $0 + $1.files.count }
-                print("\(pipeline.file): ok (\(pipeline.name): \(pipeline.sources.count) sources, \(files) input files, \(pipeline.steps.count) steps, \(pipeline.outputs.count) outputs)")
+                print(
+                    "\(pipeline.file): ok (\(pipeline.name): \(pipeline.sources.count) sources, \(files) input files, \(pipeline.steps.count) steps, \(pipeline.outputs.count) outputs)"
+                )
             }
         }
         if worst != .ok { throw ExitCode(worst.rawValue) }

@@ -15,7 +15,9 @@ struct LogOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print every step and file read.")
     var verbose = false
 
-    @Option(name: .customLong("log-format"), help: "Log lines as text for people or json (one object per line) for machines.")
+    @Option(
+        name: .customLong("log-format"),
+        help: "Log lines as text for people or json (one object per line) for machines.")
     var logFormat: LogFormat = .text
 
     /// Progress appears only on a terminal unless asked for; JSON logs always carry the
@@ -45,7 +47,9 @@ struct LogOptions: ParsableArguments {
         }
         if let item = error as? DefinitionError {
             if logFormat == .json {
-                logger.error("\(item.message)", metadata: ["file": "\(item.file)", "line": "\(item.line)", "column": "\(item.column)"])
+                logger.error(
+                    "\(item.message)",
+                    metadata: ["file": "\(item.file)", "line": "\(item.line)", "column": "\(item.column)"])
             } else {
                 StandardError.write(item.description + "\n")
             }
@@ -53,7 +57,12 @@ struct LogOptions: ParsableArguments {
         }
         if let coded = error as? any ExitCoded {
             if let source = coded as? SourceError, logFormat == .json {
-                logger.error("\(source.message)", metadata: ["file": "\(source.location.file)", "line": "\(source.location.line)", "column": "\(source.location.column)"])
+                logger.error(
+                    "\(source.message)",
+                    metadata: [
+                        "file": "\(source.location.file)", "line": "\(source.location.line)",
+                        "column": "\(source.location.column)",
+                    ])
             } else if logFormat == .json {
                 logger.error("\(coded.description)")
             } else {

@@ -25,10 +25,16 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "Folder that receives one sub-folder per dataset.")
     var out = "out"
 
-    @Option(name: .customLong("lock-timeout"), help: "Seconds to wait when another run of the same pipeline holds its lock.")
+    @Option(
+        name: .customLong("lock-timeout"), help: "Seconds to wait when another run of the same pipeline holds its lock."
+    )
     var lockTimeout: Double = 600
 
-    @Flag(name: .long, help: "Run even when a dataset already has the same definition, inputs and seedforge version as the run would (such a run is otherwise skipped: 'unchanged').")
+    @Flag(
+        name: .long,
+        help:
+            "Run even when a dataset already has the same definition, inputs and seedforge version as the run would (such a run is otherwise skipped: 'unchanged')."
+    )
     var force = false
 
     @OptionGroup var parallel: ThreadOptions
@@ -44,7 +50,11 @@ struct RunCommand: ParsableCommand {
         defer { RunResults.keepUntilExit(finished) }
         for pipeline in loaded {
             do {
-                let result = try Runner.run(pipeline, options: RunOptions(outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads, force: force))
+                let result = try Runner.run(
+                    pipeline,
+                    options: RunOptions(
+                        outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads,
+                        force: force))
                 finished.append(result)
                 if log.logFormat == .json {
                     logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])

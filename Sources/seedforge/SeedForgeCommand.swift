@@ -18,7 +18,10 @@ struct SeedForgeCommand: ParsableCommand {
               3  an I/O or internal error (unwritable output, lock timeout)
             """,
         version: SeedForgeVersion.current,
-        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, LintCommand.self, QueryCommand.self, KindsCommand.self]
+        subcommands: [
+            RunCommand.self, ValidateCommand.self, TestCommand.self, LintCommand.self, QueryCommand.self,
+            KindsCommand.self,
+        ]
     )
 
     /// Parses and runs, mapping every error to a documented exit code: usage errors are 2

@@ -38,7 +38,9 @@ struct ValidateCommand: ParsableCommand {
     @Flag(name: .long, help: "Fail (exit 1) on warnings too.")
     var strict = false
 
-    @Option(name: .customLong("max-findings"), help: "List at most this many findings (the summary and the exit code count all).")
+    @Option(
+        name: .customLong("max-findings"),
+        help: "List at most this many findings (the summary and the exit code count all).")
     var maxFindings: Int?
 
     @OptionGroup var parallel: ThreadOptions
@@ -58,15 +60,19 @@ struct ValidateCommand: ParsableCommand {
         for pipeline in loaded {
             report.add(pipeline)
             do {
-                report.add(try Runner.run(pipeline, options: RunOptions(writeOutputs: false, logger: logger, threads: parallel.threads)))
+                report.add(
+                    try Runner.run(
+                        pipeline, options: RunOptions(writeOutputs: false, logger: logger, threads: parallel.threads)))
             } catch let error as SourceError {
                 report.add(error, pipeline: pipeline.name)
             } catch {
                 worst = max(worst, log.report(error, logger: logger))
             }
         }
-        let color = format == .text && output == nil
-            && ReportOptions.colorWanted(isTerminal: isatty(STDOUT_FILENO) != 0, environment: ProcessInfo.processInfo.environment)
+        let color =
+            format == .text && output == nil
+            && ReportOptions.colorWanted(
+                isTerminal: isatty(STDOUT_FILENO) != 0, environment: ProcessInfo.processInfo.environment)
         let text = format.render(report, options: ReportOptions(maxFindings: maxFindings, color: color))
         if let output {
             do {

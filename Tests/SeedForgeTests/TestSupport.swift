@@ -54,7 +54,8 @@ enum Harness {
     static func run(_ yaml: String, files: [String: String]) throws -> RunResult {
         let dir = try TempDir()
         let pipeline = try load(yaml, files: files, in: dir)
-        return try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: silent))
+        return try Runner.run(
+            pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: silent))
     }
 
     /// The source error a pipeline gives on the given input files (nil when it runs).
@@ -64,7 +65,8 @@ enum Harness {
             for (name, bytes) in files { try dir.write(name, bytes: bytes) }
             let pipeline = try load(yaml, in: dir)
             // A writing run stops at the first file it cannot read.
-            _ = try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: true, logger: silent))
+            _ = try Runner.run(
+                pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: true, logger: silent))
             return nil
         } catch let error as SourceError {
             return error
@@ -144,12 +146,16 @@ enum CLI {
             final class Box: @unchecked Sendable { var data = Data() }
             let errors = Box()
             let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) { [err] in errors.data = err.fileHandleForReading.readDataToEndOfFile() }
+            DispatchQueue.global().async(group: group) { [err] in
+                errors.data = err.fileHandleForReading.readDataToEndOfFile()
+            }
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
             group.wait()
             let stderr = errors.data
             process.waitUntilExit()
-            return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+            return Result(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
         }
     }
 
@@ -158,7 +164,9 @@ enum CLI {
         try start(arguments, cwd: cwd, executable: executable).finish()
     }
 
-    static func start(_ arguments: [String], cwd: String? = nil, environment: [String: String] = [:], executable: String? = nil) throws -> Running {
+    static func start(
+        _ arguments: [String], cwd: String? = nil, environment: [String: String] = [:], executable: String? = nil
+    ) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? binary)
         process.arguments = arguments

@@ -10,11 +10,16 @@
 public struct Append: Step {
     public static let spec = KindSpec(
         stage: .aggregate, name: "append",
-        summary: "Move every record of a collection into another, fields matched by name (a second source of the same records).",
+        summary:
+            "Move every record of a collection into another, fields matched by name (a second source of the same records).",
         keys: [
             CommonKeys.collection,
-            KeySpec("into", required: true, "the collection that receives the records; read after its own, in input order"),
-            KeySpec("drop", "fields of the collection that the target has no place for, dropped on purpose (any other such field is an error)"),
+            KeySpec(
+                "into", required: true, "the collection that receives the records; read after its own, in input order"),
+            KeySpec(
+                "drop",
+                "fields of the collection that the target has no place for, dropped on purpose (any other such field is an error)"
+            ),
         ],
         example: """
             - aggregate: append
@@ -34,9 +39,13 @@ public struct Append: Step {
         collection = try plan.collection(config)
         into = try plan.collection(config, key: "into")
         let intoNode = config["into"]!
-        guard into != collection else { throw intoNode.error("'into' names the collection itself; give the collection that receives the records") }
+        guard into != collection else {
+            throw intoNode.error("'into' names the collection itself; give the collection that receives the records")
+        }
         if let onward = plan.appendedInto[into] {
-            throw intoNode.error("the records of '\(into)' were appended to '\(onward)' by an earlier step, so records appended to '\(into)' now would never be written; append into '\(onward)'")
+            throw intoNode.error(
+                "the records of '\(into)' were appended to '\(onward)' by an earlier step, so records appended to '\(into)' now would never be written; append into '\(onward)'"
+            )
         }
         if plan.derivedCollections.contains(into) || plan.derivedCollections.contains(collection) {
             throw intoNode.error("append moves source records; statistics made by group-stats cannot take part")
@@ -46,13 +55,17 @@ public struct Append: Step {
         }
         let from = plan.schema(collection)
         let target = plan.schema(into)
-        let dropped = try config["drop"] == nil ? [] : plan.fields(config, key: "drop", in: collection).map { from[$0].name }
+        let dropped =
+            try config["drop"] == nil ? [] : plan.fields(config, key: "drop", in: collection).map { from[$0].name }
         let unplaced = from.names.filter { target.id(of: $0) == nil && !dropped.contains($0) }
         if !unplaced.isEmpty {
-            throw intoNode.error("'\(into)' has no field \(unplaced.map { "'\($0)'" }.joined(separator: ", ")) of '\(collection)'; add it to '\(into)' (e.g. with normalize: set), rename it with a step, or list it under 'drop' to leave it out on purpose")
+            throw intoNode.error(
+                "'\(into)' has no field \(unplaced.map { "'\($0)'" }.joined(separator: ", ")) of '\(collection)'; add it to '\(into)' (e.g. with normalize: set), rename it with a step, or list it under 'drop' to leave it out on purpose"
+            )
         }
         if let extra = dropped.first(where: { target.id(of: $0) != nil }) {
-            throw config["drop"]!.error("'\(extra)' is a field of '\(into)' too, so it is appended, not dropped; take it out of 'drop'")
+            throw config["drop"]!.error(
+                "'\(extra)' is a field of '\(into)' too, so it is appended, not dropped; take it out of 'drop'")
         }
         var sources: [FieldID?] = []
         for field in target.fields {
@@ -63,7 +76,9 @@ public struct Append: Step {
             let type = from[id].type
             let fits = type == field.type || field.type == .any || (type == .integer && field.type == .number)
             guard fits else {
-                throw intoNode.error("field '\(field.name)' is \(type.rawValue) in '\(collection)' but \(field.type.rawValue) in '\(into)'; declare it with the same type in both (an integer may go into a number field)")
+                throw intoNode.error(
+                    "field '\(field.name)' is \(type.rawValue) in '\(collection)' but \(field.type.rawValue) in '\(into)'; declare it with the same type in both (an integer may go into a number field)"
+                )
             }
             sources.append(id)
         }

@@ -26,13 +26,24 @@ public struct Dedupe: Step {
         keys: [
             CommonKeys.collection,
             KeySpec("by", required: true, "the key field, or a list of fields forming the key"),
-            KeySpec("keep", "the winner: first (default) or last in input order, or lowest / highest value of 'keep-by'"),
+            KeySpec(
+                "keep", "the winner: first (default) or last in input order, or lowest / highest value of 'keep-by'"),
             KeySpec("keep-by", "the field compared when keep is lowest or highest"),
             KeySpec("fold", "compare text keys case- and diacritic-insensitively (default false)"),
-            KeySpec("precision", "round numbers in the key to this many decimals (e.g. 2 for coordinates about 1 km apart)"),
-            KeySpec("across", "a field that must differ between duplicates (e.g. source: an API's place merges into the app's, two of the app's own never merge)"),
-            KeySpec("fill", "fields the winner takes from a removed duplicate where its own value is null (first removed record in input order first); logged as 'filled'"),
-            KeySpec("within", "{latitude: F, longitude: G, km: D}: records sharing the key are duplicates only within D km of each other (great-circle)"),
+            KeySpec(
+                "precision", "round numbers in the key to this many decimals (e.g. 2 for coordinates about 1 km apart)"),
+            KeySpec(
+                "across",
+                "a field that must differ between duplicates (e.g. source: an API's place merges into the app's, two of the app's own never merge)"
+            ),
+            KeySpec(
+                "fill",
+                "fields the winner takes from a removed duplicate where its own value is null (first removed record in input order first); logged as 'filled'"
+            ),
+            KeySpec(
+                "within",
+                "{latitude: F, longitude: G, km: D}: records sharing the key are duplicates only within D km of each other (great-circle)"
+            ),
         ],
         example: """
             - aggregate: dedupe
@@ -58,10 +69,13 @@ public struct Dedupe: Step {
         fill = try config["fill"] == nil ? [] : plan.fields(config, key: "fill", in: collection)
         across = try config["across"] == nil ? nil : plan.field(config, key: "across", in: collection)
         if let across, by.contains(across) {
-            throw config["across"]!.error("'\(plan.schema(collection)[across].name)' is part of the key 'by', so it never differs between duplicates")
+            throw config["across"]!.error(
+                "'\(plan.schema(collection)[across].name)' is part of the key 'by', so it never differs between duplicates"
+            )
         }
         if let shared = fill.first(where: by.contains) {
-            throw config["fill"]!.error("'\(plan.schema(collection)[shared].name)' is part of the key 'by': duplicates already agree on it")
+            throw config["fill"]!.error(
+                "'\(plan.schema(collection)[shared].name)' is part of the key 'by': duplicates already agree on it")
         }
         fold = try config.bool("fold") ?? false
         precision = try config.decimalPlaces("precision")
@@ -88,7 +102,9 @@ public struct Dedupe: Step {
         }
         switch keep {
         case .lowest, .highest:
-            guard config["keep-by"] != nil else { throw config.error("keep: \(keep.rawValue) needs 'keep-by', the field to compare") }
+            guard config["keep-by"] != nil else {
+                throw config.error("keep: \(keep.rawValue) needs 'keep-by', the field to compare")
+            }
             keepBy = try plan.field(config, key: "keep-by", in: collection)
         case .first, .last:
             if let node = config["keep-by"] { throw node.error("'keep-by' applies only to keep: lowest or highest") }
@@ -196,7 +212,9 @@ public struct Dedupe: Step {
     func runGrouped(_ state: RunState) throws {
         let records = state.records(collection)
         // Ranking sorts compare each record several times: make its keep-by key once.
-        let preferenceKeys: [ByteKey?] = keep == .lowest || keep == .highest ? Parallel.map(records, threads: state.threads) { preferenceKey($0) } : []
+        let preferenceKeys: [ByteKey?] =
+            keep == .lowest || keep == .highest
+            ? Parallel.map(records, threads: state.threads) { preferenceKey($0) } : []
         let preference: (Int) -> ByteKey? = { preferenceKeys[$0] }
         let keys = Parallel.map(records, threads: state.threads) { key(of: $0) }
         typealias Member = (index: Int, point: (latitude: Double, longitude: Double))
@@ -208,14 +226,20 @@ public struct Dedupe: Step {
                 groups[key, default: []].append((index, (0, 0)))
                 continue
             }
-            guard let point = Coordinates.of(record, within.latitude, within.longitude) else { unplaced += 1; continue }
+            guard let point = Coordinates.of(record, within.latitude, within.longitude) else {
+                unplaced += 1
+                continue
+            }
             groups[key, default: []].append((index, point))
         }
         if let within, unplaced > 0 {
             let schema = state.schemas[collection]!
-            state.warn(Finding(
-                rule: "coordinates", severity: .warning,
-                message: "\(unplaced) \(collection) records have a key but no position on the globe (\(schema[within.latitude].name), \(schema[within.longitude].name) missing or out of range), so they are never merged"),
+            state.warn(
+                Finding(
+                    rule: "coordinates", severity: .warning,
+                    message:
+                        "\(unplaced) \(collection) records have a key but no position on the globe (\(schema[within.latitude].name), \(schema[within.longitude].name) missing or out of range), so they are never merged"
+                ),
                 record: nil, in: collection, step: "aggregate: dedupe")
         }
         var winnerOf: [Int: Int] = [:]
@@ -242,9 +266,15 @@ public struct Dedupe: Step {
                 let side = across.map { records[member.index][$0].joinKey }
                 for candidate in kept {
                     if let side, held[candidate.index]?.contains(side) == true { continue }
-                    guard let within else { found = (candidate.index, nil); break }
+                    guard let within else {
+                        found = (candidate.index, nil)
+                        break
+                    }
                     let km = SphereIndex.distanceKm(candidate.point, member.point)
-                    if km <= within.km { found = (candidate.index, km); break }
+                    if km <= within.km {
+                        found = (candidate.index, km)
+                        break
+                    }
                 }
                 if let found {
                     winnerOf[member.index] = found.index

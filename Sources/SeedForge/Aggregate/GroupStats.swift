@@ -13,8 +13,14 @@ public struct GroupStats: Step {
             CommonKeys.collection,
             KeySpec("by", required: true, "the field (or fields) that form a group"),
             KeySpec("into", required: true, "the name of the new collection of statistics"),
-            KeySpec("metrics", required: true, "name: count | {count-where: F} | {mean|min|max|sum|mode: F, where: G}; mode is the most frequent value (ties: the lowest)"),
-            KeySpec("decimals", "round means and sums to this many decimals, 0 to 10, half away from zero on the exact value (default 2); a sum of an integer field is an integer"),
+            KeySpec(
+                "metrics", required: true,
+                "name: count | {count-where: F} | {mean|min|max|sum|mode: F, where: G}; mode is the most frequent value (ties: the lowest)"
+            ),
+            KeySpec(
+                "decimals",
+                "round means and sums to this many decimals, 0 to 10, half away from zero on the exact value (default 2); a sum of an integer field is an integer"
+            ),
         ],
         example: """
             - aggregate: group-stats
@@ -49,18 +55,25 @@ public struct GroupStats: Step {
         by = try plan.fields(config, key: "by", in: collection)
         let intoNode = try config.require("into")
         into = try intoNode.string("'into'")
-        if plan.schemas[into] != nil { throw intoNode.error("'into: \(into)' names a collection that already exists (a source or an earlier group-stats); choose a new name for the statistics") }
+        if plan.schemas[into] != nil {
+            throw intoNode.error(
+                "'into: \(into)' names a collection that already exists (a source or an earlier group-stats); choose a new name for the statistics"
+            )
+        }
         decimals = try config.decimalPlaces() ?? DecimalPlaces(2)
         var metrics: [(String, Metric)] = []
         let source = collection
-        func field(_ node: ConfigNode) throws -> FieldID { try plan.field(node.string("a field"), in: source, at: node) }
+        func field(_ node: ConfigNode) throws -> FieldID {
+            try plan.field(node.string("a field"), in: source, at: node)
+        }
         /// A field whose declared type is one of `types` (or `any`, checked per record).
         func field(_ node: ConfigNode, _ types: Set<FieldType>, _ role: String) throws -> FieldID {
             let id = try field(node)
             let type = plan.schema(source)[id].type
             guard type == .any || types.contains(type) else {
                 let names = types.map(\.rawValue).sorted().joined(separator: " or ")
-                throw node.error("\(role) needs a field of type \(names); '\(plan.schema(source)[id].name)' is \(type.rawValue)")
+                throw node.error(
+                    "\(role) needs a field of type \(names); '\(plan.schema(source)[id].name)' is \(type.rawValue)")
             }
             return id
         }
@@ -70,7 +83,9 @@ public struct GroupStats: Step {
             let value = ConfigNode(node: valueNode, file: config.file)
             let name = try key.string("a metric name")
             if case .scalar = valueNode {
-                guard try value.string("metric '\(name)'") == "count" else { throw value.error("metric '\(name)' must be count or a mapping such as {mean: rating}") }
+                guard try value.string("metric '\(name)'") == "count" else {
+                    throw value.error("metric '\(name)' must be count or a mapping such as {mean: rating}")
+                }
                 metrics.append((name, .count))
                 continue
             }
@@ -79,14 +94,18 @@ public struct GroupStats: Step {
             if let error = unknown.first { throw error }
             let kinds = ["count-where", "mean", "min", "max", "sum", "mode"].filter { spec[$0] != nil }
             guard kinds.count == 1, let kind = kinds.first, let node = spec[kind] else {
-                throw value.error(kinds.isEmpty
-                    ? "metric '\(name)' needs one of count-where, mean, min, max, sum, mode"
-                    : "metric '\(name)' has \(kinds.joined(separator: " and ")); give each statistic its own metric name")
+                throw value.error(
+                    kinds.isEmpty
+                        ? "metric '\(name)' needs one of count-where, mean, min, max, sum, mode"
+                        : "metric '\(name)' has \(kinds.joined(separator: " and ")); give each statistic its own metric name"
+                )
             }
             let condition = try spec["where"].map { try field($0, [.boolean], "'where' in metric '\(name)'") }
             switch kind {
             case "count-where":
-                if let whereNode = spec["where"] { throw whereNode.error("metric '\(name)': count-where already names its condition; drop 'where'") }
+                if let whereNode = spec["where"] {
+                    throw whereNode.error("metric '\(name)': count-where already names its condition; drop 'where'")
+                }
                 metrics.append((name, .countWhere(try field(node, [.boolean], "count-where in metric '\(name)'"))))
             case "mean": metrics.append((name, .mean(try field(node, numeric, "mean in metric '\(name)'"), condition)))
             case "sum": metrics.append((name, .sum(try field(node, numeric, "sum in metric '\(name)'"), condition)))
@@ -97,7 +116,11 @@ public struct GroupStats: Step {
         }
         self.metrics = metrics
         var schema = Schema()
-        for id in by { schema.add(FieldSpec(name: plan.schema(collection)[id].name, type: plan.schema(collection)[id].type, sourcePath: nil)) }
+        for id in by {
+            schema.add(
+                FieldSpec(
+                    name: plan.schema(collection)[id].name, type: plan.schema(collection)[id].type, sourcePath: nil))
+        }
         for (name, metric) in metrics {
             let type: FieldType
             switch metric {
@@ -105,11 +128,17 @@ public struct GroupStats: Step {
             case .mean(let field, _), .sum(let field, _):
                 // Sums of integers are integers; means and sums of exact decimals (prices) stay exact decimals.
                 let input = plan.schema(collection)[field].type
-                if case .sum = metric, input == .integer { type = .integer } else { type = input == .decimal ? .decimal : .number }
+                if case .sum = metric, input == .integer {
+                    type = .integer
+                } else {
+                    type = input == .decimal ? .decimal : .number
+                }
             case .min, .max: type = .any
             case .mode(let field, _): type = plan.schema(collection)[field].type
             }
-            guard schema.id(of: name) == nil else { throw config.error("metric '\(name)' has the name of a group field") }
+            guard schema.id(of: name) == nil else {
+                throw config.error("metric '\(name)' has the name of a group field")
+            }
             schema.add(FieldSpec(name: name, type: type, sourcePath: nil))
         }
         plan.declareDerivedCollection(into, schema: schema)
@@ -149,7 +178,8 @@ public struct GroupStats: Step {
                 }
                 switch metric {
                 case .count: values.append(.int(Int64(members.count)))
-                case .countWhere(let field): values.append(.int(Int64(members.filter { $0[field] == .bool(true) }.count)))
+                case .countWhere(let field):
+                    values.append(.int(Int64(members.filter { $0[field] == .bool(true) }.count)))
                 case .mean(let field, let condition), .sum(let field, let condition):
                     var total = NumberTotal()
                     for record in chosen(condition) { total.add(record[field]) }
@@ -164,7 +194,9 @@ public struct GroupStats: Step {
                         key.append(record[field], text: .exact)
                         counts[key, default: (0, record[field])].count += 1
                     }
-                    let best = counts.min { $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key }
+                    let best = counts.min {
+                        $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key
+                    }
                     values.append(best?.value.value ?? .null)
                 case .min(let field, let condition), .max(let field, let condition):
                     let candidates = chosen(condition).map { $0[field] }.filter { !$0.isNull }

@@ -8,10 +8,14 @@ import Foundation
 public struct Sort: Step {
     public static let spec = KindSpec(
         stage: .aggregate, name: "sort",
-        summary: "Order records by keys: text by the folded collation, numbers numerically, timestamps by instant; nulls last; stable.",
+        summary:
+            "Order records by keys: text by the folded collation, numbers numerically, timestamps by instant; nulls last; stable.",
         keys: [
             CommonKeys.collection,
-            KeySpec("by", required: true, "a list of keys: a field name, or {field: F, order: asc|desc, collation: folded|exact, as: value|timestamp}"),
+            KeySpec(
+                "by", required: true,
+                "a list of keys: a field name, or {field: F, order: asc|desc, collation: folded|exact, as: value|timestamp}"
+            ),
         ],
         example: """
             - aggregate: sort
@@ -43,18 +47,26 @@ public struct Sort: Step {
                 if let error = map.unknownKeys(allowed: ["field", "order", "collation", "as"]).first { throw error }
                 let field = try plan.field(map, key: "field", in: collection)
                 let order = try map.string("order") ?? "asc"
-                guard order == "asc" || order == "desc" else { throw map["order"]!.error("'order' must be asc or desc, found '\(order)'") }
+                guard order == "asc" || order == "desc" else {
+                    throw map["order"]!.error("'order' must be asc or desc, found '\(order)'")
+                }
                 let collation = try map.choice("collation", TextOrder.self, choices: TextOrder.allCases) ?? .folded
                 let kind = try map.string("as") ?? "value"
-                guard kind == "value" || kind == "timestamp" else { throw map["as"]!.error("'as' must be value or timestamp, found '\(kind)'") }
-                keys.append(Key(field: field, descending: order == "desc", collation: collation, timestamp: kind == "timestamp"))
+                guard kind == "value" || kind == "timestamp" else {
+                    throw map["as"]!.error("'as' must be value or timestamp, found '\(kind)'")
+                }
+                keys.append(
+                    Key(field: field, descending: order == "desc", collation: collation, timestamp: kind == "timestamp")
+                )
             } else {
                 let field = try plan.field(entry.string("a sort key"), in: collection, at: entry)
                 keys.append(Key(field: field, descending: false, collation: .folded, timestamp: false))
             }
         }
         self.keys = keys
-        plan.sortedBy[collection] = (keys[0].field, keys[0].collation == .exact && !keys[0].timestamp, keys[0].descending)
+        plan.sortedBy[collection] = (
+            keys[0].field, keys[0].collation == .exact && !keys[0].timestamp, keys[0].descending
+        )
     }
 
     static func entries(_ node: ConfigNode) throws -> [ConfigNode] {

@@ -9,9 +9,14 @@ public struct CSVFormat: SingleFileFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "csv",
         summary: "RFC 4180 CSV with a header row; text cells neutralised against formula injection.",
-        keys: OutputKeys.common + [OutputKeys.filter,
-            KeySpec("neutralise-formulas", "prefix ' to text cells starting with = + - @ tab or CR so spreadsheets do not run them (default true)"),
-            KeySpec("plain-fields", "fields whose text is written as it is even when neutralising, e.g. [phone] for +1-604-555-0100"),
+        keys: OutputKeys.common + [
+            OutputKeys.filter,
+            KeySpec(
+                "neutralise-formulas",
+                "prefix ' to text cells starting with = + - @ tab or CR so spreadsheets do not run them (default true)"),
+            KeySpec(
+                "plain-fields",
+                "fields whose text is written as it is even when neutralising, e.g. [phone] for +1-604-555-0100"),
         ],
         example: """
             - file: shops.csv
@@ -32,9 +37,12 @@ public struct CSVFormat: SingleFileFormat {
 
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
         neutralise = try config.bool("neutralise-formulas") ?? true
-        plainFields = try config["plain-fields"] == nil ? [] : Set(plan.fields(config, key: "plain-fields", in: collection))
+        plainFields =
+            try config["plain-fields"] == nil ? [] : Set(plan.fields(config, key: "plain-fields", in: collection))
         if !neutralise, let node = config["plain-fields"] {
-            throw node.error("'plain-fields' has no effect with 'neutralise-formulas: false' (every field is plain); remove one of them")
+            throw node.error(
+                "'plain-fields' has no effect with 'neutralise-formulas: false' (every field is plain); remove one of them"
+            )
         }
     }
 
@@ -71,7 +79,9 @@ public struct CSVFormat: SingleFileFormat {
         }
     }
 
-    static let formulaStarts: Set<UInt8> = [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D]
+    static let formulaStarts: Set<UInt8> = [
+        UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D,
+    ]
 
     public static func neutralised(_ text: String) -> String {
         guard let first = text.utf8.first, formulaStarts.contains(first) else { return text }
@@ -79,7 +89,11 @@ public struct CSVFormat: SingleFileFormat {
     }
 
     public static func quote(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else {
+        guard
+            text.utf8.contains(where: {
+                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+            })
+        else {
             return text
         }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -16,34 +16,52 @@ enum Emitter {
             var outputs: [Manifest.Output] = []
             func write(_ bytes: [UInt8], _ file: String, collection: String?, format: String, records: Int) throws {
                 try folder.write(bytes, to: file)
-                outputs.append(Manifest.Output(file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes), bytes: bytes.count, files: 1))
+                outputs.append(
+                    Manifest.Output(
+                        file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes),
+                        bytes: bytes.count, files: 1))
             }
             // Outputs are independent files: write them concurrently, list them in order.
             let written: [Result<Manifest.Output, Error>] = state.threads.run(pipeline.outputs.count) { index in
                 let output = pipeline.outputs[index]
                 let records = output.selected(state.records(output.collection))
-                let writer = OutputWriter(folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
+                let writer = OutputWriter(
+                    folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
                 let clock = ContinuousClock.now
                 return Result {
-                    try output.format.write(records, fields: output.fields.map { state.schemas[output.collection]![$0] }, ids: output.fields, into: writer)
+                    try output.format.write(
+                        records, fields: output.fields.map { state.schemas[output.collection]![$0] },
+                        ids: output.fields, into: writer)
                     return Manifest.Output(
-                        file: output.file, collection: output.collection, format: output.formatName, records: records.count,
-                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes }, files: writer.written.count,
+                        file: output.file, collection: output.collection, format: output.formatName,
+                        records: records.count,
+                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
+                        files: writer.written.count,
                         seconds: Runner.seconds(since: clock))
                 }
             }
             for result in written { outputs.append(try result.get()) }
             let paths = SideOutputs.PathMap(paths: ledger.datasetPaths)
-            try write(SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile, collection: nil, format: "ndjson", records: state.rejects.count)
-            try write(SideOutputs.duplicates(state.duplicates, paths: paths), SideOutputs.duplicatesFile, collection: nil, format: "ndjson", records: state.duplicates.count)
-            try write(SideOutputs.warnings(state.warnings, paths: paths), SideOutputs.warningsFile, collection: nil, format: "ndjson", records: state.warnings.count)
+            try write(
+                SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile,
+                collection: nil, format: "ndjson", records: state.rejects.count)
+            try write(
+                SideOutputs.duplicates(state.duplicates, paths: paths), SideOutputs.duplicatesFile, collection: nil,
+                format: "ndjson", records: state.duplicates.count)
+            try write(
+                SideOutputs.warnings(state.warnings, paths: paths), SideOutputs.warningsFile, collection: nil,
+                format: "ndjson", records: state.warnings.count)
             var findingCounts: [String: Int] = [:]
-            for rejection in state.rejects { for finding in rejection.findings { findingCounts[finding.rule, default: 0] += 1 } }
+            for rejection in state.rejects {
+                for finding in rejection.findings { findingCounts[finding.rule, default: 0] += 1 }
+            }
             var warningCounts: [String: Int] = [:]
             for warning in state.warnings { warningCounts[warning.finding.rule, default: 0] += 1 }
             let manifest = Manifest(
-                pipeline: pipeline, inputs: ledger.inputs, outputs: outputs, accounting: accounting, steps: state.stepStats,
-                findings: findingCounts, warnings: warningCounts, incomplete: state.incomplete, startedAt: started, seconds: Runner.seconds(since: started),
+                pipeline: pipeline, inputs: ledger.inputs, outputs: outputs, accounting: accounting,
+                steps: state.stepStats,
+                findings: findingCounts, warnings: warningCounts, incomplete: state.incomplete, startedAt: started,
+                seconds: Runner.seconds(since: started),
                 threads: state.threads)
             try folder.write(manifest.render(), to: SideOutputs.manifestFile)
             logger.debug("outputs written in \(String(format: "%.3f", Runner.seconds(since: emitClock))) s")

@@ -62,7 +62,11 @@ public struct FieldLayout: Sendable {
     public func write(_ node: Node, _ record: Record, _ ids: [FieldID], into writer: inout JSONWriter, indent: Int?) {
         switch node {
         case .value(let position):
-            if let indent { writer.writePretty(record[ids[position]], indent: indent) } else { writer.write(record[ids[position]]) }
+            if let indent {
+                writer.writePretty(record[ids[position]], indent: indent)
+            } else {
+                writer.write(record[ids[position]])
+            }
         case .object(let members):
             // Never empty: a layout's objects hold at least the entry that made them.
             writer.append(byte: UInt8(ascii: "{"))
@@ -87,10 +91,12 @@ public struct FieldLayout: Sendable {
             writer.append(byte: UInt8(ascii: "}"))
         case .array(let nodes):
             // An array of plain values stays on one line, as writePretty keeps it.
-            let oneLine = indent == nil || nodes.allSatisfy { node in
-                if case .value(let position) = node { return JSONWriter.isScalar(record[ids[position]]) }
-                return false
-            }
+            let oneLine =
+                indent == nil
+                || nodes.allSatisfy { node in
+                    if case .value(let position) = node { return JSONWriter.isScalar(record[ids[position]]) }
+                    return false
+                }
             writer.append(byte: UInt8(ascii: "["))
             if !oneLine { writer.append(byte: 0x0A) }
             for (index, element) in nodes.enumerated() {
@@ -136,7 +142,9 @@ extension FieldLayout {
     /// records are JSON objects (`structured`) accept `{field, as}` and `{field, at}`
     /// entries and the same field at several places; the layout is nil when every field
     /// is written once under its own name, so such outputs render exactly as before.
-    static func load(_ config: ConfigMap, collection: String, plan: PipelinePlan, format: String, structured: Bool) throws -> (ids: [FieldID], layout: FieldLayout?) {
+    static func load(
+        _ config: ConfigMap, collection: String, plan: PipelinePlan, format: String, structured: Bool
+    ) throws -> (ids: [FieldID], layout: FieldLayout?) {
         guard let node = config["fields"] else {
             return (plan.schema(collection).fields.indices.map(FieldID.init(index:)), nil)
         }
@@ -149,7 +157,8 @@ extension FieldLayout {
         for entryNode in nodes {
             let entry = try self.entry(entryNode, collection: collection, plan: plan)
             if entry.moved, !structured {
-                throw entryNode.error("""
+                throw entryNode.error(
+                    """
                     a \(format) output writes flat columns named after their fields; 'as' and 'at' apply to json, \
                     ndjson and pages outputs: write '\(entry.name)' here, or rename the field with a step
                     """)
@@ -168,7 +177,9 @@ extension FieldLayout {
     static func entry(_ node: ConfigNode, collection: String, plan: PipelinePlan) throws -> Entry {
         guard case .mapping = node.node else {
             let name = try node.string("each entry of 'fields'")
-            return Entry(field: try plan.field(name, in: collection, at: node), name: name, place: [.key(name)], moved: false, node: node)
+            return Entry(
+                field: try plan.field(name, in: collection, at: node), name: name, place: [.key(name)], moved: false,
+                node: node)
         }
         let map = try node.mapping("an entry of 'fields'")
         let errors = map.unknownKeys(allowed: entryKeys)
@@ -183,18 +194,24 @@ extension FieldLayout {
             throw map.keyNode("at")!.error("an entry of 'fields' takes 'as' (a key) or 'at' (a JSON Pointer), not both")
         case (let asNode?, nil):
             let key = try asNode.string("'as' of field '\(name)'")
-            guard !key.isEmpty else { throw asNode.error("'as' of field '\(name)' is empty; give the key to write it under") }
+            guard !key.isEmpty else {
+                throw asNode.error("'as' of field '\(name)' is empty; give the key to write it under")
+            }
             return Entry(field: field, name: name, place: [.key(key)], moved: true, node: node)
         case (nil, let atNode?):
             let pointer = try atNode.string("'at' of field '\(name)'")
             guard pointer.hasPrefix("/"), let path = FieldPath(parsing: pointer) else {
-                throw atNode.error("'at' of field '\(name)' must be a JSON Pointer such as /coord/lat, found '\(pointer)'; to write it under another name use 'as'")
+                throw atNode.error(
+                    "'at' of field '\(name)' must be a JSON Pointer such as /coord/lat, found '\(pointer)'; to write it under another name use 'as'"
+                )
             }
             if path.components.contains(.key("")) {
                 throw atNode.error("'at' of field '\(name)': '\(pointer)' holds an empty key")
             }
             if case .index = path.components[0] {
-                throw atNode.error("'at' of field '\(name)': a record is written as an object, so '\(pointer)' must start with a key, not an array position")
+                throw atNode.error(
+                    "'at' of field '\(name)': a record is written as an object, so '\(pointer)' must start with a key, not an array position"
+                )
             }
             return Entry(field: field, name: name, place: path.components, moved: true, node: node)
         }
@@ -215,17 +232,24 @@ extension FieldLayout {
             try insert(entry.place[...], position: position, entries: entries, into: &root, above: [])
         }
         guard case .object(let keys, let children) = root else { fatalError("the root of a layout is an object") }
-        let members = try keys.map { Member(key: $0, node: try finish(children[$0]!, at: [.key($0)], entries: entries)) }
+        let members = try keys.map {
+            Member(key: $0, node: try finish(children[$0]!, at: [.key($0)], entries: entries))
+        }
         return FieldLayout(members: members, places: entries.map(\.place))
     }
 
-    private static func insert(_ path: ArraySlice<FieldPath.Component>, position: Int, entries: [Entry], into draft: inout Draft, above: [FieldPath.Component]) throws {
+    private static func insert(
+        _ path: ArraySlice<FieldPath.Component>, position: Int, entries: [Entry], into draft: inout Draft,
+        above: [FieldPath.Component]
+    ) throws {
         let entry = entries[position]
         let component = path.first!
         let here = above + [component]
         func taken(by other: Int) -> DefinitionError {
             let first = entries[other]
-            return entry.node.error("'\(FieldPath.pointer(here))' is written twice: field '\(first.name)' (line \(first.node.line)) is there already, so field '\(entry.name)' cannot be")
+            return entry.node.error(
+                "'\(FieldPath.pointer(here))' is written twice: field '\(first.name)' (line \(first.node.line)) is there already, so field '\(entry.name)' cannot be"
+            )
         }
         func existing(_ child: Draft?) throws -> Draft? {
             guard let child else { return nil }
@@ -233,10 +257,14 @@ extension FieldLayout {
                 // The place itself: it must be free.
                 if case .value(let other) = child { throw taken(by: other) }
                 let other = firstPosition(in: child)
-                throw entry.node.error("'\(FieldPath.pointer(here))' holds an \(kind(of: child)) (field '\(entries[other].name)' at line \(entries[other].node.line) is inside it), so field '\(entry.name)' cannot be written there")
+                throw entry.node.error(
+                    "'\(FieldPath.pointer(here))' holds an \(kind(of: child)) (field '\(entries[other].name)' at line \(entries[other].node.line) is inside it), so field '\(entry.name)' cannot be written there"
+                )
             }
             if case .value(let other) = child {
-                throw entry.node.error("field '\(entry.name)' cannot go inside '\(FieldPath.pointer(here))': field '\(entries[other].name)' (line \(entries[other].node.line)) is written there")
+                throw entry.node.error(
+                    "field '\(entry.name)' cannot go inside '\(FieldPath.pointer(here))': field '\(entries[other].name)' (line \(entries[other].node.line)) is written there"
+                )
             }
             return child
         }
@@ -251,7 +279,8 @@ extension FieldLayout {
             case (.object, .key), (.array, .index): return child
             default:
                 let other = firstPosition(in: child)
-                throw entry.node.error("""
+                throw entry.node.error(
+                    """
                     '\(FieldPath.pointer(here))' is an \(kind(of: child)) (field '\(entries[other].name)' at line \(entries[other].node.line)), \
                     but field '\(entry.name)' at '\(FieldPath.pointer(entry.place))' makes it an \(kind(of: wanted))
                     """)
@@ -300,13 +329,17 @@ extension FieldLayout {
         case .value(let position):
             return .value(position)
         case .object(let keys, let children):
-            return .object(try keys.map { Member(key: $0, node: try finish(children[$0]!, at: path + [.key($0)], entries: entries)) })
+            return .object(
+                try keys.map {
+                    Member(key: $0, node: try finish(children[$0]!, at: path + [.key($0)], entries: entries))
+                })
         case .array(let children):
             let count = children.keys.max()! + 1
             if let missing = (0..<count).first(where: { children[$0] == nil }) {
                 let first = entries[firstPosition(in: draft)]
                 let written = children.keys.sorted().map(String.init).joined(separator: ", ")
-                throw first.node.error("""
+                throw first.node.error(
+                    """
                     the array at '\(FieldPath.pointer(path))' has positions \(written) but not \(missing): \
                     array positions must run from 0 without gaps
                     """)

@@ -11,7 +11,9 @@ public struct FixedDecimals: Sendable {
 
     init(_ node: ConfigNode, collection: String, plan: PipelinePlan, what: String) throws {
         let mapping = try node.mapping("'fixed-decimals' of \(what)")
-        guard !mapping.mapping.isEmpty else { throw node.error("'fixed-decimals' of \(what) is empty; give {field: places} or remove it") }
+        guard !mapping.mapping.isEmpty else {
+            throw node.error("'fixed-decimals' of \(what) is empty; give {field: places} or remove it")
+        }
         var places: [(FieldID, Int)] = []
         for (keyNode, valueNode) in mapping.mapping {
             let key = ConfigNode(node: keyNode, file: node.file)
@@ -19,11 +21,15 @@ public struct FixedDecimals: Sendable {
             let field = try plan.field(name, in: collection, at: key)
             let type = plan.schema(collection)[field].type
             guard type == .decimal else {
-                throw key.error("'fixed-decimals' applies to decimal fields (exact amounts such as prices); '\(name)' is \(type.rawValue)")
+                throw key.error(
+                    "'fixed-decimals' applies to decimal fields (exact amounts such as prices); '\(name)' is \(type.rawValue)"
+                )
             }
             let value = ConfigNode(node: valueNode, file: node.file)
             let count = try value.int("the decimals of '\(name)'")
-            guard DecimalPlaces.allowed.contains(count) else { throw value.error("the decimals of '\(name)' must be between 0 and 10, got \(count)") }
+            guard DecimalPlaces.allowed.contains(count) else {
+                throw value.error("the decimals of '\(name)' must be between 0 and 10, got \(count)")
+            }
             places.append((field, count))
         }
         self.places = places
@@ -35,7 +41,9 @@ public struct FixedDecimals: Sendable {
         return records.map { record in
             var record = record
             for (field, count) in places {
-                if case .decimal(let text) = record[field], let exact = ExactNumber(text: text), let fixed = exact.fixedText(places: count) {
+                if case .decimal(let text) = record[field], let exact = ExactNumber(text: text),
+                    let fixed = exact.fixedText(places: count)
+                {
                     record[field] = .decimal(fixed)
                 }
             }
@@ -48,7 +56,9 @@ extension ExactNumber {
     /// The value rounded half away from zero to `places` and written with exactly that many
     /// digits after the point (`54` → `54.00` for 2); nil when it does not fit.
     public func fixedText(places: Int) -> String? {
-        guard let rounded = rounded(places: places), let digits = rounded.significand(atExponent: -places) else { return nil }
+        guard let rounded = rounded(places: places), let digits = rounded.significand(atExponent: -places) else {
+            return nil
+        }
         var text = String(digits.magnitude)
         guard places > 0 else { return digits < 0 ? "-" + text : text }
         if text.count <= places { text = String(repeating: "0", count: places - text.count + 1) + text }

@@ -3,7 +3,8 @@
 public struct JSONFormat: SingleFileFormat, StructuredFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "json",
-        summary: "A JSON array of objects, indented, keys in field order; `fields:` may write a field under another name or at a JSON Pointer, building nested objects and arrays.",
+        summary:
+            "A JSON array of objects, indented, keys in field order; `fields:` may write a field under another name or at a JSON Pointer, building nested objects and arrays.",
         keys: OutputKeys.structured + [OutputKeys.filter],
         example: OutputKeys.structuredExample)
     public static let extensions = ["json"]
@@ -26,7 +27,9 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
     /// `first` says whether the first record starts the array (no comma before it).
     /// Without a layout each field is written under its name, exactly as before layouts
     /// existed; with one, each top-level key of the layout and what it holds.
-    static func elements(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], layout: FieldLayout?, first: Bool) -> [UInt8] {
+    static func elements(
+        _ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], layout: FieldLayout?, first: Bool
+    ) -> [UInt8] {
         var writer = JSONWriter()
         writer.reserve(records.count * (fields.count * 24 + 8))
         let names = layout?.members.map(\.key) ?? fields.map(\.name)

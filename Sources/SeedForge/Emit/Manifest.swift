@@ -47,23 +47,40 @@ struct Manifest {
         var root = JSONObject()
         root.appendUnchecked("dataset", .string(pipeline.name))
         root.appendUnchecked("description", pipeline.description.map(Value.string) ?? .null)
-        root.appendUnchecked("tool", .object(JSONObject([("name", .string("seedforge")), ("version", .string(SeedForgeVersion.current))])))
-        root.appendUnchecked("pipeline", .object(JSONObject([
-            ("file", .string((pipeline.file as NSString).lastPathComponent)), ("sha256", .string(pipeline.fileSHA256)),
-        ])))
-        root.appendUnchecked("inputs", .array(inputs.map { input in
-            .object(JSONObject([
-                ("collection", .string(input.collection)), ("file", .string(input.file)), ("sha256", .string(input.sha256)),
-                ("bytes", .int(Int64(input.bytes))), ("records", .int(Int64(input.records))),
-            ]))
-        }))
-        root.appendUnchecked("outputs", .array(outputs.map { output in
-            .object(JSONObject([
-                ("file", .string(output.file)), ("collection", output.collection.map(Value.string) ?? .null),
-                ("format", .string(output.format)), ("records", .int(Int64(output.records))),
-                ("bytes", .int(Int64(output.bytes))), ("files", .int(Int64(output.files))), ("sha256", .string(output.sha256)),
-            ]))
-        }))
+        root.appendUnchecked(
+            "tool",
+            .object(JSONObject([("name", .string("seedforge")), ("version", .string(SeedForgeVersion.current))])))
+        root.appendUnchecked(
+            "pipeline",
+            .object(
+                JSONObject([
+                    ("file", .string((pipeline.file as NSString).lastPathComponent)),
+                    ("sha256", .string(pipeline.fileSHA256)),
+                ])))
+        root.appendUnchecked(
+            "inputs",
+            .array(
+                inputs.map { input in
+                    .object(
+                        JSONObject([
+                            ("collection", .string(input.collection)), ("file", .string(input.file)),
+                            ("sha256", .string(input.sha256)),
+                            ("bytes", .int(Int64(input.bytes))), ("records", .int(Int64(input.records))),
+                        ]))
+                }))
+        root.appendUnchecked(
+            "outputs",
+            .array(
+                outputs.map { output in
+                    .object(
+                        JSONObject([
+                            ("file", .string(output.file)),
+                            ("collection", output.collection.map(Value.string) ?? .null),
+                            ("format", .string(output.format)), ("records", .int(Int64(output.records))),
+                            ("bytes", .int(Int64(output.bytes))), ("files", .int(Int64(output.files))),
+                            ("sha256", .string(output.sha256)),
+                        ]))
+                }))
         var accountingObject = JSONObject()
         for entry in accounting {
             var object = JSONObject([("read", .int(Int64(entry.read)))])
@@ -77,43 +94,80 @@ struct Manifest {
             accountingObject.appendUnchecked(entry.collection, .object(object))
         }
         root.appendUnchecked("accounting", .object(accountingObject))
-        root.appendUnchecked("steps", .array(steps.map { stat in
-            var object = JSONObject([
-                ("step", .string(stat.label)), ("collection", .string(stat.collection)),
-                ("in", .int(Int64(stat.recordsIn))), ("out", .int(Int64(stat.recordsOut))),
-                ("rejected", .int(Int64(stat.rejected))), ("duplicates", .int(Int64(stat.duplicates))),
-                ("warnings", .int(Int64(stat.warnings))),
-            ])
-            // Only steps that count what they rewrote (replace) have it.
-            if let changed = stat.changed { object.appendUnchecked("changed", .int(Int64(changed))) }
-            return .object(object)
-        }))
+        root.appendUnchecked(
+            "steps",
+            .array(
+                steps.map { stat in
+                    var object = JSONObject([
+                        ("step", .string(stat.label)), ("collection", .string(stat.collection)),
+                        ("in", .int(Int64(stat.recordsIn))), ("out", .int(Int64(stat.recordsOut))),
+                        ("rejected", .int(Int64(stat.rejected))), ("duplicates", .int(Int64(stat.duplicates))),
+                        ("warnings", .int(Int64(stat.warnings))),
+                    ])
+                    // Only steps that count what they rewrote (replace) have it.
+                    if let changed = stat.changed { object.appendUnchecked("changed", .int(Int64(changed))) }
+                    return .object(object)
+                }))
         root.appendUnchecked("findings", counts(findings))
         root.appendUnchecked("warnings", counts(warnings))
         if !incomplete.isEmpty {
-            root.appendUnchecked("incomplete", .array(incomplete.map { source in
-                .object(JSONObject([
-                    ("collection", .string(source.collection)), ("page", .string(source.page)), ("missing", .string(source.missing)),
-                ]))
-            }))
+            root.appendUnchecked(
+                "incomplete",
+                .array(
+                    incomplete.map { source in
+                        .object(
+                            JSONObject([
+                                ("collection", .string(source.collection)), ("page", .string(source.page)),
+                                ("missing", .string(source.missing)),
+                            ]))
+                    }))
         }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        root.appendUnchecked("run", .object(JSONObject([
-            ("startedAt", .string(formatter.string(from: startedAt))),
-            ("seconds", .double((seconds * 1000).rounded() / 1000)),
-            ("threads", .object(JSONObject([("budget", .int(Int64(threads.count))), ("peak", .int(Int64(threads.peak)))]))),
-            ("build", .string(SeedForgeVersion.build)),
-            ("inputs", .array(inputs.compactMap { input in
-                input.stamp.map { .object(JSONObject([("file", .string(input.file)), ("stamp", .string($0.text))])) }
-            })),
-            ("steps", .array(steps.map { stat in
-                .object(JSONObject([("step", .string(stat.label)), ("collection", .string(stat.collection)), ("seconds", .double((stat.seconds * 1e6).rounded() / 1e6))]))
-            })),
-            ("outputs", .array(outputs.map { output in
-                .object(JSONObject([("file", .string(output.file)), ("seconds", .double((output.seconds * 1e6).rounded() / 1e6))]))
-            })),
-        ])))
+        root.appendUnchecked(
+            "run",
+            .object(
+                JSONObject([
+                    ("startedAt", .string(formatter.string(from: startedAt))),
+                    ("seconds", .double((seconds * 1000).rounded() / 1000)),
+                    (
+                        "threads",
+                        .object(
+                            JSONObject([("budget", .int(Int64(threads.count))), ("peak", .int(Int64(threads.peak)))]))
+                    ),
+                    ("build", .string(SeedForgeVersion.build)),
+                    (
+                        "inputs",
+                        .array(
+                            inputs.compactMap { input in
+                                input.stamp.map {
+                                    .object(JSONObject([("file", .string(input.file)), ("stamp", .string($0.text))]))
+                                }
+                            })
+                    ),
+                    (
+                        "steps",
+                        .array(
+                            steps.map { stat in
+                                .object(
+                                    JSONObject([
+                                        ("step", .string(stat.label)), ("collection", .string(stat.collection)),
+                                        ("seconds", .double((stat.seconds * 1e6).rounded() / 1e6)),
+                                    ]))
+                            })
+                    ),
+                    (
+                        "outputs",
+                        .array(
+                            outputs.map { output in
+                                .object(
+                                    JSONObject([
+                                        ("file", .string(output.file)),
+                                        ("seconds", .double((output.seconds * 1e6).rounded() / 1e6)),
+                                    ]))
+                            })
+                    ),
+                ])))
         var writer = JSONWriter()
         writer.writePretty(.object(root))
         writer.append(byte: 0x0A)

@@ -2,7 +2,7 @@ import CSeedForgeSupport
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes a dataset folder atomically: every file goes into a temporary folder beside the
@@ -54,7 +54,10 @@ public struct OutputDirectory {
         let previous = target.path + "/" + name
         let path = staging.path + "/" + name
         // On a file system without hard links, the file is written.
-        if Self.holds(previous, exactly: bytes), Self.inSubfolder(path, name: name, { Glibc.link(previous, path) == 0 }) { return }
+        if Self.holds(previous, exactly: bytes), Self.inSubfolder(path, name: name, { Glibc.link(previous, path) == 0 })
+        {
+            return
+        }
         try write(bytes, to: name)
     }
 
@@ -64,7 +67,9 @@ public struct OutputDirectory {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count else { return false }
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count else {
+            return false
+        }
         var contents = [UInt8](repeating: 0, count: bytes.count + 1)
         var filled = 0
         while filled < contents.count {
@@ -84,10 +89,14 @@ public struct OutputDirectory {
 
     static func create(_ path: String, name: String) throws -> Int32 {
         var fd: Int32 = -1
-        guard inSubfolder(path, name: name, {
-            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            return fd >= 0
-        }) else { throw IOFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard
+            inSubfolder(
+                path, name: name,
+                {
+                    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                    return fd >= 0
+                })
+        else { throw IOFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
         return fd
     }
 
@@ -98,7 +107,8 @@ public struct OutputDirectory {
     static func inSubfolder(_ path: String, name: String, _ make: () -> Bool) -> Bool {
         if make() { return true }
         guard errno == ENOENT, name.contains("/") else { return false }
-        try? FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         return make()
     }
 
@@ -125,7 +135,8 @@ public struct OutputDirectory {
         if fileManager.fileExists(atPath: target.path) {
             if seedforge_exchange_paths(staging.path, target.path) != 0 {
                 // File systems without exchange: move the old folder aside, then rename.
-                let aside = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).old-\(getpid())")
+                let aside = target.deletingLastPathComponent().appendingPathComponent(
+                    ".\(target.lastPathComponent).old-\(getpid())")
                 guard rename(target.path, aside.path) == 0 else {
                     throw IOFailure("cannot move \(target.path) aside: \(String(cString: strerror(errno)))")
                 }
@@ -169,7 +180,9 @@ public struct OutputDirectory {
         let prefixes = [".\(target.lastPathComponent).tmp-", ".\(target.lastPathComponent).old-"]
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
         for entry in entries {
-            guard let prefix = prefixes.first(where: { entry.hasPrefix($0) }), let pid = Int32(entry.dropFirst(prefix.count)) else { continue }
+            guard let prefix = prefixes.first(where: { entry.hasPrefix($0) }),
+                let pid = Int32(entry.dropFirst(prefix.count))
+            else { continue }
             if pid != getpid(), kill(pid, 0) == 0 { continue }
             remove(parent.appendingPathComponent(entry).path, threads: threads)
         }

@@ -22,7 +22,9 @@ public struct OutputFilter: Sendable {
     init(_ node: ConfigNode, collection: String, plan: PipelinePlan, what: String) throws {
         var conditions: [Condition] = []
         let mapping = try node.mapping("'where' of \(what)")
-        guard !mapping.mapping.isEmpty else { throw node.error("'where' of \(what) is empty; give {field: value} or remove it") }
+        guard !mapping.mapping.isEmpty else {
+            throw node.error("'where' of \(what) is empty; give {field: value} or remove it")
+        }
         for (keyNode, valueNode) in mapping.mapping {
             let key = ConfigNode(node: keyNode, file: node.file)
             let name = try key.string("a field")
@@ -32,11 +34,15 @@ public struct OutputFilter: Sendable {
             let items: [ConfigNode]
             if case .sequence = valueNode {
                 items = try value.list("the values of '\(name)'")
-                guard !items.isEmpty else { throw value.error("'where' on '\(name)' lists no value, so nothing would be written; list at least one") }
+                guard !items.isEmpty else {
+                    throw value.error(
+                        "'where' on '\(name)' lists no value, so nothing would be written; list at least one")
+                }
             } else {
                 items = [value]
             }
-            conditions.append(Condition(field: field, values: try items.map { try $0.value(as: spec, setting: "where") }))
+            conditions.append(
+                Condition(field: field, values: try items.map { try $0.value(as: spec, setting: "where") }))
         }
         self.conditions = conditions
     }

@@ -45,7 +45,9 @@ extension SingleFileFormat {
             while start < records.count {
                 let end = min(start + Self.batchSize, records.count)
                 let pieces = Parallel.chunks(end - start, threads: out.threads, minimumChunk: 4_096) { range in
-                    render(records[(start + range.lowerBound)..<(start + range.upperBound)], fields: fields, ids: ids, first: start + range.lowerBound == 0)
+                    render(
+                        records[(start + range.lowerBound)..<(start + range.upperBound)], fields: fields, ids: ids,
+                        first: start + range.lowerBound == 0)
                 }
                 for piece in pieces { try file.write(piece) }
                 start = end
@@ -56,7 +58,8 @@ extension SingleFileFormat {
 
     /// The whole file's bytes at once (a page of `pages`, tests, small files).
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
-        head(count: records.count, fields: fields) + render(records, fields: fields, ids: ids, first: true) + tail(count: records.count)
+        head(count: records.count, fields: fields) + render(records, fields: fields, ids: ids, first: true)
+            + tail(count: records.count)
     }
 
     public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
@@ -149,21 +152,29 @@ public final class OutputWriter {
 /// Keys every output accepts.
 enum OutputKeys {
     static let common: [KeySpec] = [
-        KeySpec("file", required: true, "the file (or, for folder formats, the folder) inside the dataset folder; sub-folders allowed, never '..'"),
+        KeySpec(
+            "file", required: true,
+            "the file (or, for folder formats, the folder) inside the dataset folder; sub-folders allowed, never '..'"),
         KeySpec("collection", required: true, "the collection written to this file"),
-        KeySpec("format", "json, ndjson, csv, text, sqlite, pages or prefix-index (default: from the file name's extension)"),
+        KeySpec(
+            "format", "json, ndjson, csv, text, sqlite, pages or prefix-index (default: from the file name's extension)"
+        ),
         KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
-        KeySpec("fixed-decimals", "decimal fields written with exactly this many decimals, {price: 2}: 54 is written 54.00 (rounded half away from zero when longer)"),
+        KeySpec(
+            "fixed-decimals",
+            "decimal fields written with exactly this many decimals, {price: 2}: 54 is written 54.00 (rounded half away from zero when longer)"
+        ),
     ]
     /// `fields:` of a format whose records are JSON objects: entries may move fields.
-    static let structured: [KeySpec] = common.filter { $0.name != "fields" } + [
-        KeySpec(
-            "fields",
-            "the fields to write, in order (default: every field of the collection); an entry is a field name, "
-                + "{field: NAME, as: KEY} to write it under another key, or {field: NAME, at: /json/pointer} to write it "
-                + "inside nested objects and arrays (a whole-number token is an array position: /coordinates/0); "
-                + "a field may be written at several places, two fields at one place are an error"),
-    ]
+    static let structured: [KeySpec] =
+        common.filter { $0.name != "fields" } + [
+            KeySpec(
+                "fields",
+                "the fields to write, in order (default: every field of the collection); an entry is a field name, "
+                    + "{field: NAME, as: KEY} to write it under another key, or {field: NAME, at: /json/pointer} to write it "
+                    + "inside nested objects and arrays (a whole-number token is an array position: /coordinates/0); "
+                    + "a field may be written at several places, two fields at one place are an error")
+        ]
     /// The example of json output: the two app shapes `fields:` can write.
     static let structuredExample = """
         - file: shops.json                 # the honey shops app: coordinates: [lat, lon], computed ratings last
@@ -182,7 +193,10 @@ enum OutputKeys {
         """
     /// `where:`, for formats that may hold part of a collection (not pages or prefix-index,
     /// whose page numbers and index must cover the whole collection).
-    static let filter = KeySpec("where", "write only the records whose fields have these values: {field: value or [values]}; values are read as the field's type")
+    static let filter = KeySpec(
+        "where",
+        "write only the records whose fields have these values: {field: value or [values]}; values are read as the field's type"
+    )
 }
 
 /// One declared output: which collection, which fields, which format, which file.

@@ -5,7 +5,8 @@
 public struct PagesFormat: StructuredFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "pages",
-        summary: "Fixed-size JSON pages in a folder, with index.json (total, page count, first and last key of each page); `fields:` may place fields as for json.",
+        summary:
+            "Fixed-size JSON pages in a folder, with index.json (total, page count, first and last key of each page); `fields:` may place fields as for json.",
         keys: OutputKeys.structured + [
             KeySpec("size", required: true, "records per page"),
             KeySpec("key", required: true, "the field whose first and last value of each page go into index.json"),
@@ -39,22 +40,31 @@ public struct PagesFormat: StructuredFormat {
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         let pageCount = (records.count + size - 1) / size
         let size = self.size
-        func page(_ number: Int) -> ArraySlice<Record> { records[(number - 1) * size..<min(number * size, records.count)] }
+        func page(_ number: Int) -> ArraySlice<Record> {
+            records[(number - 1) * size..<min(number * size, records.count)]
+        }
         try out.writeFiles(pageCount) { index in
-            (Self.fileName(page: index + 1), JSONFormat(layout: layout).render(page(index + 1), fields: fields, ids: ids))
+            (
+                Self.fileName(page: index + 1),
+                JSONFormat(layout: layout).render(page(index + 1), fields: fields, ids: ids)
+            )
         }
         let entries: [Value] = (0..<pageCount).map { index in
             let number = index + 1
             let records = page(number)
-            return .object(JSONObject([
-                ("page", .int(Int64(number))), ("file", .string(Self.fileName(page: number))),
-                ("records", .int(Int64(records.count))), ("first", records.first![key]), ("last", records.last![key]),
-            ]))
+            return .object(
+                JSONObject([
+                    ("page", .int(Int64(number))), ("file", .string(Self.fileName(page: number))),
+                    ("records", .int(Int64(records.count))), ("first", records.first![key]),
+                    ("last", records.last![key]),
+                ]))
         }
-        let index = Value.object(JSONObject([
-            ("total", .int(Int64(records.count))), ("pageSize", .int(Int64(size))), ("pageCount", .int(Int64(entries.count))),
-            ("key", .string(keyName)), ("pages", .array(entries)),
-        ]))
+        let index = Value.object(
+            JSONObject([
+                ("total", .int(Int64(records.count))), ("pageSize", .int(Int64(size))),
+                ("pageCount", .int(Int64(entries.count))),
+                ("key", .string(keyName)), ("pages", .array(entries)),
+            ]))
         var writer = JSONWriter()
         writer.writePretty(index)
         writer.append(byte: 0x0A)

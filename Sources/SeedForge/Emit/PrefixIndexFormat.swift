@@ -17,11 +17,19 @@
 public struct PrefixIndexFormat: OutputFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "prefix-index",
-        summary: "Sorted keys (keys.tsv) and meta.json, for prefix search by binary search; records come from a pages output.",
+        summary:
+            "Sorted keys (keys.tsv) and meta.json, for prefix search by binary search; records come from a pages output.",
         keys: OutputKeys.common + [
-            KeySpec("key", required: true, "the folded key field the collection is sorted by (see normalize: search-key), or a list of key fields (a record is found by any of them, e.g. name or city)"),
-            KeySpec("pages", required: true, "the 'file' of the pages output of the same collection that holds the records"),
-            KeySpec("display", "fields a text listing shows, joined by ', ' (default: the key); meta.json names where the pages' records hold them (a key, or a JSON Pointer when the pages output writes the field at one)"),
+            KeySpec(
+                "key", required: true,
+                "the folded key field the collection is sorted by (see normalize: search-key), or a list of key fields (a record is found by any of them, e.g. name or city)"
+            ),
+            KeySpec(
+                "pages", required: true, "the 'file' of the pages output of the same collection that holds the records"),
+            KeySpec(
+                "display",
+                "fields a text listing shows, joined by ', ' (default: the key); meta.json names where the pages' records hold them (a key, or a JSON Pointer when the pages output writes the field at one)"
+            ),
         ],
         example: """
             - file: prefix-index
@@ -53,14 +61,20 @@ public struct PrefixIndexFormat: OutputFormat {
         schema = plan.schema(collection)
         let foldings = keys.map { plan.keyFoldings[PipelinePlan.fieldKey(collection, $0)] ?? .none }
         guard Set(foldings.map { "\($0.apostrophes)\($0.punctuation)" }).count == 1 else {
-            throw config["key"]!.error("the keys of a prefix-index must be folded alike (search-key apostrophes and punctuation), so a query folds a prefix one way")
+            throw config["key"]!.error(
+                "the keys of a prefix-index must be folded alike (search-key apostrophes and punctuation), so a query folds a prefix one way"
+            )
         }
         folding = foldings[0]
-        guard keys.count > 1 || {
-            guard let sorted = plan.sortedBy[collection] else { return false }
-            return sorted.field == keys[0] && sorted.exact && !sorted.descending
-        }() else {
-            throw config.error("""
+        guard
+            keys.count > 1
+                || {
+                    guard let sorted = plan.sortedBy[collection] else { return false }
+                    return sorted.field == keys[0] && sorted.exact && !sorted.descending
+                }()
+        else {
+            throw config.error(
+                """
                 prefix-index needs '\(collection)' sorted by '\(keyNames[0])' in byte order first: add a step \
                 `- aggregate: sort` with `by: [{field: \(keyNames[0]), collation: exact}, ...]` before the outputs
                 """)
@@ -70,13 +84,15 @@ public struct PrefixIndexFormat: OutputFormat {
     /// The `pages` output this index reads records from, checked once all outputs are known.
     func pagesOutput(in outputs: [OutputDefinition], collection: String) -> String? {
         guard let match = outputs.first(where: { $0.file == pages }) else {
-            return "prefix-index names pages '\(pages)', but no output has that file\(Suggestion.phrase(for: pages, in: outputs.map(\.file)))"
+            return
+                "prefix-index names pages '\(pages)', but no output has that file\(Suggestion.phrase(for: pages, in: outputs.map(\.file)))"
         }
         guard match.format is PagesFormat, match.collection == collection else {
             return "prefix-index's pages '\(pages)' must be a pages output of collection '\(collection)'"
         }
         if let missing = display.first(where: { match.place(of: $0, schema: schema) == nil }) {
-            return "prefix-index displays '\(schema[missing].name)', but its pages '\(pages)' do not write that field; add it to the pages output's 'fields'"
+            return
+                "prefix-index displays '\(schema[missing].name)', but its pages '\(pages)' do not write that field; add it to the pages output's 'fields'"
         }
         return nil
     }
@@ -93,7 +109,8 @@ public struct PrefixIndexFormat: OutputFormat {
         let pageSize = (pagesOutput?.format as? PagesFormat)?.size ?? 0
         var object = JSONObject([
             ("format", .string("seedforge prefix index 1")), ("key", .string(keyNames.joined(separator: ","))),
-            ("keys", .array(keyNames.map(Value.string))), ("sorted", .bool(sortedByKey)), ("records", .int(Int64(records.count))),
+            ("keys", .array(keyNames.map(Value.string))), ("sorted", .bool(sortedByKey)),
+            ("records", .int(Int64(records.count))),
             ("pages", .string(Self.relative(from: out.file, to: pages))), ("pageSize", .int(Int64(pageSize))),
             ("display", .array(displayPlaces(pages: pagesOutput).map(Value.string))),
         ])
@@ -112,7 +129,9 @@ public struct PrefixIndexFormat: OutputFormat {
         case .string(let text):
             let bytes = Array(text.utf8)
             if bytes.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
-                throw DataFailure("prefix-index: \(name) of record \(position) contains a tab or a line break; build the key with normalize: search-key")
+                throw DataFailure(
+                    "prefix-index: \(name) of record \(position) contains a tab or a line break; build the key with normalize: search-key"
+                )
             }
             return bytes
         case let other:
@@ -127,7 +146,9 @@ public struct PrefixIndexFormat: OutputFormat {
         for (position, record) in records.enumerated() {
             var seen: [[UInt8]] = []
             for (key, name) in zip(keys, keyNames) {
-                guard let bytes = try Self.keyBytes(record[key], name, position), !seen.contains(bytes) else { continue }
+                guard let bytes = try Self.keyBytes(record[key], name, position), !seen.contains(bytes) else {
+                    continue
+                }
                 seen.append(bytes)
                 pairs.append((bytes, position))
             }
@@ -150,7 +171,8 @@ public struct PrefixIndexFormat: OutputFormat {
         for (position, record) in records.enumerated() {
             let keyBytes = try Self.keyBytes(record[key], keyName, position) ?? [0xFF]
             guard !keyBytes.lexicographicallyPrecedes(previous) else {
-                throw DataFailure("""
+                throw DataFailure(
+                    """
                     prefix-index: records are not in byte order of \(keyName) at position \(position); \
                     sort by {field: \(keyName), collation: exact} after every step that changes \(keyName)
                     """)

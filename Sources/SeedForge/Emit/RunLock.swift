@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive lock per dataset (`DIR/.NAME.lock`, flock), held for a whole run, so two

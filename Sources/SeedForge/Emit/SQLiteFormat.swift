@@ -15,7 +15,8 @@ public struct SQLiteFormat: OutputFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "sqlite",
         summary: "An SQLite database: one table, indexes on chosen fields, optional FTS5 full-text search.",
-        keys: OutputKeys.common + [OutputKeys.filter,
+        keys: OutputKeys.common + [
+            OutputKeys.filter,
             KeySpec("table", "the table name (default: the collection name)"),
             KeySpec("index", "fields to index (one index each)"),
             KeySpec("full-text", "text fields for an FTS5 full-text table named TABLE_fts"),
@@ -34,13 +35,19 @@ public struct SQLiteFormat: OutputFormat {
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
         table = try config.string("table") ?? collection
         guard table.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
-            throw (config["table"] ?? config.node).error("table name '\(table)' must be letters, digits and '_' (not starting with a digit)")
+            throw (config["table"] ?? config.node).error(
+                "table name '\(table)' must be letters, digits and '_' (not starting with a digit)")
         }
         let schema = plan.schema(collection)
-        indexed = try config["index"] == nil ? [] : plan.fields(config, key: "index", in: collection).map { schema[$0].name }
-        fullText = try config["full-text"] == nil ? [] : plan.fields(config, key: "full-text", in: collection).map { schema[$0].name }
-        for field in schema.fields where field.name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) == nil {
-            throw config.error("field '\(field.name)' cannot be an SQLite column name here (letters, digits and '_' only)")
+        indexed =
+            try config["index"] == nil ? [] : plan.fields(config, key: "index", in: collection).map { schema[$0].name }
+        fullText =
+            try config["full-text"] == nil
+            ? [] : plan.fields(config, key: "full-text", in: collection).map { schema[$0].name }
+        for field in schema.fields
+        where field.name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) == nil {
+            throw config.error(
+                "field '\(field.name)' cannot be an SQLite column name here (letters, digits and '_' only)")
         }
     }
 
@@ -74,7 +81,9 @@ public struct SQLiteFormat: OutputFormat {
         }
         var text = text
         text.withUTF8 { bytes in
-            _ = sqlite3_bind_text(statement, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+            _ = sqlite3_bind_text(
+                statement, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+                Int32(bytes.count), transient)
         }
     }
 
@@ -89,7 +98,9 @@ public struct SQLiteFormat: OutputFormat {
                 try db.execute(sql: "PRAGMA journal_mode = OFF")
                 try db.execute(sql: "PRAGMA synchronous = OFF")
                 try db.inTransaction {
-                    let columns = fields.map { "\"\($0.name)\" \(Self.columnType($0.type))".trimmingCharacters(in: .whitespaces) }
+                    let columns = fields.map {
+                        "\"\($0.name)\" \(Self.columnType($0.type))".trimmingCharacters(in: .whitespaces)
+                    }
                     try db.execute(sql: "CREATE TABLE \"\(table)\" (\(columns.joined(separator: ", ")))")
                     let placeholders = Array(repeating: "?", count: fields.count).joined(separator: ", ")
                     let insert = try db.makeStatement(sql: "INSERT INTO \"\(table)\" VALUES (\(placeholders))")
@@ -99,7 +110,8 @@ public struct SQLiteFormat: OutputFormat {
                         for (index, id) in ids.enumerated() { Self.bind(record[id], to: handle, at: Int32(index + 1)) }
                         let status = sqlite3_step(handle)
                         guard status == SQLITE_DONE else {
-                            throw IOFailure("cannot write \(out.file): \(String(cString: sqlite3_errmsg(db.sqliteConnection)))")
+                            throw IOFailure(
+                                "cannot write \(out.file): \(String(cString: sqlite3_errmsg(db.sqliteConnection)))")
                         }
                         sqlite3_reset(handle)
                     }
@@ -108,7 +120,10 @@ public struct SQLiteFormat: OutputFormat {
                     }
                     if !fullText.isEmpty {
                         let list = fullText.map { "\"\($0)\"" }.joined(separator: ", ")
-                        try db.execute(sql: "CREATE VIRTUAL TABLE \"\(table)_fts\" USING fts5(\(list), content='\(table)', content_rowid='rowid')")
+                        try db.execute(
+                            sql:
+                                "CREATE VIRTUAL TABLE \"\(table)_fts\" USING fts5(\(list), content='\(table)', content_rowid='rowid')"
+                        )
                         try db.execute(sql: "INSERT INTO \"\(table)_fts\"(\"\(table)_fts\") VALUES('rebuild')")
                     }
                     return .commit

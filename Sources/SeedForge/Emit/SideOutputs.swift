@@ -49,7 +49,8 @@ enum SideOutputs {
             object.appendUnchecked("findings", .array(rejection.findings.map { .object(findingObject($0, paths)) }))
             if let record = rejection.record, let schema = schemas[rejection.collection] {
                 let fields = schema.fields.filter { $0.sourcePath != nil }
-                object.appendUnchecked("record", record.object(fields: fields, ids: fields.indices.map(FieldID.init(index:))))
+                object.appendUnchecked(
+                    "record", record.object(fields: fields, ids: fields.indices.map(FieldID.init(index:))))
             } else {
                 object.appendUnchecked("record", .null)
             }
@@ -76,7 +77,9 @@ enum SideOutputs {
             object.appendUnchecked("winnerLine", .int(Int64(duplicate.winnerLocation.line)))
             object.appendUnchecked("step", .string(duplicate.step))
             if let km = duplicate.distanceKm { object.appendUnchecked("distanceKm", .double(km)) }
-            if !duplicate.filled.isEmpty { object.appendUnchecked("filled", .array(duplicate.filled.map(Value.string))) }
+            if !duplicate.filled.isEmpty {
+                object.appendUnchecked("filled", .array(duplicate.filled.map(Value.string)))
+            }
             writer.write(.object(object))
             writer.append(byte: 0x0A)
         }

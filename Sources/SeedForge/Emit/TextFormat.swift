@@ -10,7 +10,8 @@ public struct TextFormat: SingleFileFormat {
         summary: "A plain-text report: a title, then one block per record with its fields as `name: value` lines.",
         keys: OutputKeys.common + [
             OutputKeys.filter,
-            KeySpec("title", "the first line of the report (default: the collection's name); the record count is added"),
+            KeySpec(
+                "title", "the first line of the report (default: the collection's name); the record count is added"),
             KeySpec("heading", "the field written as each record's heading line (default: the first written field)"),
         ],
         example: """
@@ -41,7 +42,9 @@ public struct TextFormat: SingleFileFormat {
         for record in records {
             out += "\n"
             if let headingID {
-                out += Self.lines(Self.text(record[headingID]) ?? "(no \(Self.name(of: headingID, fields: fields, ids: ids)))", indent: "")
+                out += Self.lines(
+                    Self.text(record[headingID]) ?? "(no \(Self.name(of: headingID, fields: fields, ids: ids)))",
+                    indent: "")
             }
             for (spec, id) in zip(fields, ids) where id != headingID {
                 guard let value = Self.text(record[id]) else { continue }
@@ -60,7 +63,8 @@ public struct TextFormat: SingleFileFormat {
         switch value {
         case .null: return nil
         case .string(let text): return text
-        case .array(let items): return items.isEmpty ? "(none)" : items.map { text($0) ?? "null" }.joined(separator: ", ")
+        case .array(let items):
+            return items.isEmpty ? "(none)" : items.map { text($0) ?? "null" }.joined(separator: ", ")
         default: return JSONWriter.compact(value)
         }
     }

@@ -8,14 +8,21 @@
 public struct Lookup: Step {
     public static let spec = KindSpec(
         stage: .enrich, name: "lookup",
-        summary: "Copy fields from the record of another collection with the same key (a join), with defaults when there is none.",
+        summary:
+            "Copy fields from the record of another collection with the same key (a join), with defaults when there is none.",
         keys: [
             CommonKeys.collection,
             KeySpec("key", required: true, "the field of the collection holding the key (e.g. tripId)"),
             KeySpec("from", required: true, "the collection looked in (a source, reference data or statistics)"),
             KeySpec("from-key", "its key field (default: the same name as 'key')"),
-            KeySpec("take", required: true, "{new field: field of from}, or {new field: {field: F, default: V}}; the default (else null) is written when nothing matches"),
-            KeySpec("unmatched", "a key that matches nothing: reject (default), warn (kept, defaults taken) or null (defaults taken, no finding)"),
+            KeySpec(
+                "take", required: true,
+                "{new field: field of from}, or {new field: {field: F, default: V}}; the default (else null) is written when nothing matches"
+            ),
+            KeySpec(
+                "unmatched",
+                "a key that matches nothing: reject (default), warn (kept, defaults taken) or null (defaults taken, no finding)"
+            ),
         ],
         example: """
             - enrich: lookup
@@ -48,14 +55,21 @@ public struct Lookup: Step {
             fromKey = try plan.field(config, key: "from-key", in: from)
         } else {
             guard let id = plan.schema(from).id(of: keyName) else {
-                throw config.error("'\(from)' has no field '\(keyName)'; name its key field with 'from-key' (its fields are: \(plan.schema(from).names.joined(separator: ", ")))")
+                throw config.error(
+                    "'\(from)' has no field '\(keyName)'; name its key field with 'from-key' (its fields are: \(plan.schema(from).names.joined(separator: ", ")))"
+                )
             }
             fromKey = id
         }
         let types = (plan.schema(collection)[key].type, plan.schema(from)[fromKey].type)
         let numeric: Set<FieldType> = [.integer, .number]
-        guard types.0 == types.1 || types.0 == .any || types.1 == .any || (numeric.contains(types.0) && numeric.contains(types.1)) else {
-            throw (config["from-key"] ?? config["key"]!).error("'\(keyName)' is \(types.0.rawValue) but the key of '\(from)' is \(types.1.rawValue); keys of different types never match")
+        guard
+            types.0 == types.1 || types.0 == .any || types.1 == .any
+                || (numeric.contains(types.0) && numeric.contains(types.1))
+        else {
+            throw (config["from-key"] ?? config["key"]!).error(
+                "'\(keyName)' is \(types.0.rawValue) but the key of '\(from)' is \(types.1.rawValue); keys of different types never match"
+            )
         }
         unmatched = try config.choice("unmatched", Unmatched.self, choices: Unmatched.allCases) ?? .reject
         fromIsDerived = plan.derivedCollections.contains(from)
@@ -71,34 +85,41 @@ public struct Lookup: Step {
             let value = record[fromKey].joinKey
             if let first = index[value] {
                 let shown = "\(fromSchema[fromKey].name) \(RuleFields.describe(record[fromKey]))"
-                let finding = fromIsDerived
+                let finding =
+                    fromIsDerived
                     ? Finding(
                         rule: "lookup", severity: .warning,
-                        message: "\(shown) appears in more than one record of the statistics \(from) (its groups have more fields than the key); lookups use the first",
+                        message:
+                            "\(shown) appears in more than one record of the statistics \(from) (its groups have more fields than the key); lookups use the first",
                         field: fromSchema[fromKey].name, value: record[fromKey])
                     : Finding(
                         rule: "lookup", severity: .warning,
-                        message: "\(shown) appears more than once in \(from); lookups use the first (\(candidates[first].origin.location.brief))",
-                        location: record.origin.location(ofField: fromSchema[fromKey]), field: fromSchema[fromKey].name, value: record[fromKey])
+                        message:
+                            "\(shown) appears more than once in \(from); lookups use the first (\(candidates[first].origin.location.brief))",
+                        location: record.origin.location(ofField: fromSchema[fromKey]), field: fromSchema[fromKey].name,
+                        value: record[fromKey])
                 state.warn(finding, record: fromIsDerived ? nil : record, in: from, step: step)
             } else {
                 index[value] = position
             }
         }
         // Keys of records set aside earlier: "which was rejected" says more than "no match".
-        let rejectedKeys = Set(state.rejects.lazy.filter { $0.collection == from }.compactMap { $0.record?[fromKey].joinKey })
+        let rejectedKeys = Set(
+            state.rejects.lazy.filter { $0.collection == from }.compactMap { $0.record?[fromKey].joinKey })
         let spec = state.schemas[collection]![key]
         state.transformRecords(collection, step: step, parallel: true) { record in
             let value = record[key]
             let match = value.isNull ? nil : index[value.joinKey]
             take.apply(to: &record, from: match.map { candidates[$0] })
             guard match == nil, !value.isNull, unmatched != .null else { return [] }
-            return [Finding(
-                rule: "lookup", severity: unmatched == .reject ? .error : .warning,
-                message: rejectedKeys.contains(value.joinKey)
-                    ? "\(spec.name) \(RuleFields.describe(value)) refers to a \(from) record that was rejected (see its entry in rejects)"
-                    : "\(spec.name) \(RuleFields.describe(value)) matches no \(fromSchema[fromKey].name) of \(from)",
-                location: record.origin.location(ofField: spec), field: spec.name, value: value)]
+            return [
+                Finding(
+                    rule: "lookup", severity: unmatched == .reject ? .error : .warning,
+                    message: rejectedKeys.contains(value.joinKey)
+                        ? "\(spec.name) \(RuleFields.describe(value)) refers to a \(from) record that was rejected (see its entry in rejects)"
+                        : "\(spec.name) \(RuleFields.describe(value)) matches no \(fromSchema[fromKey].name) of \(from)",
+                    location: record.origin.location(ofField: spec), field: spec.name, value: value)
+            ]
         }
     }
 }

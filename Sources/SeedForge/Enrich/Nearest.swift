@@ -8,7 +8,8 @@
 public struct Nearest: Step {
     public static let spec = KindSpec(
         stage: .enrich, name: "nearest",
-        summary: "Copy fields of the nearest record of another collection (great-circle distance, k-d tree), with the distance in km.",
+        summary:
+            "Copy fields of the nearest record of another collection (great-circle distance, k-d tree), with the distance in km.",
         keys: [
             CommonKeys.collection,
             KeySpec("latitude", required: true, "the collection's latitude field (degrees)"),
@@ -16,10 +17,19 @@ public struct Nearest: Step {
             KeySpec("from", required: true, "the collection searched for the nearest record (e.g. cities)"),
             KeySpec("from-latitude", "its latitude field (default: the same name as 'latitude')"),
             KeySpec("from-longitude", "its longitude field (default: the same name as 'longitude')"),
-            KeySpec("take", required: true, "the fields copied from the nearest record, {new field: its field}, e.g. {city: name, country: country}"),
+            KeySpec(
+                "take", required: true,
+                "the fields copied from the nearest record, {new field: its field}, e.g. {city: name, country: country}"
+            ),
             KeySpec("distance-field", "name of the added distance in km (default nearestKm)"),
-            KeySpec("max-km", "beyond this distance a record has no nearest record: the taken fields and distance are null (default: no limit)"),
-            KeySpec("decimals", "round the distance to this many decimals, 0 to 10, half away from zero on its shortest decimal form (default 3: metres)"),
+            KeySpec(
+                "max-km",
+                "beyond this distance a record has no nearest record: the taken fields and distance are null (default: no limit)"
+            ),
+            KeySpec(
+                "decimals",
+                "round the distance to this many decimals, 0 to 10, half away from zero on its shortest decimal form (default 3: metres)"
+            ),
         ],
         example: """
             - enrich: nearest
@@ -48,19 +58,24 @@ public struct Nearest: Step {
         latitude = try plan.field(config, key: "latitude", in: collection)
         longitude = try plan.field(config, key: "longitude", in: collection)
         from = try plan.fromCollection(config, other: collection)
-        let schema = plan.schema(collection), fromSchema = plan.schema(from)
+        let schema = plan.schema(collection)
+        let fromSchema = plan.schema(from)
         let source = from
         func fromField(_ key: String, sameAs own: FieldID) throws -> FieldID {
             if config[key] != nil { return try plan.field(config, key: key, in: source) }
             guard let id = fromSchema.id(of: schema[own].name) else {
-                throw config.error("'\(source)' has no field '\(schema[own].name)'; name its \(key.dropFirst(5)) field with '\(key)' (its fields are: \(fromSchema.names.joined(separator: ", ")))")
+                throw config.error(
+                    "'\(source)' has no field '\(schema[own].name)'; name its \(key.dropFirst(5)) field with '\(key)' (its fields are: \(fromSchema.names.joined(separator: ", ")))"
+                )
             }
             return id
         }
         fromLatitude = try fromField("from-latitude", sameAs: latitude)
         fromLongitude = try fromField("from-longitude", sameAs: longitude)
-        for (key, id, fields) in [("latitude", latitude, schema), ("longitude", longitude, schema),
-                                  ("from-latitude", fromLatitude, fromSchema), ("from-longitude", fromLongitude, fromSchema)] {
+        for (key, id, fields) in [
+            ("latitude", latitude, schema), ("longitude", longitude, schema),
+            ("from-latitude", fromLatitude, fromSchema), ("from-longitude", fromLongitude, fromSchema),
+        ] {
             try Coordinates.requireNumeric(id, in: fields, at: config[key] ?? config.node)
         }
         maxKm = try config.number("max-km")
@@ -70,11 +85,12 @@ public struct Nearest: Step {
         let distanceName = try config.string("distance-field") ?? "nearestKm"
         let distanceNode = config["distance-field"] ?? config.node
         if take.contains(name: distanceName, in: plan.schema(collection)) {
-            throw distanceNode.error("'\(distanceName)' is both a 'take' field and the distance field; give the distance another name with 'distance-field'")
+            throw distanceNode.error(
+                "'\(distanceName)' is both a 'take' field and the distance field; give the distance another name with 'distance-field'"
+            )
         }
         distanceField = try plan.addField(distanceName, type: .number, to: collection, at: distanceNode)
     }
-
 
     public func run(_ state: RunState) throws {
         let candidates = state.records(from)
@@ -91,10 +107,12 @@ public struct Nearest: Step {
         if points.count < candidates.count {
             // Said once for the collection: which candidates the search cannot offer.
             let left = candidates.count - points.count
-            let message = points.isEmpty
+            let message =
+                points.isEmpty
                 ? "none of the \(candidates.count) \(from) records has a position on the globe, so no \(collection) record gets a nearest \(from) record"
                 : "\(left) of \(candidates.count) \(from) records have no position on the globe (missing or out-of-range coordinates) and are never a nearest \(from) record"
-            state.warn(Finding(rule: "coordinates", severity: .warning, message: message), record: nil, in: from, step: step)
+            state.warn(
+                Finding(rule: "coordinates", severity: .warning, message: message), record: nil, in: from, step: step)
         }
         let schema = state.schemas[collection]!
         let (latName, lonName) = (schema[latitude].name, schema[longitude].name)
@@ -104,10 +122,14 @@ public struct Nearest: Step {
             guard let point = Coordinates.of(record, latitude, longitude) else {
                 let bad = Coordinates.latitude(record[latitude]) == nil ? latitude : longitude
                 let shown = "\(RuleFields.describe(record[latitude])), \(RuleFields.describe(record[longitude]))"
-                return [Finding(
-                    rule: "coordinates", severity: .warning,
-                    message: "\(latName), \(lonName) = \(shown) is not a position on the globe (latitude within ±90, longitude within ±180); no nearest \(from) record",
-                    location: record.origin.location(ofField: schema[bad]), field: schema[bad].name, value: record[bad])]
+                return [
+                    Finding(
+                        rule: "coordinates", severity: .warning,
+                        message:
+                            "\(latName), \(lonName) = \(shown) is not a position on the globe (latitude within ±90, longitude within ±180); no nearest \(from) record",
+                        location: record.origin.location(ofField: schema[bad]), field: schema[bad].name,
+                        value: record[bad])
+                ]
             }
             guard let found = index.nearest(latitude: point.latitude, longitude: point.longitude) else { return [] }
             // The cut-off applies to the distance as written, so 50 km passes `max-km: 50`.

@@ -6,7 +6,8 @@
 public struct RatingSummary: Step {
     public static let spec = KindSpec(
         stage: .enrich, name: "rating-summary",
-        summary: "Join reviews to records; add reviewCount, communityRating (mean), seedRating and displayedRating. Orphan reviews are rejected.",
+        summary:
+            "Join reviews to records; add reviewCount, communityRating (mean), seedRating and displayedRating. Orphan reviews are rejected.",
         keys: [
             CommonKeys.collection,
             KeySpec("key", required: true, "the field of the collection that reviews refer to (e.g. id)"),
@@ -14,7 +15,10 @@ public struct RatingSummary: Step {
             KeySpec("foreign-key", required: true, "the field of a review naming its record (e.g. shopID)"),
             KeySpec("rating", required: true, "the rating field of a review"),
             KeySpec("seed-rating", "the collection's own rating field, used when a record has no reviews"),
-            KeySpec("decimals", "round the community rating to this many decimals, half away from zero on the exact mean (default: full precision)"),
+            KeySpec(
+                "decimals",
+                "round the community rating to this many decimals, half away from zero on the exact mean (default: full precision)"
+            ),
             KeySpec("count-field", "name of the added count field (default reviewCount)"),
             KeySpec("community-field", "name of the added mean field (default communityRating)"),
             KeySpec("seed-field", "name of the added seed copy (default seedRating)"),
@@ -74,12 +78,15 @@ public struct RatingSummary: Step {
             let target = review[foreignKey]
             guard targets.contains(target.joinKey), !target.isNull else {
                 let shown = RuleFields.describe(target)
-                let why = rejectedTargets.contains(target)
+                let why =
+                    rejectedTargets.contains(target)
                     ? "refers to \(collection) \(keyName) \(shown), which was rejected (see its entry in rejects)"
                     : "\(shown) does not match the \(keyName) of any \(collection) record"
-                return [Finding(
-                    rule: "reference", message: "\(foreignName) \(why)",
-                    location: review.origin.location(ofField: foreignSpec), field: foreignName, value: target)]
+                return [
+                    Finding(
+                        rule: "reference", message: "\(foreignName) \(why)",
+                        location: review.origin.location(ofField: foreignSpec), field: foreignName, value: target)
+                ]
             }
             totals[target.joinKey, default: NumberTotal()].add(review[rating])
             return []

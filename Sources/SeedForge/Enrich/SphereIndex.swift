@@ -24,11 +24,17 @@ public struct SphereIndex: Sendable {
 
     /// Indexes the given points; `points[i]` is found as index `i`.
     public init(_ points: [(latitude: Double, longitude: Double)]) {
-        var xs = [Double](), ys = [Double](), zs = [Double]()
-        xs.reserveCapacity(points.count); ys.reserveCapacity(points.count); zs.reserveCapacity(points.count)
+        var xs = [Double]()
+        var ys = [Double]()
+        var zs = [Double]()
+        xs.reserveCapacity(points.count)
+        ys.reserveCapacity(points.count)
+        zs.reserveCapacity(points.count)
         for point in points {
             let v = Self.unitVector(latitude: point.latitude, longitude: point.longitude)
-            xs.append(v.x); ys.append(v.y); zs.append(v.z)
+            xs.append(v.x)
+            ys.append(v.y)
+            zs.append(v.z)
         }
         precondition(points.count <= Int(Int32.max), "SphereIndex holds at most \(Int32.max) points")
         var order = (0..<points.count).map(Int32.init)
@@ -42,37 +48,50 @@ public struct SphereIndex: Sendable {
     /// the first of them wins.
     static func unitVector(latitude: Double, longitude: Double) -> (x: Double, y: Double, z: Double) {
         let longitude = abs(latitude) == 90 ? 0 : longitude == -180 ? 180 : longitude
-        let phi = latitude * .pi / 180, lambda = longitude * .pi / 180
+        let phi = latitude * .pi / 180
+        let lambda = longitude * .pi / 180
         return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
     }
 
     /// Great-circle distance in km between unit vectors, from the angle between them as
     /// atan2(|p × q|, p · q): accurate from a metre to the antipodes alike.
     static func kilometres(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> Double {
-        let cx = p.y * q.z - p.z * q.y, cy = p.z * q.x - p.x * q.z, cz = p.x * q.y - p.y * q.x
+        let cx = p.y * q.z - p.z * q.y
+        let cy = p.z * q.x - p.x * q.z
+        let cz = p.x * q.y - p.y * q.x
         let dot = p.x * q.x + p.y * q.y + p.z * q.z
         return earthRadiusKm * atan2((cx * cx + cy * cy + cz * cz).squareRoot(), dot)
     }
 
     /// Great-circle distance in km (haversine), for callers with two coordinates.
-    public static func distanceKm(_ a: (latitude: Double, longitude: Double), _ b: (latitude: Double, longitude: Double)) -> Double {
-        kilometres(unitVector(latitude: a.latitude, longitude: a.longitude), unitVector(latitude: b.latitude, longitude: b.longitude))
+    public static func distanceKm(
+        _ a: (latitude: Double, longitude: Double), _ b: (latitude: Double, longitude: Double)
+    ) -> Double {
+        kilometres(
+            unitVector(latitude: a.latitude, longitude: a.longitude),
+            unitVector(latitude: b.latitude, longitude: b.longitude))
     }
 
     @inline(__always) func coordinate(_ point: Int, _ axis: Int) -> Double {
         axis == 0 ? xs[point] : axis == 1 ? ys[point] : zs[point]
     }
 
-    private static func build(_ order: inout [Int32], _ axis: inout [UInt8], _ lo: Int, _ hi: Int, _ xs: [Double], _ ys: [Double], _ zs: [Double]) {
+    private static func build(
+        _ order: inout [Int32], _ axis: inout [UInt8], _ lo: Int, _ hi: Int, _ xs: [Double], _ ys: [Double],
+        _ zs: [Double]
+    ) {
         guard hi - lo > leafSize else { return }
         // Split on the axis where the points spread widest.
         var (lowX, lowY, lowZ) = (Double.infinity, Double.infinity, Double.infinity)
         var (highX, highY, highZ) = (-Double.infinity, -Double.infinity, -Double.infinity)
         for i in lo..<hi {
             let p = Int(order[i])
-            lowX = min(lowX, xs[p]); highX = max(highX, xs[p])
-            lowY = min(lowY, ys[p]); highY = max(highY, ys[p])
-            lowZ = min(lowZ, zs[p]); highZ = max(highZ, zs[p])
+            lowX = min(lowX, xs[p])
+            highX = max(highX, xs[p])
+            lowY = min(lowY, ys[p])
+            highY = max(highY, ys[p])
+            lowZ = min(lowZ, zs[p])
+            highZ = max(highZ, zs[p])
         }
         let spreads = [highX - lowX, highY - lowY, highZ - lowZ]
         let split = spreads.indices.max { spreads[$0] < spreads[$1] }!
@@ -86,7 +105,8 @@ public struct SphereIndex: Sendable {
 
     /// Quickselect: puts the element of rank `k` at `k`, smaller ones before, larger after.
     private static func select(_ a: inout [Int32], _ lo: Int, _ hi: Int, _ k: Int, _ less: (Int32, Int32) -> Bool) {
-        var lo = lo, hi = hi - 1
+        var lo = lo
+        var hi = hi - 1
         while lo < hi {
             // Median of three as the pivot keeps sorted input from going quadratic.
             let m = lo + (hi - lo) / 2
@@ -94,11 +114,16 @@ public struct SphereIndex: Sendable {
             if less(a[hi], a[lo]) { a.swapAt(hi, lo) }
             if less(a[hi], a[m]) { a.swapAt(hi, m) }
             let pivot = a[m]
-            var i = lo, j = hi
+            var i = lo
+            var j = hi
             while i <= j {
                 while less(a[i], pivot) { i += 1 }
                 while less(pivot, a[j]) { j -= 1 }
-                if i <= j { a.swapAt(i, j); i += 1; j -= 1 }
+                if i <= j {
+                    a.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
             }
             if k <= j { hi = j } else if k >= i { lo = i } else { return }
         }
@@ -117,13 +142,19 @@ public struct SphereIndex: Sendable {
         return (best.index, Self.kilometres((xs[best.index], ys[best.index], zs[best.index]), q))
     }
 
-    @inline(__always) private func consider(_ p: Int, _ q: (x: Double, y: Double, z: Double), _ best: inout (distance: Double, index: Int)) {
-        let dx = xs[p] - q.x, dy = ys[p] - q.y, dz = zs[p] - q.z
+    @inline(__always) private func consider(
+        _ p: Int, _ q: (x: Double, y: Double, z: Double), _ best: inout (distance: Double, index: Int)
+    ) {
+        let dx = xs[p] - q.x
+        let dy = ys[p] - q.y
+        let dz = zs[p] - q.z
         let d = dx * dx + dy * dy + dz * dz
         if d < best.distance || (d == best.distance && p < best.index) { best = (d, p) }
     }
 
-    private func search(_ lo: Int, _ hi: Int, _ q: (x: Double, y: Double, z: Double), _ best: inout (distance: Double, index: Int)) {
+    private func search(
+        _ lo: Int, _ hi: Int, _ q: (x: Double, y: Double, z: Double), _ best: inout (distance: Double, index: Int)
+    ) {
         if hi - lo <= Self.leafSize {
             for i in lo..<hi { consider(Int(order[i]), q, &best) }
             return

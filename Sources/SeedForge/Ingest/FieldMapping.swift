@@ -17,7 +17,9 @@ public struct FieldMapping: Sendable {
         self.unknownFields = unknownFields
         capacity = fields.count
         tree = FieldTree(paths: fields.compactMap(\.sourcePath))
-        pathsByName = Dictionary(fields.compactMap { field in field.sourcePath.map { (field.name, $0) } }, uniquingKeysWith: { first, _ in first })
+        pathsByName = Dictionary(
+            fields.compactMap { field in field.sourcePath.map { (field.name, $0) } },
+            uniquingKeysWith: { first, _ in first })
     }
 
     /// Reads the record at the reader's position straight into a record when it is
@@ -29,7 +31,9 @@ public struct FieldMapping: Sendable {
         var values: [Value] = []
         values.reserveCapacity(capacity)
         values.append(contentsOf: repeatElement(.null, count: fields.count))
-        guard try reader.readFields(tree.root, into: &values, allowUnknown: unknownFields == .ignore) else { return nil }
+        guard try reader.readFields(tree.root, into: &values, allowUnknown: unknownFields == .ignore) else {
+            return nil
+        }
         for (index, field) in fields.enumerated() {
             guard let converted = Self.convert(values[index], to: field.type) else { return nil }
             values[index] = converted
@@ -63,9 +67,12 @@ public struct FieldMapping: Sendable {
                     if let fromNode = spec["from"] {
                         let text = try fromNode.string("'from' of field '\(name)'")
                         guard let parsed = FieldPath(parsing: text) else {
-                            throw fromNode.error("'from' of field '\(name)' must be a JSON Pointer such as /coordinates/0")
+                            throw fromNode.error(
+                                "'from' of field '\(name)' must be a JSON Pointer such as /coordinates/0")
                         }
-                        if let problem = parsed.wildcardProblem { throw fromNode.error("'from' of field '\(name)': \(problem)") }
+                        if let problem = parsed.wildcardProblem {
+                            throw fromNode.error("'from' of field '\(name)': \(problem)")
+                        }
                         path = parsed
                     }
                 } else {
@@ -76,7 +83,9 @@ public struct FieldMapping: Sendable {
                 specs.append(FieldSpec(name: name, type: type ?? .any, sourcePath: path))
                 if type == nil {
                     let names = FieldType.allCases.map(\.rawValue)
-                    throw typeNode.error("unknown type '\(typeName)' for field '\(name)'\(Suggestion.phrase(for: typeName, in: names)); types are: \(names.joined(separator: ", "))")
+                    throw typeNode.error(
+                        "unknown type '\(typeName)' for field '\(name)'\(Suggestion.phrase(for: typeName, in: names)); types are: \(names.joined(separator: ", "))"
+                    )
                 }
             } catch let error as DefinitionError {
                 errors.append(error)
@@ -90,9 +99,14 @@ public struct FieldMapping: Sendable {
     /// severity rejects the record, a warning is reported and the record kept.
     public func map(_ raw: Value, origin: Origin) -> (record: Record?, findings: [Finding]) {
         guard case .object(let object) = raw else {
-            return (nil, [Finding(
-                rule: "not-an-object", message: "expected a JSON object for a record, found \(raw.typeName)",
-                location: origin.location, value: raw)])
+            return (
+                nil,
+                [
+                    Finding(
+                        rule: "not-an-object", message: "expected a JSON object for a record, found \(raw.typeName)",
+                        location: origin.location, value: raw)
+                ]
+            )
         }
         var values: [Value] = []
         values.reserveCapacity(capacity)
@@ -103,9 +117,12 @@ public struct FieldMapping: Sendable {
                 values.append(converted)
             } else {
                 values.append(value)
-                findings.append(Finding(
-                    rule: "type", message: "field '\(field.name)' must be \(Self.article(field.type)), found \(value.typeName) \(RuleFields.describe(value))",
-                    location: origin.location(of: field.sourcePath), field: field.name, value: value))
+                findings.append(
+                    Finding(
+                        rule: "type",
+                        message:
+                            "field '\(field.name)' must be \(Self.article(field.type)), found \(value.typeName) \(RuleFields.describe(value))",
+                        location: origin.location(of: field.sourcePath), field: field.name, value: value))
             }
         }
         if unknownFields != .ignore {
@@ -114,10 +131,13 @@ public struct FieldMapping: Sendable {
                 return nil
             }
             for key in object.keys where !known.contains(key) {
-                findings.append(Finding(
-                    rule: "unknown-field", severity: unknownFields == .warn ? .warning : .error,
-                    message: "field '\(key)' is not declared in the source's 'fields'\(Suggestion.phrase(for: key, in: known))",
-                    location: origin.location(of: FieldPath(components: [.key(key)])), field: key, value: object[key]))
+                findings.append(
+                    Finding(
+                        rule: "unknown-field", severity: unknownFields == .warn ? .warning : .error,
+                        message:
+                            "field '\(key)' is not declared in the source's 'fields'\(Suggestion.phrase(for: key, in: known))",
+                        location: origin.location(of: FieldPath(components: [.key(key)])), field: key,
+                        value: object[key]))
             }
         }
         return (Record(values: values, origin: origin), findings)
@@ -126,12 +146,15 @@ public struct FieldMapping: Sendable {
     /// Whether `raw` maps without any finding (cheap check, no locations computed).
     public func isClean(_ raw: Value) -> Bool {
         guard case .object(let object) = raw else { return false }
-        for field in fields where Self.convert(raw.value(at: field.sourcePath!) ?? .null, to: field.type) == nil { return false }
+        for field in fields where Self.convert(raw.value(at: field.sourcePath!) ?? .null, to: field.type) == nil {
+            return false
+        }
         if unknownFields != .ignore {
-            let known = Set(fields.compactMap { field -> String? in
-                if case .key(let key)? = field.sourcePath?.components.first { return key }
-                return nil
-            })
+            let known = Set(
+                fields.compactMap { field -> String? in
+                    if case .key(let key)? = field.sourcePath?.components.first { return key }
+                    return nil
+                })
             if object.keys.contains(where: { !known.contains($0) }) { return false }
         }
         return true
@@ -144,7 +167,8 @@ public struct FieldMapping: Sendable {
         switch (type, value) {
         case (_, .null), (.any, _): return value
         case (.string, .string), (.boolean, .bool), (.array, .array), (.object, .object): return value
-        case (.number, .int), (.number, .double), (.number, .decimal), (.integer, .int), (.decimal, .decimal): return value
+        case (.number, .int), (.number, .double), (.number, .decimal), (.integer, .int), (.decimal, .decimal):
+            return value
         case (.decimal, .int(let int)): return .decimal(String(int))
         // A JSON number with a fraction, at its shortest round-trip digits (exact for the
         // up to 15 significant digits of prices and ratings): 40.50 is 40.5, never 40.499….

@@ -13,12 +13,17 @@ public enum FollowCheck {
     public enum MissingPage: String, CaseIterable, Sendable {
         case fail, warn
 
-        static let key = KeySpec("on-missing-page", "a next page that was not saved: fail (default; the run fails) or warn (keep the pages read, a missing-page warning, and the source listed as incomplete in the manifest)")
+        static let key = KeySpec(
+            "on-missing-page",
+            "a next page that was not saved: fail (default; the run fails) or warn (keep the pages read, a missing-page warning, and the source listed as incomplete in the manifest)"
+        )
 
         /// The policy a source gives; `following` names the key that makes it follow pages.
         static func parse(_ config: ConfigMap, follows: Bool, following: String) throws -> MissingPage {
             guard let node = config[key.name] else { return .fail }
-            guard follows else { throw node.error("'\(key.name)' needs '\(following)': only a source that follows pages can miss one") }
+            guard follows else {
+                throw node.error("'\(key.name)' needs '\(following)': only a source that follows pages can miss one")
+            }
             return try config.choice(key.name, MissingPage.self, choices: allCases) ?? .fail
         }
     }
@@ -36,15 +41,27 @@ public enum FollowCheck {
         let folder = URL(fileURLWithPath: start).deletingLastPathComponent().resolvingSymlinksInPath().path
         let resolved = URL(fileURLWithPath: next).resolvingSymlinksInPath().path
         guard resolved.hasPrefix(folder + "/") else {
-            return stop("the next link leads to \(Paths.display(next)), outside the folder of the start page; stopped here")
+            return stop(
+                "the next link leads to \(Paths.display(next)), outside the folder of the start page; stopped here")
         }
-        if visited.contains(resolved) { return stop("the next link leads back to \(Paths.display(next)), read already (a loop); stopped here") }
+        if visited.contains(resolved) {
+            return stop("the next link leads back to \(Paths.display(next)), read already (a loop); stopped here")
+        }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: next, isDirectory: &isFolder) else {
-            return Problem(message: "the next link leads to \(Paths.display(next)), which does not exist (a page was not saved); the pages after this one are not read", missing: true)
+            return Problem(
+                message:
+                    "the next link leads to \(Paths.display(next)), which does not exist (a page was not saved); the pages after this one are not read",
+                missing: true)
         }
-        if isFolder.boolValue { return Problem(message: "the next link leads to \(Paths.display(next)), which is a folder, not a saved page", missing: true) }
-        if pages >= limit { return stop("max-pages (\(limit)) reached; the next page \(Paths.display(next)) is not read") }
+        if isFolder.boolValue {
+            return Problem(
+                message: "the next link leads to \(Paths.display(next)), which is a folder, not a saved page",
+                missing: true)
+        }
+        if pages >= limit {
+            return stop("max-pages (\(limit)) reached; the next page \(Paths.display(next)) is not read")
+        }
         return nil
     }
 }

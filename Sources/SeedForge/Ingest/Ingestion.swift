@@ -11,15 +11,19 @@ struct InputLedger {
     /// Books a file whose records are all read: its count for its collection, its hash and
     /// size for the manifest. Then its pages may leave memory (a message reads back the
     /// few it needs).
-    mutating func book(_ file: String, text: SourceText, contents: InputFile.Contents, records: Int, collection: String, state: RunState, pipeline: Pipeline) {
+    mutating func book(
+        _ file: String, text: SourceText, contents: InputFile.Contents, records: Int, collection: String,
+        state: RunState, pipeline: Pipeline
+    ) {
         state.ingested[collection, default: 0] += records
         let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
         datasetPaths[text.displayPath] = datasetPath
-        inputs.append(Manifest.Input(
-            collection: collection, file: datasetPath, sha256: contents.sha256,
-            bytes: contents.raw.count, records: records,
-            // A file written while it was read keeps no stamp: the next run hashes it.
-            stamp: contents.raw.stamp.flatMap { $0 == FileStamp.of(file) ? $0 : nil }))
+        inputs.append(
+            Manifest.Input(
+                collection: collection, file: datasetPath, sha256: contents.sha256,
+                bytes: contents.raw.count, records: records,
+                // A file written while it was read keeps no stamp: the next run hashes it.
+                stamp: contents.raw.stamp.flatMap { $0 == FileStamp.of(file) ? $0 : nil }))
         text.releasePages()
     }
 }
@@ -34,8 +38,11 @@ enum Ingestion {
             var pages: [PageMetadata] = []
             // Independent pages (an HTML glob) are extracted on several cores, in batches,
             // and taken in file order: the same result as one at a time.
-            if let pagewise = source.kind as? any PagewiseSource, pagewise.readsPagesInParallel, options.threads > 1, source.files.count > 1 {
-                try readPagesInParallel(source, pagewise, state: state, options: options, ledger: &ledger, pipeline: pipeline)
+            if let pagewise = source.kind as? any PagewiseSource, pagewise.readsPagesInParallel, options.threads > 1,
+                source.files.count > 1
+            {
+                try readPagesInParallel(
+                    source, pagewise, state: state, options: options, ledger: &ledger, pipeline: pipeline)
                 recordIngest(source, state: state, since: clock, logger: logger)
                 continue
             }
@@ -49,7 +56,9 @@ enum Ingestion {
                 fileIndex += 1
                 visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
                 let contents: InputFile.Contents
-                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: state.threads, limits: pipeline.limits)
+                var sink = IngestSink(
+                    collection: source.collection, mapping: source.mapping, state: state, threads: state.threads,
+                    limits: pipeline.limits)
                 let text: SourceText
                 do {
                     contents = try InputFile.read(file, maxBytes: pipeline.limits.maxFileBytes)
@@ -76,16 +85,28 @@ enum Ingestion {
                     case .failed(let error):
                         try fail(error)
                     case .file(let next, let link):
-                        if let problem = FollowCheck.problem(next: next, root: source.files[0], visited: visited, pages: files.count, limit: source.kind.followLimit) {
+                        if let problem = FollowCheck.problem(
+                            next: next, root: source.files[0], visited: visited, pages: files.count,
+                            limit: source.kind.followLimit)
+                        {
                             if problem.missing, source.kind.onMissingPage == .warn {
-                                sink.warnFile(Finding(rule: "missing-page", severity: .warning, message: problem.message + " (on-missing-page: warn: the pages read are kept)", location: link ?? page()))
-                                state.incomplete.append(.init(
-                                    collection: source.collection, page: Paths.relative(file, to: pipeline.baseDirectory),
-                                    missing: Paths.relative(next, to: pipeline.baseDirectory)))
+                                sink.warnFile(
+                                    Finding(
+                                        rule: "missing-page", severity: .warning,
+                                        message: problem.message + " (on-missing-page: warn: the pages read are kept)",
+                                        location: link ?? page()))
+                                state.incomplete.append(
+                                    .init(
+                                        collection: source.collection,
+                                        page: Paths.relative(file, to: pipeline.baseDirectory),
+                                        missing: Paths.relative(next, to: pipeline.baseDirectory)))
                             } else if problem.missing {
                                 try fail(SourceError(location: link ?? page(), message: problem.message))
                             } else {
-                                sink.warnFile(Finding(rule: "next-link", severity: .warning, message: problem.message, location: page()))
+                                sink.warnFile(
+                                    Finding(
+                                        rule: "next-link", severity: .warning, message: problem.message,
+                                        location: page()))
                             }
                         } else {
                             files.append(next)
@@ -97,7 +118,9 @@ enum Ingestion {
                     unreadable += 1
                     continue
                 }
-                ledger.book(file, text: text, contents: contents, records: sink.count, collection: source.collection, state: state, pipeline: pipeline)
+                ledger.book(
+                    file, text: text, contents: contents, records: sink.count, collection: source.collection,
+                    state: state, pipeline: pipeline)
                 logger.debug("read \(sink.count) records from \(text.displayPath)")
             }
             if !pages.isEmpty {
@@ -113,13 +136,17 @@ enum Ingestion {
     }
 
     /// The ingest step's statistics and progress line for one source.
-    static func recordIngest(_ source: SourceDefinition, state: RunState, since clock: ContinuousClock.Instant, logger: Logger) {
+    static func recordIngest(
+        _ source: SourceDefinition, state: RunState, since clock: ContinuousClock.Instant, logger: Logger
+    ) {
         let read = state.ingested[source.collection] ?? 0
         let kept = state.records(source.collection).count
-        state.stepStats.append(StepStat(
-            label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,
-            recordsOut: kept, rejected: read - kept, duplicates: 0,
-            warnings: state.warnings.filter { $0.collection == source.collection }.count, seconds: Runner.seconds(since: clock)))
+        state.stepStats.append(
+            StepStat(
+                label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,
+                recordsOut: kept, rejected: read - kept, duplicates: 0,
+                warnings: state.warnings.filter { $0.collection == source.collection }.count,
+                seconds: Runner.seconds(since: clock)))
         logger.info("ingest \(source.collection): \(read) records read, \(read - kept) rejected")
     }
 
@@ -133,7 +160,9 @@ enum Ingestion {
             let files = Array(source.files[start..<min(start + batch, source.files.count)])
             let firstNumber = start + 1
             let root = source.root
-            let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = state.threads.run(files.count) { index in
+            let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = state.threads.run(
+                files.count
+            ) { index in
                 Result {
                     let contents = try InputFile.read(files[index], maxBytes: pipeline.limits.maxFileBytes)
                     let text = SourceText(displayPath: Paths.display(files[index]), bytes: contents.text)
@@ -158,9 +187,13 @@ enum Ingestion {
                     continue
                 }
                 state.keep(text)
-                var sink = IngestSink(collection: source.collection, mapping: source.mapping, state: state, threads: 1, limits: pipeline.limits)
+                var sink = IngestSink(
+                    collection: source.collection, mapping: source.mapping, state: state, threads: 1,
+                    limits: pipeline.limits)
                 sink.take(page)
-                ledger.book(files[index], text: text, contents: contents, records: sink.count, collection: source.collection, state: state, pipeline: pipeline)
+                ledger.book(
+                    files[index], text: text, contents: contents, records: sink.count, collection: source.collection,
+                    state: state, pipeline: pipeline)
             }
             start += batch
         }

@@ -21,7 +21,9 @@ public enum InputFile {
         let raw = try FileBytes.read(path: path)
         if raw.count > maxBytes { throw tooLarge(path, "size (\(raw.count) bytes)", maxBytes) }
         let sha256 = SHA256.hex(buffer: raw.buffer)
-        guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else { return Contents(raw: raw, text: raw, sha256: sha256) }
+        guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else {
+            return Contents(raw: raw, text: raw, sha256: sha256)
+        }
         return Contents(raw: raw, text: try gunzip(raw.buffer, path: path, maxBytes: maxBytes), sha256: sha256)
     }
 
@@ -35,11 +37,13 @@ public enum InputFile {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 256)
-        let status = seedforge_gunzip(bytes.baseAddress, bytes.count, max(0, maxBytes), &output, &length, &message, message.count)
+        let status = seedforge_gunzip(
+            bytes.baseAddress, bytes.count, max(0, maxBytes), &output, &length, &message, message.count)
         if status == -2 { throw tooLarge(path, "decompressed size", maxBytes) }
         guard status == 0, let output else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw SourceError(location: Location(file: Paths.display(path), line: 1, column: 1, pointer: ""), message: text)
+            throw SourceError(
+                location: Location(file: Paths.display(path), line: 1, column: 1, pointer: ""), message: text)
         }
         return FileBytes(adoptingMalloc: output, count: length)
     }

@@ -45,7 +45,10 @@ public struct InputLimits: Sendable, Equatable {
     func recordTooLarge(_ text: SourceText, offset: Int, length: Int, from start: Int?) -> SourceError {
         let pointer = start.map { FieldPath.pointer(Self.path(text, to: offset, from: $0)) } ?? ""
         let place = start == nil ? " on this line" : pointer.isEmpty ? "" : " at \(pointer)"
-        return SourceError(text, offset: offset, Self.exceeded("a record of \(length) bytes\(place)", key: "max-record-bytes", limit: maxRecordBytes), pointer: pointer)
+        return SourceError(
+            text, offset: offset,
+            Self.exceeded("a record of \(length) bytes\(place)", key: "max-record-bytes", limit: maxRecordBytes),
+            pointer: pointer)
     }
 
     /// A string or number longer than `max-value-bytes`, at its start, with its JSON
@@ -57,13 +60,16 @@ public struct InputLimits: Sendable, Equatable {
         var after = error.offset + error.length + 2
         while after < text.bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(text.bytes[after]) { after += 1 }
         let isKey = error.what == "a string" && after < text.bytes.count && text.bytes[after] == UInt8(ascii: ":")
-        var path = record.map { Self.path(text, to: $0, from: start) + Self.path(text, to: error.offset, from: $0) }
+        var path =
+            record.map { Self.path(text, to: $0, from: start) + Self.path(text, to: error.offset, from: $0) }
             ?? Self.path(text, to: error.offset, from: start)
         if isKey, !path.isEmpty { path.removeLast() }
         let pointer = FieldPath.pointer(path)
         let what = "\(isKey ? "a key" : error.what) of \(error.length) bytes"
         let place = pointer.isEmpty ? "" : isKey ? " in the object at \(pointer)" : " at \(pointer)"
-        return SourceError(text, offset: error.offset, Self.exceeded(what + place, key: "max-value-bytes", limit: maxValueBytes), pointer: pointer)
+        return SourceError(
+            text, offset: error.offset, Self.exceeded(what + place, key: "max-value-bytes", limit: maxValueBytes),
+            pointer: pointer)
     }
 
     /// The path to what starts at `offset` inside the value at `start` (empty when it cannot

@@ -9,14 +9,31 @@ public struct JSONSource: SourceKind {
         stage: .ingest, name: "json",
         summary: "A JSON document holding an array of record objects.",
         keys: SourceKeys.common + [
-            KeySpec("records", "JSON Pointer to the array of records inside the document (default: the document itself is the array)"),
-            KeySpec("page-number", "JSON Pointer to the page number in each page file of a paginated dump (e.g. /page); pages must then run 1...N with none missing or repeated, and are read in page order"),
-            KeySpec("page-count", "JSON Pointer to the total number of pages in each page file (e.g. /total_pages); every page must agree"),
-            KeySpec("next-page-token", "JSON Pointer to a token naming the next page (a places API's /next_page_token): 'path' is then the first page, and each page's token leads to the next file until a page has none"),
-            KeySpec("next-page-file", "the file a token names, beside the page holding it: {token} is replaced by the token, {token-sha256} by its SHA-256 in hex (for real tokens, too long for a file name); default \"{token}.json\""),
+            KeySpec(
+                "records",
+                "JSON Pointer to the array of records inside the document (default: the document itself is the array)"),
+            KeySpec(
+                "page-number",
+                "JSON Pointer to the page number in each page file of a paginated dump (e.g. /page); pages must then run 1...N with none missing or repeated, and are read in page order"
+            ),
+            KeySpec(
+                "page-count",
+                "JSON Pointer to the total number of pages in each page file (e.g. /total_pages); every page must agree"
+            ),
+            KeySpec(
+                "next-page-token",
+                "JSON Pointer to a token naming the next page (a places API's /next_page_token): 'path' is then the first page, and each page's token leads to the next file until a page has none"
+            ),
+            KeySpec(
+                "next-page-file",
+                "the file a token names, beside the page holding it: {token} is replaced by the token, {token-sha256} by its SHA-256 in hex (for real tokens, too long for a file name); default \"{token}.json\""
+            ),
             KeySpec("max-pages", "most pages to follow with 'next-page-token' (default 1000)"),
             FollowCheck.MissingPage.key,
-            KeySpec("expect", "values each file must hold, {JSON Pointer: value or [values]}, e.g. {/status: [OK, ZERO_RESULTS]} for saved API responses; a file that does not fails the run naming it"),
+            KeySpec(
+                "expect",
+                "values each file must hold, {JSON Pointer: value or [values]}, e.g. {/status: [OK, ZERO_RESULTS]} for saved API responses; a file that does not fails the run naming it"
+            ),
         ],
         example: """
             shops:
@@ -68,31 +85,47 @@ public struct JSONSource: SourceKind {
                 expected.append((path, values))
             }
             if expected.isEmpty { throw node.error("'expect' names no JSON Pointer") }
-            if config["records"] == nil { throw node.error("'expect' needs 'records': the values it checks sit beside the array of records in an object") }
+            if config["records"] == nil {
+                throw node.error(
+                    "'expect' needs 'records': the values it checks sit beside the array of records in an object")
+            }
         }
         self.expected = expected
         nextFileTemplate = try config.string("next-page-file") ?? "{token}.json"
         maxPages = try config.int("max-pages") ?? 1000
         if let node = config["next-page-file"] {
             guard nextTokenPath != nil else { throw node.error("'next-page-file' needs 'next-page-token'") }
-            guard nextFileTemplate.contains("{token}") || nextFileTemplate.contains("{token-sha256}"), !nextFileTemplate.contains("/") else {
-                throw node.error("'next-page-file' must be a file name holding {token} or {token-sha256}, such as \"{token-sha256}.json\" (it is looked for beside the page holding the token)")
+            guard nextFileTemplate.contains("{token}") || nextFileTemplate.contains("{token-sha256}"),
+                !nextFileTemplate.contains("/")
+            else {
+                throw node.error(
+                    "'next-page-file' must be a file name holding {token} or {token-sha256}, such as \"{token-sha256}.json\" (it is looked for beside the page holding the token)"
+                )
             }
         }
-        onMissingPage = try FollowCheck.MissingPage.parse(config, follows: nextTokenPath != nil, following: "next-page-token")
+        onMissingPage = try FollowCheck.MissingPage.parse(
+            config, follows: nextTokenPath != nil, following: "next-page-token")
         if let node = config["max-pages"] {
             guard nextTokenPath != nil else { throw node.error("'max-pages' needs 'next-page-token'") }
             if maxPages < 1 { throw node.error("'max-pages' must be at least 1") }
         }
         if let node = config["next-page-token"] {
             if let path = try config.string("path"), path.contains(where: { "*?[".contains($0) }) {
-                throw node.error("'next-page-token' follows tokens from one first page: give 'path' a single file, not the glob '\(path)'")
+                throw node.error(
+                    "'next-page-token' follows tokens from one first page: give 'path' a single file, not the glob '\(path)'"
+                )
             }
-            if recordsPath == nil { throw node.error("'next-page-token' needs 'records': the token sits beside the array of records in an object") }
+            if recordsPath == nil {
+                throw node.error(
+                    "'next-page-token' needs 'records': the token sits beside the array of records in an object")
+            }
         }
-        if pageNumberPath == nil, let node = config["page-count"] { throw node.error("'page-count' needs 'page-number' too") }
+        if pageNumberPath == nil, let node = config["page-count"] {
+            throw node.error("'page-count' needs 'page-number' too")
+        }
         if pageNumberPath != nil, recordsPath == nil, let node = config["page-number"] {
-            throw node.error("'page-number' needs 'records': page metadata sits beside the array of records in an object")
+            throw node.error(
+                "'page-number' needs 'records': page metadata sits beside the array of records in an object")
         }
     }
 
@@ -128,7 +161,9 @@ public struct JSONSource: SourceKind {
                     try checkDocument()
                     // An error response may lack the records: its status says more.
                     try checkExpected(&reader, text, documentStart)
-                    throw SourceError(text, offset: documentStart, "no value at \(recordsPath) (the 'records' pointer) in this document")
+                    throw SourceError(
+                        text, offset: documentStart,
+                        "no value at \(recordsPath) (the 'records' pointer) in this document")
                 }
                 pointer = recordsPath.description
             }
@@ -140,15 +175,20 @@ public struct JSONSource: SourceKind {
                     reader.position = position
                 }
                 let found = reader.peek() == UInt8(ascii: "{") ? "an object" : "something else"
-                let hint = recordsPath == nil && found == "an object"
-                    ? "; if the records are inside it, set 'records' to their JSON Pointer (e.g. records: /results)" : ""
-                throw SourceError(text, offset: reader.position, "expected a JSON array of records\(pointer.isEmpty ? "" : " at \(pointer)"), found \(found)\(hint)")
+                let hint =
+                    recordsPath == nil && found == "an object"
+                    ? "; if the records are inside it, set 'records' to their JSON Pointer (e.g. records: /results)"
+                    : ""
+                throw SourceError(
+                    text, offset: reader.position,
+                    "expected a JSON array of records\(pointer.isEmpty ? "" : " at \(pointer)"), found \(found)\(hint)")
             }
             text.recordsPointer = pointer
             let arrayStart = reader.position
             let chunks: [[IngestEntry]]
             do {
-                let (parsed, arrayEnd) = try Self.parseElements(buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads, limits: limits)
+                let (parsed, arrayEnd) = try Self.parseElements(
+                    buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads, limits: limits)
                 chunks = parsed
                 if recordsPath == nil {
                     reader.position = arrayEnd
@@ -176,7 +216,9 @@ public struct JSONSource: SourceKind {
                 let count = try pageCountPath.map { try Self.pageValue($0, "page-count", &reader, text, documentStart) }
                 reader.position = documentStart
                 let offset = reader.locate(pageNumberPath) ?? documentStart
-                page = PageMetadata(file: text.displayPath, number: number, count: count, location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
+                page = PageMetadata(
+                    file: text.displayPath, number: number, count: count,
+                    location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
             }
             sink.merge(chunks)
             return page
@@ -192,7 +234,10 @@ public struct JSONSource: SourceKind {
             guard !values.contains(where: { $0.joinKey == found.joinKey }) else { continue }
             let shown = values.map(JSONWriter.compact).joined(separator: " or ")
             let what = offset == nil ? "nothing" : JSONWriter.compact(found)
-            throw SourceError(text, offset: offset ?? documentStart, "expected \(shown) at \(path) (the source's 'expect'), found \(what); this file's records are not read", pointer: path.description)
+            throw SourceError(
+                text, offset: offset ?? documentStart,
+                "expected \(shown) at \(path) (the source's 'expect'), found \(what); this file's records are not read",
+                pointer: path.description)
         }
     }
 
@@ -209,22 +254,31 @@ public struct JSONSource: SourceKind {
         }
         guard let found, let token = found.value, !token.isNull else { return nil }
         func failed(_ message: String) -> NextPage {
-            .failed(SourceError(text, offset: found.offset, message + "; the pages after this one are not read", pointer: nextTokenPath.description))
+            .failed(
+                SourceError(
+                    text, offset: found.offset, message + "; the pages after this one are not read",
+                    pointer: nextTokenPath.description))
         }
         guard case .string(let name) = token else {
             return failed("the next-page token at \(nextTokenPath) is \(JSONWriter.compact(token)), not text")
         }
         if name.isEmpty { return nil }
-        let file = nextFileTemplate
+        let file =
+            nextFileTemplate
             .replacingOccurrences(of: "{token-sha256}", with: SHA256.hex(Array(name.utf8)))
             .replacingOccurrences(of: "{token}", with: name)
         guard !file.contains("/"), !file.contains("\u{0}"), file != ".", file != ".." else {
-            return failed("the next-page token '\(name)' cannot name a file beside this page (it holds '/'); name the saved pages by \"{token-sha256}.json\" with next-page-file")
+            return failed(
+                "the next-page token '\(name)' cannot name a file beside this page (it holds '/'); name the saved pages by \"{token-sha256}.json\" with next-page-file"
+            )
         }
         guard file.utf8.count <= 255 else {
-            return failed("the next-page token is \(name.utf8.count) bytes long, too long for a file name; save the pages as SHA-256 of the token and set next-page-file: \"{token-sha256}.json\"")
+            return failed(
+                "the next-page token is \(name.utf8.count) bytes long, too long for a file name; save the pages as SHA-256 of the token and set next-page-file: \"{token-sha256}.json\""
+            )
         }
-        let next = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).standardizedFileURL.path
+        let next = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file)
+            .standardizedFileURL.path
         return .file(next, link: text.location(ofOffset: found.offset, pointer: nextTokenPath.description))
     }
 
@@ -266,7 +320,9 @@ public struct JSONSource: SourceKind {
     }
 
     /// A positive whole number at `path` in the document, or a source error.
-    static func pageValue(_ path: FieldPath, _ key: String, _ reader: inout JSONReader, _ text: SourceText, _ start: Int) throws -> Int {
+    static func pageValue(
+        _ path: FieldPath, _ key: String, _ reader: inout JSONReader, _ text: SourceText, _ start: Int
+    ) throws -> Int {
         reader.position = start
         guard let offset = reader.locate(path) else {
             throw SourceError(text, offset: start, "no \(key) at \(path) in this page file")
@@ -274,7 +330,10 @@ public struct JSONSource: SourceKind {
         reader.position = offset
         let value = try? reader.readValue()
         guard case .int(let number)? = value?.joinKey, number >= 1 else {
-            throw SourceError(text, offset: offset, "the \(key) at \(path) must be a whole number of at least 1, found \(value.map(JSONWriter.compact) ?? "nothing")", pointer: path.description)
+            throw SourceError(
+                text, offset: offset,
+                "the \(key) at \(path) must be a whole number of at least 1, found \(value.map(JSONWriter.compact) ?? "nothing")",
+                pointer: path.description)
         }
         return Int(number)
     }
@@ -284,14 +343,17 @@ public struct JSONSource: SourceKind {
     /// boundary (`}` `,` `{`); the chunk before it must end exactly there, or the guess was
     /// wrong (a look-alike inside a string) and the array is read again in one piece.
     static func parseElements(
-        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, mapping: FieldMapping, threads: Threads,
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, mapping: FieldMapping,
+        threads: Threads,
         limits: InputLimits
     ) throws -> (chunks: [[IngestEntry]], end: Int) {
         var splits: [Int] = []
         let length = buffer.count - arrayStart
         if threads.count > 1, length >= 1 << 17 {
             for piece in 1..<threads.count {
-                if let split = elementStart(near: arrayStart + length * piece / threads.count, in: buffer), split > (splits.last ?? arrayStart) {
+                if let split = elementStart(near: arrayStart + length * piece / threads.count, in: buffer),
+                    split > (splits.last ?? arrayStart)
+                {
                     splits.append(split)
                 }
             }
@@ -299,7 +361,9 @@ public struct JSONSource: SourceKind {
         if !splits.isEmpty {
             let starts = [arrayStart] + splits
             let results = threads.run(starts.count) { piece in
-                parseChunk(buffer, text, from: starts[piece], first: piece == 0, stop: piece + 1 < starts.count ? starts[piece + 1] : nil, mapping: mapping, limits: limits)
+                parseChunk(
+                    buffer, text, from: starts[piece], first: piece == 0,
+                    stop: piece + 1 < starts.count ? starts[piece + 1] : nil, mapping: mapping, limits: limits)
             }
             var aligned = true
             for (piece, result) in results.enumerated() {
@@ -329,7 +393,8 @@ public struct JSONSource: SourceKind {
     /// Parses elements from `from` (the '[' for the first chunk, else an element start)
     /// until the element starting at or after `stop`, or the closing bracket.
     static func parseChunk(
-        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, from: Int, first: Bool, stop: Int?, mapping: FieldMapping,
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, from: Int, first: Bool, stop: Int?,
+        mapping: FieldMapping,
         limits: InputLimits
     ) -> Chunk {
         var chunk = Chunk()
@@ -367,7 +432,9 @@ public struct JSONSource: SourceKind {
                     } else {
                         reader.position = offset
                         let value = try reader.readValue()
-                        chunk.entries.append(IngestEntry.make(value, origin: origin, duplicateKey: reader.duplicateKeyOffset, mapping: mapping))
+                        chunk.entries.append(
+                            IngestEntry.make(
+                                value, origin: origin, duplicateKey: reader.duplicateKeyOffset, mapping: mapping))
                     }
                 } catch let error as JSONLimitError {
                     throw ValueTooLong(error: error, record: offset)
@@ -420,7 +487,8 @@ public struct JSONSource: SourceKind {
 
     static func expectEnd(_ reader: inout JSONReader, _ text: SourceText) throws {
         if reader.peek() != nil {
-            throw JSONSyntaxError(offset: reader.position, message: "unexpected data after the end of the JSON document")
+            throw JSONSyntaxError(
+                offset: reader.position, message: "unexpected data after the end of the JSON document")
         }
     }
 
@@ -434,7 +502,8 @@ public struct JSONSource: SourceKind {
         var key = "?"
         if case .key(let last)? = path.last { key = last }
         return Finding(
-            rule: "duplicate-key", message: "key '\(key)' appears more than once in the same object; which value is meant is ambiguous",
+            rule: "duplicate-key",
+            message: "key '\(key)' appears more than once in the same object; which value is meant is ambiguous",
             location: text.location(ofOffset: offset, pointer: origin.pointer + FieldPath.pointer(path)),
             field: key, value: nil)
     }

@@ -31,23 +31,31 @@ public struct NDJSONSource: SourceKind {
                 var lineEnd = lineStart
                 while lineEnd < buffer.count, buffer[lineEnd] != 0x0A { lineEnd += 1 }
                 var reader = JSONReader(bytes: buffer, start: lineStart, end: lineEnd)
-                if skipBOM { reader.skipByteOrderMark(); skipBOM = false }
+                if skipBOM {
+                    reader.skipByteOrderMark()
+                    skipBOM = false
+                }
                 if reader.peek() != nil {
                     let offset = reader.position
                     let origin = Origin(source: text, offset: offset, index: index)
                     do {
                         let value = try reader.readValue()
                         if reader.peek() != nil {
-                            throw JSONSyntaxError(offset: reader.position, message: "unexpected data after the record on this line")
+                            throw JSONSyntaxError(
+                                offset: reader.position, message: "unexpected data after the record on this line")
                         }
-                        let duplicate = reader.duplicateKeyOffset.map { JSONSource.duplicateKey(text, at: $0, origin: origin) }
+                        let duplicate = reader.duplicateKeyOffset.map {
+                            JSONSource.duplicateKey(text, at: $0, origin: origin)
+                        }
                         sink.accept(value, origin: origin, rejectedFor: duplicate)
                     } catch let error as JSONSyntaxError {
-                        let raw = String(decoding: UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]), as: UTF8.self)
-                        sink.unreadable(Finding(
-                            rule: "json-syntax", message: "line is not valid JSON: \(error.message)",
-                            location: text.location(ofOffset: error.offset, pointer: ""),
-                            value: .string(String(raw.prefix(200)))))
+                        let raw = String(
+                            decoding: UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]), as: UTF8.self)
+                        sink.unreadable(
+                            Finding(
+                                rule: "json-syntax", message: "line is not valid JSON: \(error.message)",
+                                location: text.location(ofOffset: error.offset, pointer: ""),
+                                value: .string(String(raw.prefix(200)))))
                     } catch {
                         preconditionFailure("JSONReader throws only JSONSyntaxError")
                     }
@@ -76,7 +84,10 @@ public struct NDJSONSource: SourceKind {
                 continue
             }
             let from = lineStart + shortest + 1
-            let lineEnd = memchr(base + from, 0x0A, buffer.count - from).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buffer.count
+            let lineEnd =
+                memchr(base + from, 0x0A, buffer.count - from).map {
+                    base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                } ?? buffer.count
             var reader = JSONReader(bytes: buffer, start: lineStart, end: lineEnd, maxValueBytes: limits.maxValueBytes)
             if lineStart == 0 { reader.skipByteOrderMark() }
             if reader.peek() != nil {

@@ -15,30 +15,46 @@ public enum PageSequence {
         var byNumber: [Int: PageMetadata] = [:]
         for page in pages {
             if let other = byNumber[page.number] {
-                errors.append(SourceError(location: page.location, message: "page \(page.number) appears twice: in \(other.file) and in \(page.file)"))
+                errors.append(
+                    SourceError(
+                        location: page.location,
+                        message: "page \(page.number) appears twice: in \(other.file) and in \(page.file)"))
             } else {
                 byNumber[page.number] = page
             }
         }
         let counts = Set(pages.compactMap(\.count))
         if counts.count > 1, let odd = pages.first(where: { $0.count != pages.first?.count }), let first = pages.first {
-            errors.append(SourceError(
-                location: odd.location,
-                message: "the page count disagrees: \(first.file) says \(first.count.map(String.init) ?? "nothing"), \(odd.file) says \(odd.count.map(String.init) ?? "nothing")"))
+            errors.append(
+                SourceError(
+                    location: odd.location,
+                    message:
+                        "the page count disagrees: \(first.file) says \(first.count.map(String.init) ?? "nothing"), \(odd.file) says \(odd.count.map(String.init) ?? "nothing")"
+                ))
         }
         let expected = counts.count == 1 ? counts.first! : (byNumber.keys.max() ?? 0)
         // A claim far beyond the files found is reported as such, without walking every number.
-        if expected > byNumber.count + 10_000, let anchor = pages.first(where: { $0.count == expected || $0.number == expected }) ?? pages.first {
-            errors.append(SourceError(location: anchor.location, message: "the dump claims \(expected) pages but \(pages.count) page files were found"))
+        if expected > byNumber.count + 10_000,
+            let anchor = pages.first(where: { $0.count == expected || $0.number == expected }) ?? pages.first
+        {
+            errors.append(
+                SourceError(
+                    location: anchor.location,
+                    message: "the dump claims \(expected) pages but \(pages.count) page files were found"))
             return errors
         }
         let missing = (1...max(expected, 1)).filter { byNumber[$0] == nil && expected > 0 }
         if !missing.isEmpty, let anchor = pages.first {
-            let shown = missing.prefix(10).map(String.init).joined(separator: ", ") + (missing.count > 10 ? ", ..." : "")
-            errors.append(SourceError(location: anchor.location, message: "\(missing.count) of \(expected) pages missing: page \(shown)"))
+            let shown =
+                missing.prefix(10).map(String.init).joined(separator: ", ") + (missing.count > 10 ? ", ..." : "")
+            errors.append(
+                SourceError(
+                    location: anchor.location, message: "\(missing.count) of \(expected) pages missing: page \(shown)"))
         }
         if let beyond = pages.first(where: { $0.number > expected || $0.number < 1 }) {
-            errors.append(SourceError(location: beyond.location, message: "page number \(beyond.number) is outside 1...\(expected)"))
+            errors.append(
+                SourceError(
+                    location: beyond.location, message: "page number \(beyond.number) is outside 1...\(expected)"))
         }
         return errors
     }

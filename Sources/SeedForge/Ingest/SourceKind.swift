@@ -10,7 +10,9 @@ public protocol SourceKind: Sendable {
     /// A file of this source's shape holding `records` (for pipeline tests' inline input).
     func document(holding records: [Value]) -> [UInt8]
     /// The fields a source declares; most kinds take `name: type` / `{type, from}`.
-    static func declaredFields(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError])
+    static func declaredFields(
+        _ config: ConfigMap, what: String
+    ) throws -> (fields: [FieldSpec], errors: [DefinitionError])
     /// For sources that follow links from page to page: the next file after `text`, or nil.
     func nextFile(after text: SourceText, path: String) -> NextPage?
     /// The most pages one run follows from the start page.
@@ -24,7 +26,9 @@ public protocol SourceKind: Sendable {
 }
 
 extension SourceKind {
-    public static func declaredFields(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError]) {
+    public static func declaredFields(
+        _ config: ConfigMap, what: String
+    ) throws -> (fields: [FieldSpec], errors: [DefinitionError]) {
         try FieldMapping.load(config, what: what)
     }
 
@@ -49,11 +53,22 @@ public enum NextPage: Sendable {
 enum SourceKeys {
     static let common: [KeySpec] = [
         KeySpec("kind", required: true, "the source kind: json, ndjson or html"),
-        KeySpec("path", required: true, "a file or a glob (*, ?, [..]), relative to the folder of the pipeline file; gzip-compressed files are read as they are"),
-        KeySpec("fields", required: true, "the fields to take from each record: `name: type` or `name: {type: T, from: /json/pointer}`; types: string, number, integer, boolean, array, object, any"),
+        KeySpec(
+            "path", required: true,
+            "a file or a glob (*, ?, [..]), relative to the folder of the pipeline file; gzip-compressed files are read as they are"
+        ),
+        KeySpec(
+            "fields", required: true,
+            "the fields to take from each record: `name: type` or `name: {type: T, from: /json/pointer}`; types: string, number, integer, boolean, array, object, any"
+        ),
         KeySpec("id", "the field that identifies a record (shown in rejects and the duplicates log)"),
-        KeySpec("unknown-fields", "what to do with keys of a record that 'fields' does not declare: ignore (default), warn or reject"),
-        KeySpec("reference", "true: the records are only looked up by steps (such as the cities a nearest step searches) and need no output; their rejects are still reported and counted"),
+        KeySpec(
+            "unknown-fields",
+            "what to do with keys of a record that 'fields' does not declare: ignore (default), warn or reject"),
+        KeySpec(
+            "reference",
+            "true: the records are only looked up by steps (such as the cities a nearest step searches) and need no output; their rejects are still reported and counted"
+        ),
     ]
 }
 
@@ -106,7 +121,9 @@ public struct IngestSink {
     /// Maps and keeps a record, or rejects it with its findings. `rejectedFor` is a
     /// finding the source made itself (a key written twice), which rejects the record
     /// whatever its fields hold.
-    public mutating func accept(_ raw: Value, origin: Origin, rejectedFor sourceFinding: Finding? = nil, also more: [Finding] = []) {
+    public mutating func accept(
+        _ raw: Value, origin: Origin, rejectedFor sourceFinding: Finding? = nil, also more: [Finding] = []
+    ) {
         count += 1
         var (record, findings) = mapping.map(raw, origin: origin)
         findings.insert(contentsOf: more, at: 0)

@@ -60,7 +60,9 @@ public struct JSONReader {
 
     public mutating func expect(_ byte: UInt8, _ what: String) throws {
         skipWhitespace()
-        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input, expected \(what)") }
+        guard position < end else {
+            throw JSONSyntaxError(offset: position, message: "unexpected end of input, expected \(what)")
+        }
         guard bytes[position] == byte else { throw unexpected(expected: what) }
         position += 1
     }
@@ -70,7 +72,9 @@ public struct JSONReader {
     public mutating func nextArrayElement(first: Bool) throws -> Bool {
         skipWhitespace()
         guard position < end else {
-            throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an array (truncated file?), expected ',' or ']'")
+            throw JSONSyntaxError(
+                offset: position,
+                message: "unexpected end of input inside an array (truncated file?), expected ',' or ']'")
         }
         if bytes[position] == UInt8(ascii: "]") {
             position += 1
@@ -81,7 +85,8 @@ public struct JSONReader {
             position += 1
             skipWhitespace()
             guard position < end else {
-                throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an array (truncated file?)")
+                throw JSONSyntaxError(
+                    offset: position, message: "unexpected end of input inside an array (truncated file?)")
             }
             if bytes[position] == UInt8(ascii: "]") {
                 throw JSONSyntaxError(offset: position, message: "trailing comma before ']'")
@@ -99,21 +104,32 @@ public struct JSONReader {
 
     mutating func parseValue(depth: Int) throws -> Value {
         skipWhitespace()
-        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input, expected a value (truncated file?)") }
+        guard position < end else {
+            throw JSONSyntaxError(
+                offset: position, message: "unexpected end of input, expected a value (truncated file?)")
+        }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw unexpected(expected: "a value")
         }
     }
 
     mutating func parseObject(depth: Int) throws -> Value {
-        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+        guard depth <= maxDepth else {
+            throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels")
+        }
         position += 1
         var object = JSONObject()
         skipWhitespace()
@@ -123,9 +139,14 @@ public struct JSONReader {
         }
         while true {
             skipWhitespace()
-            guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?)") }
+            guard position < end else {
+                throw JSONSyntaxError(
+                    offset: position, message: "unexpected end of input inside an object (truncated file?)")
+            }
             guard bytes[position] == UInt8(ascii: "\"") else {
-                if bytes[position] == UInt8(ascii: "}") { throw JSONSyntaxError(offset: position, message: "trailing comma before '}'") }
+                if bytes[position] == UInt8(ascii: "}") {
+                    throw JSONSyntaxError(offset: position, message: "trailing comma before '}'")
+                }
                 throw unexpected(expected: "a quoted key")
             }
             let keyOffset = position
@@ -139,17 +160,25 @@ public struct JSONReader {
                 object.appendUnchecked(key, value)
             }
             skipWhitespace()
-            guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'") }
+            guard position < end else {
+                throw JSONSyntaxError(
+                    offset: position,
+                    message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'")
+            }
             switch bytes[position] {
             case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"): position += 1; return .object(object)
+            case UInt8(ascii: "}"):
+                position += 1
+                return .object(object)
             default: throw unexpected(expected: "',' or '}'")
             }
         }
     }
 
     mutating func parseArray(depth: Int) throws -> Value {
-        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+        guard depth <= maxDepth else {
+            throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels")
+        }
         position += 1
         var array: [Value] = []
         var first = true
@@ -199,7 +228,9 @@ public struct JSONReader {
         if position < end, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             isInteger = false
             position += 1
-            if position < end, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            if position < end, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
             guard position < end, isDigit(bytes[position]) else {
                 throw JSONSyntaxError(offset: position, message: "invalid number: expected a digit in the exponent")
             }
@@ -210,7 +241,10 @@ public struct JSONReader {
         if isInteger, length <= 18 {
             var negative = false
             var index = start
-            if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+            if bytes[index] == UInt8(ascii: "-") {
+                negative = true
+                index += 1
+            }
             var value: Int64 = 0
             while index < position {
                 value = value &* 10 &+ Int64(bytes[index] &- UInt8(ascii: "0"))
@@ -246,7 +280,9 @@ public struct JSONReader {
             if byte < 0x20 { throw controlCharacter(byte) }
             if byte < 0x80 { position += 1 } else { try skipUTF8Sequence() }
         }
-        guard position < end else { throw JSONSyntaxError(offset: open, message: "unterminated string (truncated file?)") }
+        guard position < end else {
+            throw JSONSyntaxError(offset: open, message: "unterminated string (truncated file?)")
+        }
         var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
         while position < end {
             let byte = bytes[position]
@@ -278,13 +314,17 @@ public struct JSONReader {
 
     func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
         let hex = String(byte, radix: 16, uppercase: true)
-        return JSONSyntaxError(offset: position, message: "control character U+\(hex.count < 2 ? "000" : "00")\(hex) must be escaped inside a string")
+        return JSONSyntaxError(
+            offset: position,
+            message: "control character U+\(hex.count < 2 ? "000" : "00")\(hex) must be escaped inside a string")
     }
 
     mutating func parseEscape(into buffer: inout [UInt8]) throws {
         let escapeStart = position
         position += 1
-        guard position < end else { throw JSONSyntaxError(offset: escapeStart, message: "unterminated escape sequence") }
+        guard position < end else {
+            throw JSONSyntaxError(offset: escapeStart, message: "unterminated escape sequence")
+        }
         let byte = bytes[position]
         position += 1
         switch byte {
@@ -299,7 +339,9 @@ public struct JSONReader {
         case UInt8(ascii: "u"):
             var scalar = try hex4(at: escapeStart)
             if (0xD800...0xDBFF).contains(scalar) {
-                guard end - position >= 6, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                guard end - position >= 6, bytes[position] == UInt8(ascii: "\\"),
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else {
                     throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in \\u escape")
                 }
                 position += 2
@@ -313,7 +355,8 @@ public struct JSONReader {
             }
             buffer.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
         default:
-            throw JSONSyntaxError(offset: escapeStart, message: "invalid escape sequence '\\\(Character(Unicode.Scalar(byte)))'")
+            throw JSONSyntaxError(
+                offset: escapeStart, message: "invalid escape sequence '\\\(Character(Unicode.Scalar(byte)))'")
         }
     }
 
@@ -341,14 +384,17 @@ public struct JSONReader {
     mutating func skipUTF8Sequence() throws {
         let lead = bytes[position]
         guard let (count, first, last) = UTF8Lead.sequence(lead) else {
-            throw JSONSyntaxError(offset: position, message: "invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
+            throw JSONSyntaxError(
+                offset: position, message: "invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
         }
         var index = position + 1
         var low = first
         var high = last
         for _ in 0..<count {
             guard index < end, bytes[index] >= low, bytes[index] <= high else {
-                throw JSONSyntaxError(offset: position, message: "invalid UTF-8 sequence starting with byte 0x\(String(lead, radix: 16, uppercase: true))")
+                throw JSONSyntaxError(
+                    offset: position,
+                    message: "invalid UTF-8 sequence starting with byte 0x\(String(lead, radix: 16, uppercase: true))")
             }
             low = 0x80
             high = 0xBF
@@ -361,7 +407,9 @@ public struct JSONReader {
 
     /// Steps into the object at `position`; false when it is empty (and then past it).
     mutating func enterObject(depth: Int) throws -> Bool {
-        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+        guard depth <= maxDepth else {
+            throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels")
+        }
         position += 1
         skipWhitespace()
         if position < end, bytes[position] == UInt8(ascii: "}") {
@@ -375,9 +423,14 @@ public struct JSONReader {
     /// Returns the key's raw bytes (between the quotes) and whether it had no escapes.
     mutating func memberKey() throws -> (key: Range<Int>, plain: Bool) {
         skipWhitespace()
-        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?)") }
+        guard position < end else {
+            throw JSONSyntaxError(
+                offset: position, message: "unexpected end of input inside an object (truncated file?)")
+        }
         guard bytes[position] == UInt8(ascii: "\"") else {
-            if bytes[position] == UInt8(ascii: "}") { throw JSONSyntaxError(offset: position, message: "trailing comma before '}'") }
+            if bytes[position] == UInt8(ascii: "}") {
+                throw JSONSyntaxError(offset: position, message: "trailing comma before '}'")
+            }
             throw unexpected(expected: "a quoted key")
         }
         let keyStart = position + 1
@@ -390,7 +443,11 @@ public struct JSONReader {
     /// After a member's value: true when another member follows, false past the '}'.
     mutating func nextMember() throws -> Bool {
         skipWhitespace()
-        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'") }
+        guard position < end else {
+            throw JSONSyntaxError(
+                offset: position,
+                message: "unexpected end of input inside an object (truncated file?), expected ',' or '}'")
+        }
         switch bytes[position] {
         case UInt8(ascii: ","):
             position += 1
@@ -409,7 +466,9 @@ public struct JSONReader {
     /// Returns false when the record needs the general reader: it is not an object, a
     /// key is repeated, or (with `allowUnknown` false) a key is not in the tree. Throws on
     /// a syntax error exactly where `readValue` would.
-    public mutating func readFields(_ tree: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool) throws -> Bool {
+    public mutating func readFields(
+        _ tree: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool
+    ) throws -> Bool {
         guard peek() == UInt8(ascii: "{") else { return false }
         duplicateKeyOffset = nil
         let clean = try readObjectFields(tree, into: &values, allowUnknown: allowUnknown, depth: 1)
@@ -417,7 +476,9 @@ public struct JSONReader {
         return clean && duplicateKeyOffset == nil
     }
 
-    mutating func readObjectFields(_ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int) throws -> Bool {
+    mutating func readObjectFields(
+        _ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int
+    ) throws -> Bool {
         guard try enterObject(depth: depth) else { return true }
         var clean = true
         var matched: UInt64 = 0
@@ -430,7 +491,9 @@ public struct JSONReader {
                 let bit: UInt64 = child < 64 ? 1 << UInt64(child) : 0
                 if matched & bit != 0 { clean = false }
                 matched |= bit
-                if try !readNode(children[child].node, into: &values, allowUnknown: allowUnknown, depth: depth) { clean = false }
+                if try !readNode(children[child].node, into: &values, allowUnknown: allowUnknown, depth: depth) {
+                    clean = false
+                }
             } else {
                 if !allowUnknown { clean = false }
                 let slice = Array(key)[...]
@@ -443,22 +506,30 @@ public struct JSONReader {
 
     /// Reads the value at `position` for a tree node: a field's value, or a container's
     /// declared members (anything else is skipped).
-    mutating func readNode(_ node: FieldTree.Node, into values: inout [Value], allowUnknown: Bool, depth: Int) throws -> Bool {
+    mutating func readNode(
+        _ node: FieldTree.Node, into values: inout [Value], allowUnknown: Bool, depth: Int
+    ) throws -> Bool {
         switch node {
         case .field(let field):
             values[field] = try parseValue(depth: depth)
             return true
         case .container(let children):
             switch peek() {
-            case UInt8(ascii: "{"): return try readObjectFields(children, into: &values, allowUnknown: allowUnknown, depth: depth + 1)
-            case UInt8(ascii: "["): return try readArrayFields(children, into: &values, allowUnknown: allowUnknown, depth: depth + 1)
+            case UInt8(ascii: "{"):
+                return try readObjectFields(children, into: &values, allowUnknown: allowUnknown, depth: depth + 1)
+            case UInt8(ascii: "["):
+                return try readArrayFields(children, into: &values, allowUnknown: allowUnknown, depth: depth + 1)
             default: return try skipFast(depth: depth)
             }
         }
     }
 
-    mutating func readArrayFields(_ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int) throws -> Bool {
-        guard depth <= maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+    mutating func readArrayFields(
+        _ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int
+    ) throws -> Bool {
+        guard depth <= maxDepth else {
+            throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels")
+        }
         position += 1
         var clean = true
         var index = 0
@@ -507,7 +578,10 @@ public struct JSONReader {
             position = checked.upperBound
             return true
         }
-        guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of input, expected a value (truncated file?)") }
+        guard position < end else {
+            throw JSONSyntaxError(
+                offset: position, message: "unexpected end of input, expected a value (truncated file?)")
+        }
         switch bytes[position] {
         case UInt8(ascii: "\""):
             _ = try skipString()
@@ -525,7 +599,9 @@ public struct JSONReader {
             } while try nextMember()
             return clean
         case UInt8(ascii: "["):
-            guard depth < maxDepth else { throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels") }
+            guard depth < maxDepth else {
+                throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels")
+            }
             position += 1
             var clean = true
             var first = true
@@ -642,7 +718,9 @@ public struct JSONReader {
     mutating func seekElement(_ index: Int) -> Bool {
         position += 1
         for _ in 0..<index {
-            guard peek() != UInt8(ascii: "]"), (try? skipValue()) != nil, peek() == UInt8(ascii: ",") else { return false }
+            guard peek() != UInt8(ascii: "]"), (try? skipValue()) != nil, peek() == UInt8(ascii: ",") else {
+                return false
+            }
             position += 1
         }
         return peek() != UInt8(ascii: "]")

@@ -121,7 +121,9 @@ public struct JSONWriter {
         append(byte: UInt8(ascii: "\""))
         // Most text needs no escape: copy it in one go.
         let clean: Bool? = string.utf8.withContiguousStorageIfAvailable { text in
-            for byte in text where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            for byte in text where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
             bytes.append(contentsOf: text)
             return true
         }

@@ -14,7 +14,8 @@ public struct LineLogHandler: LogHandler {
     let format: Format
     let write: @Sendable (String) -> Void
 
-    public init(format: Format, level: Logger.Level, write: @escaping @Sendable (String) -> Void = StandardError.write) {
+    public init(format: Format, level: Logger.Level, write: @escaping @Sendable (String) -> Void = StandardError.write)
+    {
         self.format = format
         self.logLevel = level
         self.write = write

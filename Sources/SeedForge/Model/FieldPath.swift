@@ -33,8 +33,10 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
     /// a key named `*` to JSON Pointer (RFC 6901), which has no wildcards, so a source with
     /// `records: /*/ratings` would pass and then find nothing in any file. Nil when fine.
     public var wildcardProblem: String? {
-        guard let step = components.first(where: { $0 == .key("*") || $0 == .key("**") }), case .key(let key) = step else { return nil }
-        return "'\(key)' in \(description) is not a wildcard: a JSON Pointer (RFC 6901) names one value, step by step; write the key or the index (e.g. /results or /0/ratings)"
+        guard let step = components.first(where: { $0 == .key("*") || $0 == .key("**") }), case .key(let key) = step
+        else { return nil }
+        return
+            "'\(key)' in \(description) is not a wildcard: a JSON Pointer (RFC 6901) names one value, step by step; write the key or the index (e.g. /results or /0/ratings)"
     }
 
     /// The path as a JSON Pointer.

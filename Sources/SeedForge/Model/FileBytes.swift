@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The bytes of an input file, for as long as records point into them. A plain file is
@@ -47,7 +47,9 @@ public final class FileBytes: @unchecked Sendable {
     public static func read(path: String) throws -> FileBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
+            let reason =
+                errno == ENOENT
+                ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
             throw IOFailure("cannot read \(Paths.display(path)): \(reason)")
         }
         defer { close(fd) }

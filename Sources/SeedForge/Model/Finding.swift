@@ -14,7 +14,10 @@ public struct Finding: Sendable {
     public var field: String?
     public var value: Value?
 
-    public init(rule: String, severity: Severity = .error, message: String, location: Location? = nil, field: String? = nil, value: Value? = nil) {
+    public init(
+        rule: String, severity: Severity = .error, message: String, location: Location? = nil, field: String? = nil,
+        value: Value? = nil
+    ) {
         self.rule = rule
         self.severity = severity
         self.message = message

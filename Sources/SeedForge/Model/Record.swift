@@ -49,7 +49,9 @@ public struct Origin: Sendable {
 
     /// The location of the record itself.
     public var location: Location {
-        if source.fieldSelectors != nil { return source.location(ofOffset: offset, pointer: "page \(source.pageNumber), item \(index + 1)") }
+        if source.fieldSelectors != nil {
+            return source.location(ofOffset: offset, pointer: "page \(source.pageNumber), item \(index + 1)")
+        }
         return source.location(ofOffset: offset, pointer: pointer)
     }
 

@@ -53,16 +53,25 @@ public final class SourceText: @unchecked Sendable {
         }
         var lineStart = starts[low]
         // A UTF-8 byte order mark is not a character of line 1.
-        if lineStart == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { lineStart = min(3, clamped) }
+        if lineStart == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            lineStart = min(3, clamped)
+        }
         var countFrom = lineStart
         var column = 1
         let lineEnd = low + 1 < starts.count ? starts[low + 1] : bytes.count
         if lineEnd - lineStart > Self.longLine {
             let points = checkpoints(ofLineFrom: lineStart, to: lineEnd)
-            var low = 0, high = points.count - 1, best = -1
+            var low = 0
+            var high = points.count - 1
+            var best = -1
             while low <= high {
                 let mid = (low + high) / 2
-                if points[mid].offset <= clamped { best = mid; low = mid + 1 } else { high = mid - 1 }
+                if points[mid].offset <= clamped {
+                    best = mid
+                    low = mid + 1
+                } else {
+                    high = mid - 1
+                }
             }
             if best >= 0 { (countFrom, column) = points[best] }
         }

@@ -32,7 +32,9 @@ public enum Value: Hashable, Sendable {
     /// The value as a key for joins, dedupe and uniqueness: an integral double (`136256.0`)
     /// matches the integer it equals; everything else is itself.
     public var joinKey: Value {
-        if case .double(let double) = self, double.rounded() == double, abs(double) < 9.007e15 { return .int(Int64(double)) }
+        if case .double(let double) = self, double.rounded() == double, abs(double) < 9.007e15 {
+            return .int(Int64(double))
+        }
         return self
     }
 
@@ -98,7 +100,9 @@ public struct JSONObject: Hashable, Sendable {
         }
         set {
             if let index = keys.firstIndex(of: key) {
-                if let newValue { values[index] = newValue } else {
+                if let newValue {
+                    values[index] = newValue
+                } else {
                     keys.remove(at: index)
                     values.remove(at: index)
                 }

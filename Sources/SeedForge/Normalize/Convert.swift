@@ -9,11 +9,14 @@ import Foundation
 public struct Convert: Step {
     public static let spec = KindSpec(
         stage: .normalize, name: "convert",
-        summary: "Convert a text field: price-amount, price-currency, url, number, integer, or text (entities decoded, white space collapsed).",
+        summary:
+            "Convert a text field: price-amount, price-currency, url, number, integer, or text (entities decoded, white space collapsed).",
         keys: [
             CommonKeys.collection,
             KeySpec("field", required: true, "the text field to convert"),
-            KeySpec("to", required: true, "price-amount (exact decimal), price-currency (ISO 4217), url, number, integer or text"),
+            KeySpec(
+                "to", required: true,
+                "price-amount (exact decimal), price-currency (ISO 4217), url, number, integer or text"),
             KeySpec("into", "a new field for the result (default: the field itself)"),
             KeySpec("base-url", "for to: url, the address relative links are resolved against"),
         ],
@@ -38,7 +41,9 @@ public struct Convert: Step {
         collection = try plan.collection(config)
         field = try plan.field(config, key: "field", in: collection)
         name = plan.schema(collection)[field].name
-        target = try config.choice("to", Target.self, choices: Target.allCases) ?? { throw config.error("\(config.what) is missing required key 'to'") }()
+        target =
+            try config.choice("to", Target.self, choices: Target.allCases)
+            ?? { throw config.error("\(config.what) is missing required key 'to'") }()
         if let intoNode = config["into"] {
             let type: FieldType
             switch target {
@@ -52,7 +57,9 @@ public struct Convert: Step {
             into = field
         }
         if let text = try config.string("base-url") {
-            guard let url = URL(string: text), url.scheme != nil else { throw config["base-url"]!.error("'base-url' must be an absolute URL") }
+            guard let url = URL(string: text), url.scheme != nil else {
+                throw config["base-url"]!.error("'base-url' must be an absolute URL")
+            }
             base = url
         } else {
             base = nil
@@ -71,7 +78,11 @@ public struct Convert: Step {
                 record[into] = value
                 return []
             case .failure(let failure):
-                return [Finding(rule: failure.rule, message: "\(name): \(failure.message)", location: record.origin.location(ofField: spec), field: name, value: .string(text))]
+                return [
+                    Finding(
+                        rule: failure.rule, message: "\(name): \(failure.message)",
+                        location: record.origin.location(ofField: spec), field: name, value: .string(text))
+                ]
             }
         }
     }

@@ -34,19 +34,30 @@ public enum Converters {
             return .success(.string(Trim.collapsed(Convert.decodeEntities(text))))
         case .url:
             guard let url = absoluteURL(text, base: base) else {
-                return .failure(Failure(rule: "url", message: "'\(text)' is not a URL\(base == nil ? " (relative links need base-url)" : "")"))
+                return .failure(
+                    Failure(
+                        rule: "url",
+                        message: "'\(text)' is not a URL\(base == nil ? " (relative links need base-url)" : "")"))
             }
             return .success(.string(url))
         case .priceAmount, .priceCurrency:
-            guard let price = price(text) else { return .failure(Failure(rule: "price", message: "cannot read a price from '\(text)'")) }
+            guard let price = price(text) else {
+                return .failure(Failure(rule: "price", message: "cannot read a price from '\(text)'"))
+            }
             if target == .priceAmount { return .success(.decimal(price.amount)) }
-            guard let currency = price.currency else { return .failure(Failure(rule: "price", message: "'\(text)' names no currency")) }
+            guard let currency = price.currency else {
+                return .failure(Failure(rule: "price", message: "'\(text)' names no currency"))
+            }
             return .success(.string(currency))
         case .number:
-            guard let number = number(text) else { return .failure(Failure(rule: "number", message: "'\(text)' is not a number")) }
+            guard let number = number(text) else {
+                return .failure(Failure(rule: "number", message: "'\(text)' is not a number"))
+            }
             return .success(.double(number))
         case .integer:
-            guard let number = integer(text) else { return .failure(Failure(rule: "number", message: "'\(text)' is not a whole number")) }
+            guard let number = integer(text) else {
+                return .failure(Failure(rule: "number", message: "'\(text)' is not a whole number"))
+            }
             return .success(.int(number))
         }
     }
@@ -55,7 +66,9 @@ public enum Converters {
     static let threeDecimals: Set<String> = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]
 
     /// Three upper-case ASCII letters, the shape of an ISO 4217 code.
-    static func isISOCode(_ word: String) -> Bool { word.count == 3 && word.allSatisfy { $0.isUppercase && $0.isASCII } }
+    static func isISOCode(_ word: String) -> Bool {
+        word.count == 3 && word.allSatisfy { $0.isUppercase && $0.isASCII }
+    }
 
     /// A price text as an exact amount and a currency: `£51.77` → (51.77, GBP),
     /// `$1,299.00` → (1299, USD), `1.234,56 €` → (1234.56, EUR), `EUR 12` → (12, EUR).
@@ -71,13 +84,22 @@ public enum Converters {
         var symbolCurrency: String?
         for character in text {
             if character.isASCIIDigit || character == "." || character == "," || (character == "-" && number.isEmpty) {
-                if !word.isEmpty { words.append(word); word = "" }
+                if !word.isEmpty {
+                    words.append(word)
+                    word = ""
+                }
                 number.append(character)
             } else if character.isLetter {
-                if !number.isEmpty { tokens.append(number); number = "" }
+                if !number.isEmpty {
+                    tokens.append(number)
+                    number = ""
+                }
                 word.append(character)
             } else {
-                if !number.isEmpty { tokens.append(number); number = "" }
+                if !number.isEmpty {
+                    tokens.append(number)
+                    number = ""
+                }
                 if let code = symbolCode(character, after: word) {
                     if let earlier = symbolCurrency, earlier != code { return nil }
                     symbolCurrency = code
@@ -86,7 +108,9 @@ public enum Converters {
                     words.append(word)
                     word = ""
                 }
-                if !(character.isWhitespace || symbolCode(character, after: "") != nil || character == "'") { return nil }
+                if !(character.isWhitespace || symbolCode(character, after: "") != nil || character == "'") {
+                    return nil
+                }
             }
         }
         if !word.isEmpty { words.append(word) }
@@ -160,7 +184,9 @@ public enum Converters {
     public static func number(_ text: String) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let plain = Double(trimmed), !trimmed.contains(where: { $0.isLetter }) { return plain }
-        guard trimmed.range(of: "^-?[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]+)?$", options: .regularExpression) != nil else { return nil }
+        guard trimmed.range(of: "^-?[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]+)?$", options: .regularExpression) != nil else {
+            return nil
+        }
         return Double(trimmed.replacingOccurrences(of: ",", with: ""))
     }
 
@@ -178,7 +204,9 @@ public enum Converters {
         guard !trimmed.isEmpty else { return nil }
         // A plain relative path (`products/a.html`) joins the base's folder as it is.
         if let base, isPlainRelative(trimmed), trimmed.allSatisfy(\.isASCII) {
-            let folder = base.absoluteString.hasSuffix("/") ? base.absoluteString : String(base.absoluteString[...base.absoluteString.lastIndex(of: "/")!])
+            let folder =
+                base.absoluteString.hasSuffix("/")
+                ? base.absoluteString : String(base.absoluteString[...base.absoluteString.lastIndex(of: "/")!])
             if base.query == nil, base.fragment == nil, folder.contains("://") { return folder + trimmed }
         }
         if let absolute = URL(string: trimmed), let scheme = absolute.scheme {
@@ -191,7 +219,9 @@ public enum Converters {
     /// No scheme, no leading `/`, no `.` or `..` segments, no query, fragment or escapes.
     static func isPlainRelative(_ text: String) -> Bool {
         guard let first = text.first, first != "/", first != "." else { return false }
-        if text.contains(where: { $0 == ":" || $0 == "?" || $0 == "#" || $0 == "%" || $0 == "\\" || $0.isWhitespace }) { return false }
+        if text.contains(where: { $0 == ":" || $0 == "?" || $0 == "#" || $0 == "%" || $0 == "\\" || $0.isWhitespace }) {
+            return false
+        }
         return !text.split(separator: "/").contains { $0 == "." || $0 == ".." }
     }
 }

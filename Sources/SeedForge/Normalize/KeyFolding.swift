@@ -37,7 +37,9 @@ public struct KeyFolding: Sendable, Equatable {
     /// `{"apostrophes": "drop", "punctuation": "space"}` for meta.json, nil when it folds nothing more.
     var meta: Value? {
         guard self != .none else { return nil }
-        return .object(JSONObject([("apostrophes", .string(apostrophes.rawValue)), ("punctuation", .string(punctuation.rawValue))]))
+        return .object(
+            JSONObject([("apostrophes", .string(apostrophes.rawValue)), ("punctuation", .string(punctuation.rawValue))])
+        )
     }
 
     init?(meta: Value?) {
@@ -54,7 +56,8 @@ extension Unicode.GeneralCategory {
     var isPunctuation: Bool {
         switch self {
         case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
-             .initialPunctuation, .finalPunctuation, .otherPunctuation: return true
+            .initialPunctuation, .finalPunctuation, .otherPunctuation:
+            return true
         default: return false
         }
     }

@@ -18,10 +18,21 @@ public struct MapValues: Step {
             CommonKeys.collection,
             KeySpec("field", required: true, "the field to map"),
             KeySpec("map", required: true, "canonical value: [spellings...] (compared trimmed and folded)"),
-            KeySpec("unmapped", "reject (default): the record is rejected; warn: kept with a warning; null: set to null with a warning"),
-            KeySpec("into", "write the canonical value into this new text field, keeping the mapped field as it is (needed for array fields)"),
-            KeySpec("default", "the canonical value for values that map to nothing (and null or empty lists), without a finding; replaces 'unmapped'"),
-            KeySpec("priority", "for a list: list (default: the first element that maps) or map (of the values its elements map to, the one written first in 'map')"),
+            KeySpec(
+                "unmapped",
+                "reject (default): the record is rejected; warn: kept with a warning; null: set to null with a warning"),
+            KeySpec(
+                "into",
+                "write the canonical value into this new text field, keeping the mapped field as it is (needed for array fields)"
+            ),
+            KeySpec(
+                "default",
+                "the canonical value for values that map to nothing (and null or empty lists), without a finding; replaces 'unmapped'"
+            ),
+            KeySpec(
+                "priority",
+                "for a list: list (default: the first element that maps) or map (of the values its elements map to, the one written first in 'map')"
+            ),
         ],
         example: """
             - normalize: map-values
@@ -60,10 +71,14 @@ public struct MapValues: Step {
         name = plan.schema(collection)[field].name
         let type = plan.schema(collection)[field].type
         guard [.string, .any, .array].contains(type) else {
-            throw config["field"]!.error("map-values writes text, but '\(name)' is declared \(type.rawValue); declare it string (or any, when the source mixes codes and names)")
+            throw config["field"]!.error(
+                "map-values writes text, but '\(name)' is declared \(type.rawValue); declare it string (or any, when the source mixes codes and names)"
+            )
         }
         if type == .array, config["into"] == nil {
-            throw config["field"]!.error("'\(name)' is an array: give 'into' a new field for the mapped value (a list of types becomes one category)")
+            throw config["field"]!.error(
+                "'\(name)' is an array: give 'into' a new field for the mapped value (a list of types becomes one category)"
+            )
         }
         let mapNode = try config.require("map")
         var table: [String: String] = [:]
@@ -75,7 +90,8 @@ public struct MapValues: Step {
             for spelling in [target] + spellings {
                 let key = Self.key(spelling)
                 if let other = table[key], other != target {
-                    throw ConfigNode(node: valueNode, file: config.file).error("'\(spelling)' is listed for both '\(other)' and '\(target)'")
+                    throw ConfigNode(node: valueNode, file: config.file).error(
+                        "'\(spelling)' is listed for both '\(other)' and '\(target)'")
                 }
                 table[key] = target
             }
@@ -85,7 +101,8 @@ public struct MapValues: Step {
         self.canonical = canonical
         fallback = try config.string("default")
         if let fallback, !canonical.contains(fallback) {
-            throw config["default"]!.error("'default: \(fallback)' is not one of the canonical values \(canonical.joined(separator: ", "))")
+            throw config["default"]!.error(
+                "'default: \(fallback)' is not one of the canonical values \(canonical.joined(separator: ", "))")
         }
         if fallback != nil, let node = config["unmapped"] {
             throw node.error("'unmapped' and 'default' exclude each other: with a default nothing is unmapped")
@@ -148,7 +165,8 @@ public struct MapValues: Step {
             if value.isNull { return [] }
             let finding = Finding(
                 rule: "unmapped", severity: unmapped == .reject ? .error : .warning,
-                message: "\(name) \(JSONWriter.compact(value)) is none of \(canonical.joined(separator: ", ")) or their listed spellings",
+                message:
+                    "\(name) \(JSONWriter.compact(value)) is none of \(canonical.joined(separator: ", ")) or their listed spellings",
                 location: record.origin.location(ofField: spec), field: name, value: value)
             if unmapped == .null { record[target] = .null }
             return [finding]

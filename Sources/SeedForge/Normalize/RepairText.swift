@@ -50,7 +50,8 @@ public struct RepairText: Step {
         "\u{90}", "\u{2018}", "\u{2019}", "\u{201C}", "\u{201D}", "\u{2022}", "\u{2013}", "\u{2014}",
         "\u{02DC}", "\u{2122}", "\u{0161}", "\u{203A}", "\u{0153}", "\u{9D}", "\u{017E}", "\u{0178}",
     ]
-    static let byteOf: [Unicode.Scalar: UInt8] = Dictionary(uniqueKeysWithValues: high.enumerated().map { ($1, UInt8(0x80 + $0)) })
+    static let byteOf: [Unicode.Scalar: UInt8] = Dictionary(
+        uniqueKeysWithValues: high.enumerated().map { ($1, UInt8(0x80 + $0)) })
 
     /// The repaired text, or nil when the text is not certainly mojibake.
     public static func repaired(_ text: String) -> String? {

@@ -35,7 +35,8 @@ public struct Replace: Step {
         fields = try plan.fields(config, key: "field", in: collection)
         let schema = plan.schema(collection)
         for field in fields where ![.string, .any].contains(schema[field].type) {
-            throw (config["field"] ?? config.node).error("'\(schema[field].name)' is \(schema[field].type.rawValue); replace rewrites text fields")
+            throw (config["field"] ?? config.node).error(
+                "'\(schema[field].name)' is \(schema[field].type.rawValue); replace rewrites text fields")
         }
         let patternNode = try config.require("pattern")
         let pattern = try patternNode.string("'pattern'")
@@ -47,7 +48,11 @@ public struct Replace: Step {
         }
         template = try config.require("with").string("'with'")
         if let intoNode = config["into"] {
-            guard fields.count == 1 else { throw intoNode.error("'into' takes the result of one field; name one 'field', or leave 'into' out to rewrite each in place") }
+            guard fields.count == 1 else {
+                throw intoNode.error(
+                    "'into' takes the result of one field; name one 'field', or leave 'into' out to rewrite each in place"
+                )
+            }
             targets = [try plan.addField(config, type: .string, to: collection)]
         } else {
             targets = fields

@@ -5,13 +5,16 @@
 public struct SearchKey: Step {
     public static let spec = KindSpec(
         stage: .normalize, name: "search-key",
-        summary: "Add a field with the folded key of text fields (white space collapsed, case and diacritics folded), for sorting and prefix search.",
+        summary:
+            "Add a field with the folded key of text fields (white space collapsed, case and diacritics folded), for sorting and prefix search.",
         keys: [
             CommonKeys.collection,
             KeySpec("from", required: true, "the text field(s) the key is made of, joined by a space"),
             KeySpec("field", required: true, "the name of the added key field"),
             KeySpec("apostrophes", "keep (default) or drop: Farmers’ and O'Hare give the keys farmers and ohare"),
-            KeySpec("punctuation", "keep (default) or space: other punctuation becomes a space, Saint-Malo gives saint malo"),
+            KeySpec(
+                "punctuation", "keep (default) or space: other punctuation becomes a space, Saint-Malo gives saint malo"
+            ),
         ],
         example: """
             - normalize: search-key
@@ -31,8 +34,10 @@ public struct SearchKey: Step {
         let nameNode = try config.require("field")
         field = try plan.addField(nameNode.string("'field'"), type: .string, to: collection, at: nameNode)
         folding = KeyFolding(
-            apostrophes: try config.choice("apostrophes", KeyFolding.Apostrophes.self, choices: KeyFolding.Apostrophes.allCases) ?? .keep,
-            punctuation: try config.choice("punctuation", KeyFolding.Punctuation.self, choices: KeyFolding.Punctuation.allCases) ?? .keep)
+            apostrophes: try config.choice(
+                "apostrophes", KeyFolding.Apostrophes.self, choices: KeyFolding.Apostrophes.allCases) ?? .keep,
+            punctuation: try config.choice(
+                "punctuation", KeyFolding.Punctuation.self, choices: KeyFolding.Punctuation.allCases) ?? .keep)
         plan.keyFoldings[PipelinePlan.fieldKey(collection, field)] = folding
     }
 

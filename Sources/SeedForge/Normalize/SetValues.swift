@@ -10,7 +10,9 @@ public struct SetValues: Step {
         summary: "Add fields holding a constant value on every record (e.g. isVisited: false, source: places-api).",
         keys: [
             CommonKeys.collection,
-            KeySpec("fields", required: true, "new field: value, or new field: {type: T, value: V}; the type is read from the value when not given"),
+            KeySpec(
+                "fields", required: true,
+                "new field: value, or new field: {type: T, value: V}; the type is read from the value when not given"),
         ],
         example: """
             - normalize: set
@@ -41,7 +43,9 @@ public struct SetValues: Step {
                 let typeNode = try typed.require("type")
                 let typeName = try typeNode.string("'type'")
                 guard let declared = FieldType(rawValue: typeName) else {
-                    throw typeNode.error("unknown type '\(typeName)'; types: \(FieldType.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw typeNode.error(
+                        "unknown type '\(typeName)'; types: \(FieldType.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
                 type = declared
                 node = try typed.require("value")
@@ -51,7 +55,11 @@ public struct SetValues: Step {
                 value = try node.value(as: FieldSpec(name: name, type: type, sourcePath: nil), setting: "set")
             } else {
                 value = try node.value()
-                if value.isNull { throw node.error("'\(name)': null has no type; write {type: string, value: null} (or the type the field should have)") }
+                if value.isNull {
+                    throw node.error(
+                        "'\(name)': null has no type; write {type: string, value: null} (or the type the field should have)"
+                    )
+                }
             }
             let inferred: FieldType
             switch value {

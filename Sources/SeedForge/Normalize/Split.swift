@@ -29,7 +29,8 @@ public struct Split: Step {
         field = try plan.field(config, key: "field", in: collection)
         let type = plan.schema(collection)[field].type
         guard type == .string || type == .any else {
-            throw config["field"]!.error("'\(plan.schema(collection)[field].name)' is \(type.rawValue); split takes a text field")
+            throw config["field"]!.error(
+                "'\(plan.schema(collection)[field].name)' is \(type.rawValue); split takes a text field")
         }
         separator = try config.string("separator") ?? ","
         if separator.isEmpty { throw config["separator"]!.error("'separator' must not be empty") }

@@ -13,10 +13,14 @@ import Foundation
 public struct StableID: Step {
     public static let spec = KindSpec(
         stage: .normalize, name: "stable-id",
-        summary: "Fill a missing id with a hash of content fields (SHA-256 of the normalised texts), stable across runs and machines.",
+        summary:
+            "Fill a missing id with a hash of content fields (SHA-256 of the normalised texts), stable across runs and machines.",
         keys: [
             CommonKeys.collection,
-            KeySpec("field", required: true, "the id field to fill when it is null or blank; a field the collection does not have is added (text, derived for every record)"),
+            KeySpec(
+                "field", required: true,
+                "the id field to fill when it is null or blank; a field the collection does not have is added (text, derived for every record)"
+            ),
             KeySpec("from", required: true, "the fields whose content makes the id, e.g. [name, address]"),
             KeySpec("prefix", "text put before the hash (default none)"),
         ],
@@ -39,7 +43,9 @@ public struct StableID: Step {
         // A source without ids gets the field: every record's id is then derived.
         let fieldNode = try config.require("field")
         let name = try fieldNode.string("'field' in \(config.what)")
-        field = try plan.schema(collection).id(of: name) ?? plan.addField(name, type: .string, to: collection, at: fieldNode)
+        field =
+            try plan.schema(collection).id(of: name)
+            ?? plan.addField(name, type: .string, to: collection, at: fieldNode)
         prefix = try config.string("prefix") ?? ""
     }
 
@@ -61,7 +67,9 @@ public struct StableID: Step {
         // Ids given explicitly, to detect a derived id that lands on one of them.
         var explicit: [String: Record] = [:]
         for record in records {
-            if case .string(let id) = record[field], !id.allSatisfy(\.isWhitespace) { explicit[id] = explicit[id] ?? record }
+            if case .string(let id) = record[field], !id.allSatisfy(\.isWhitespace) {
+                explicit[id] = explicit[id] ?? record
+            }
         }
         var derivedContent: [String: String] = [:]
         state.transformRecords(collection, step: "normalize: stable-id") { record in
@@ -73,14 +81,22 @@ public struct StableID: Step {
             let (id, content) = Self.derive(from.map { record[$0] }, prefix: prefix)
             let name = state.schemas[collection]![field].name
             if let other = explicit[id] {
-                return [Finding(
-                    rule: "stable-id-collision", message: "derived \(name) '\(id)' equals the id given to the record at \(other.origin.location.brief)",
-                    location: record.origin.location, field: name, value: .string(id))]
+                return [
+                    Finding(
+                        rule: "stable-id-collision",
+                        message:
+                            "derived \(name) '\(id)' equals the id given to the record at \(other.origin.location.brief)",
+                        location: record.origin.location, field: name, value: .string(id))
+                ]
             }
             if let earlier = derivedContent[id], earlier != content {
-                return [Finding(
-                    rule: "stable-id-collision", message: "derived \(name) '\(id)' collides with another record's derived id (different content, same hash)",
-                    location: record.origin.location, field: name, value: .string(id))]
+                return [
+                    Finding(
+                        rule: "stable-id-collision",
+                        message:
+                            "derived \(name) '\(id)' collides with another record's derived id (different content, same hash)",
+                        location: record.origin.location, field: name, value: .string(id))
+                ]
             }
             derivedContent[id] = content
             record[field] = .string(id)

@@ -12,7 +12,10 @@ public struct Template: Step {
             CommonKeys.collection,
             KeySpec("template", required: true, "the text, with {field} placeholders; {{ and }} write braces"),
             KeySpec("into", required: true, "the name of the new text field"),
-            KeySpec("null-fields", "skip (default: a null or empty field is left out with the text before it) or null (the result is null)"),
+            KeySpec(
+                "null-fields",
+                "skip (default: a null or empty field is left out with the text before it) or null (the result is null)"
+            ),
         ],
         example: """
             - normalize: template
@@ -40,9 +43,13 @@ public struct Template: Step {
         let text = try node.string("'template'")
         let target = collection
         parts = try Self.parse(text) { name in
-            guard !name.isEmpty else { throw node.error("'template' has an empty placeholder {}; name a field, or write {{ for a brace") }
+            guard !name.isEmpty else {
+                throw node.error("'template' has an empty placeholder {}; name a field, or write {{ for a brace")
+            }
             return try plan.field(name, in: target, at: node)
-        } unbalanced: { throw node.error("'template' has an unmatched '\($0)'; write {{ or }} for a brace") }
+        } unbalanced: {
+            throw node.error("'template' has an unmatched '\($0)'; write {{ or }} for a brace")
+        }
         guard parts.contains(where: { if case .field = $0 { return true } else { return false } }) else {
             throw node.error("'template' names no field; write placeholders such as {city}")
         }
@@ -50,7 +57,9 @@ public struct Template: Step {
         into = try plan.addField(config, type: .string, to: collection)
     }
 
-    static func parse(_ text: String, field: (String) throws -> FieldID, unbalanced: (Character) throws -> Never) throws -> [Part] {
+    static func parse(
+        _ text: String, field: (String) throws -> FieldID, unbalanced: (Character) throws -> Never
+    ) throws -> [Part] {
         var parts: [Part] = []
         var literal = ""
         var index = text.startIndex

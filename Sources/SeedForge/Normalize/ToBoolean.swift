@@ -11,7 +11,8 @@ public struct ToBoolean: Step {
             CommonKeys.collection,
             KeySpec("field", required: true, "the field holding the spellings"),
             KeySpec("into", required: true, "the name of the new boolean field"),
-            KeySpec("true", "the spellings of true (default [true, yes, y, 1, on]); compared trimmed, case-insensitively"),
+            KeySpec(
+                "true", "the spellings of true (default [true, yes, y, 1, on]); compared trimmed, case-insensitively"),
             KeySpec("false", "the spellings of false (default [false, no, n, 0, off])"),
             KeySpec("unmapped", "a value that is neither: reject (default, rule boolean) or null (with a warning)"),
         ],
@@ -36,7 +37,9 @@ public struct ToBoolean: Step {
         collection = try plan.collection(config)
         field = try plan.field(config, key: "field", in: collection)
         var spellings: [String: Bool] = [:]
-        for (key, value, defaults) in [("true", true, ["true", "yes", "y", "1", "on"]), ("false", false, ["false", "no", "n", "0", "off"])] {
+        for (key, value, defaults) in [
+            ("true", true, ["true", "yes", "y", "1", "on"]), ("false", false, ["false", "no", "n", "0", "off"]),
+        ] {
             let words: [String]
             if let node = config[key] {
                 words = try node.list("'\(key)'").map { try $0.string("a spelling of \(key)") }
@@ -80,10 +83,13 @@ public struct ToBoolean: Step {
                 return []
             }
             record[into] = .null
-            return [Finding(
-                rule: "boolean", severity: unmapped == .reject ? .error : .warning,
-                message: "\(spec.name) \(RuleFields.describe(value)) is not a spelling of true or false (\(spellings.keys.sorted().joined(separator: ", ")))",
-                location: record.origin.location(ofField: spec), field: spec.name, value: value)]
+            return [
+                Finding(
+                    rule: "boolean", severity: unmapped == .reject ? .error : .warning,
+                    message:
+                        "\(spec.name) \(RuleFields.describe(value)) is not a spelling of true or false (\(spellings.keys.sorted().joined(separator: ", ")))",
+                    location: record.origin.location(ofField: spec), field: spec.name, value: value)
+            ]
         }
     }
 }

@@ -7,7 +7,9 @@ public struct Trim: Step {
         keys: [
             CommonKeys.collection,
             KeySpec("field", "the fields to trim (default: every string field)"),
-            KeySpec("collapse-whitespace", "collapse runs of inner white space (tabs, new lines, doubled spaces) to one space (default false)"),
+            KeySpec(
+                "collapse-whitespace",
+                "collapse runs of inner white space (tabs, new lines, doubled spaces) to one space (default false)"),
             KeySpec("empty-as-null", "turn text that is empty after trimming into null (default true)"),
         ],
         example: """
@@ -44,7 +46,9 @@ public struct Trim: Step {
     /// Text without leading and trailing white space (Unicode white space, including
     /// no-break spaces and new lines).
     public static func trimmed(_ text: String) -> String {
-        if let first = text.utf8.first, let last = text.utf8.last, !isSpaceOrNonASCII(first), !isSpaceOrNonASCII(last) { return text }
+        if let first = text.utf8.first, let last = text.utf8.last, !isSpaceOrNonASCII(first), !isSpaceOrNonASCII(last) {
+            return text
+        }
         guard let first = text.firstIndex(where: { !$0.isWhitespace }) else { return "" }
         let last = text.lastIndex(where: { !$0.isWhitespace })!
         if first == text.startIndex && text.index(after: last) == text.endIndex { return text }
@@ -72,7 +76,6 @@ public struct Trim: Step {
         }
         return out
     }
-
 
     /// Bytes that may start or end white space: ASCII white space and any non-ASCII byte
     /// (non-ASCII white space such as U+00A0 exists).
@@ -106,7 +109,8 @@ public struct Trim: Step {
                     switch (byte, second) {
                     case (0xC2, 0x85), (0xC2, 0xA0): return false
                     case (0xE1, 0x9A) where third == 0x80: return false
-                    case (0xE2, 0x80) where (0x80...0x8A).contains(third) || third == 0xA8 || third == 0xA9 || third == 0xAF: return false
+                    case (0xE2, 0x80)
+                    where (0x80...0x8A).contains(third) || third == 0xA8 || third == 0xA9 || third == 0xAF: return false
                     case (0xE2, 0x81) where third == 0x9F: return false
                     case (0xE3, 0x80) where third == 0x80: return false
                     default: previousSpace = false

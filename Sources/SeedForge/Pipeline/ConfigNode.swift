@@ -88,10 +88,14 @@ public struct ConfigNode {
         case .scalar(let scalar):
             if scalar.style == .plain {
                 if node.null != nil { return .null }
-                if ["true", "True", "TRUE", "false", "False", "FALSE"].contains(scalar.string), let bool = node.bool { return .bool(bool) }
+                if ["true", "True", "TRUE", "false", "False", "FALSE"].contains(scalar.string), let bool = node.bool {
+                    return .bool(bool)
+                }
                 if let int = node.int { return .int(Int64(int)) }
                 if let double = node.float {
-                    guard double.isFinite else { throw error("'\(scalar.string)' is not a finite number; JSON has no infinity or NaN") }
+                    guard double.isFinite else {
+                        throw error("'\(scalar.string)' is not a finite number; JSON has no infinity or NaN")
+                    }
                     return .double(double)
                 }
             }
@@ -101,7 +105,8 @@ public struct ConfigNode {
         case .mapping(let mapping):
             var object = JSONObject()
             for (key, value) in mapping {
-                object[try ConfigNode(node: key, file: file).string("key")] = try ConfigNode(node: value, file: file).value()
+                object[try ConfigNode(node: key, file: file).string("key")] = try ConfigNode(node: value, file: file)
+                    .value()
             }
             return .object(object)
         case .alias:
@@ -114,7 +119,9 @@ public struct ConfigNode {
     public func value(as field: FieldSpec, setting key: String) throws -> Value {
         guard case .scalar(let scalar) = node else {
             if field.type == .array || field.type == .object || field.type == .any { return try value() }
-            throw error("'\(key)' on '\(field.name)' (\(field.type.rawValue)) needs a single value\(key == "where" ? " or a list of values" : "")")
+            throw error(
+                "'\(key)' on '\(field.name)' (\(field.type.rawValue)) needs a single value\(key == "where" ? " or a list of values" : "")"
+            )
         }
         if scalar.style == .plain && node.null != nil { return .null }
         let text = scalar.string
@@ -187,7 +194,8 @@ public struct ConfigMap {
                 errors.append(config.error("key '\(key)' appears twice in \(what)"))
             }
             if !allowed.contains(key) {
-                let hint = Suggestion.nearest(to: key, in: allowed).map { "did you mean '\($0)'?" }
+                let hint =
+                    Suggestion.nearest(to: key, in: allowed).map { "did you mean '\($0)'?" }
                     ?? "valid keys: \(allowed.sorted().joined(separator: ", "))"
                 errors.append(config.error("unknown key '\(key)' in \(what); \(hint)"))
             }
@@ -226,15 +234,20 @@ public struct ConfigMap {
 
     /// A text value that must be one of `choices`. A choice named `null` may be written
     /// without quotes (where YAML reads it as null).
-    public func choice<T: RawRepresentable>(_ key: String, _ type: T.Type, choices: [T]) throws -> T? where T.RawValue == String {
+    public func choice<T: RawRepresentable>(_ key: String, _ type: T.Type, choices: [T]) throws -> T?
+    where T.RawValue == String {
         guard let node = self[key] else { return nil }
-        if case .scalar(let scalar) = node.node, scalar.style == .plain, node.node.null != nil, let null = T(rawValue: "null"), choices.contains(where: { $0.rawValue == "null" }) {
+        if case .scalar(let scalar) = node.node, scalar.style == .plain, node.node.null != nil,
+            let null = T(rawValue: "null"), choices.contains(where: { $0.rawValue == "null" })
+        {
             return null
         }
         let text = try node.string("'\(key)' in \(what)")
         guard let value = T(rawValue: text) else {
             let names = choices.map(\.rawValue)
-            throw node.error("'\(key)' in \(what) must be one of \(names.joined(separator: ", ")), found '\(text)'\(Suggestion.phrase(for: text, in: names))")
+            throw node.error(
+                "'\(key)' in \(what) must be one of \(names.joined(separator: ", ")), found '\(text)'\(Suggestion.phrase(for: text, in: names))"
+            )
         }
         return value
     }

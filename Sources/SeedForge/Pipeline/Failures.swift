@@ -25,7 +25,8 @@ public struct ThresholdError: ExitCoded, Sendable {
     public let failures: [String]
     public var exitStatus: ExitStatus { .dataFailed }
     public var description: String {
-        "\(dataset): reject threshold exceeded, outputs left unchanged:\n" + failures.map { "  - \($0)" }.joined(separator: "\n")
+        "\(dataset): reject threshold exceeded, outputs left unchanged:\n"
+            + failures.map { "  - \($0)" }.joined(separator: "\n")
     }
 }
 

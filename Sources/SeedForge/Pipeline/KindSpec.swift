@@ -37,7 +37,12 @@ public struct KindSpec: Sendable {
 /// Keys every step accepts, whatever its kind.
 enum CommonKeys {
     static let collection = KeySpec("collection", required: true, "the collection (source name) the step works on")
-    static let severity = KeySpec("severity", "error (default: the record is rejected) or warning (reported, record kept)")
-    static let maxRejects = KeySpec("max-rejects", "fail the run when this rule flags (rejects, or with severity warning warns about) more records than this")
-    static let maxRejectFraction = KeySpec("max-reject-fraction", "fail the run when this rule flags more than this fraction (0-1) of the records it checked")
+    static let severity = KeySpec(
+        "severity", "error (default: the record is rejected) or warning (reported, record kept)")
+    static let maxRejects = KeySpec(
+        "max-rejects",
+        "fail the run when this rule flags (rejects, or with severity warning warns about) more records than this")
+    static let maxRejectFraction = KeySpec(
+        "max-reject-fraction",
+        "fail the run when this rule flags more than this fraction (0-1) of the records it checked")
 }

@@ -14,7 +14,11 @@ public enum Loader {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw DefinitionError(file: path, line: 1, column: 1, message: "cannot read pipeline file: \(FileManager.default.fileExists(atPath: path) ? "permission denied or not a file" : "no such file")")
+            throw DefinitionError(
+                file: path, line: 1, column: 1,
+                message:
+                    "cannot read pipeline file: \(FileManager.default.fileExists(atPath: path) ? "permission denied or not a file" : "no such file")"
+            )
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw DefinitionError(file: path, line: 1, column: 1, message: "pipeline file is not valid UTF-8")
@@ -38,25 +42,31 @@ public enum Loader {
         let plan = PipelinePlan(file: file, baseDirectory: baseDirectory)
         func collect<T>(_ body: () throws -> T) -> T? { collector.attempt(body) }
 
-        let name = collect { () throws -> String in
-            let node = try top.require("name")
-            let name = try node.string("'name'")
-            guard name.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]*$", options: .regularExpression) != nil else {
-                throw node.error("'name' must be letters, digits, '.', '_' or '-' (it names the output folder), found '\(name)'")
-            }
-            return name
-        } ?? "?"
+        let name =
+            collect { () throws -> String in
+                let node = try top.require("name")
+                let name = try node.string("'name'")
+                guard name.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]*$", options: .regularExpression) != nil else {
+                    throw node.error(
+                        "'name' must be letters, digits, '.', '_' or '-' (it names the output folder), found '\(name)'")
+                }
+                return name
+            } ?? "?"
         let description = collect { try top.string("description") } ?? nil
 
         var sources: [SourceDefinition] = []
         var sourceNodes: [String: ConfigNode] = [:]
         if let sourcesMap = collect({ try top.require("sources").mapping("'sources'") }) {
-            if sourcesMap.mapping.count == 0 { collector.errors.append(sourcesMap.error("'sources' declares no source")) }
+            if sourcesMap.mapping.count == 0 {
+                collector.errors.append(sourcesMap.error("'sources' declares no source"))
+            }
             for (keyNode, valueNode) in sourcesMap.mapping {
                 let keyConfig = ConfigNode(node: keyNode, file: file)
                 guard let collection = collect({ try keyConfig.string("a source name") }) else { continue }
                 sourceNodes[collection] = keyConfig
-                if let source = collect({ try loadSource(collection, ConfigNode(node: valueNode, file: file), plan: plan) }) {
+                if let source = collect({
+                    try loadSource(collection, ConfigNode(node: valueNode, file: file), plan: plan)
+                }) {
                     sources.append(source)
                 }
             }
@@ -77,8 +87,13 @@ public enum Loader {
                 if let output = collect({ try loadOutput(node, number: index + 1, plan: plan) }) {
                     if files.contains(output.file) {
                         collector.errors.append(node.error("output file '\(output.file)' is written twice"))
-                    } else if let clash = files.first(where: { output.file.hasPrefix($0 + "/") || $0.hasPrefix(output.file + "/") }) {
-                        collector.errors.append(node.error("output file '\(output.file)' and '\(clash)' cannot both exist: one would be a folder holding the other"))
+                    } else if let clash = files.first(where: {
+                        output.file.hasPrefix($0 + "/") || $0.hasPrefix(output.file + "/")
+                    }) {
+                        collector.errors.append(
+                            node.error(
+                                "output file '\(output.file)' and '\(clash)' cannot both exist: one would be a folder holding the other"
+                            ))
                     }
                     files.append(output.file)
                     outputs.append(output)
@@ -89,7 +104,9 @@ public enum Loader {
 
         // An index must point at a pages output of its collection.
         for (output, node) in zip(outputs, outputNodes) {
-            if let index = output.format as? PrefixIndexFormat, let problem = index.pagesOutput(in: outputs, collection: output.collection) {
+            if let index = output.format as? PrefixIndexFormat,
+                let problem = index.pagesOutput(in: outputs, collection: output.collection)
+            {
                 collector.errors.append(node.error(problem))
             }
         }
@@ -100,17 +117,24 @@ public enum Loader {
             .union(plan.referenceCollections).union(plan.appendedInto.keys)
         for collection in plan.collectionOrder where !emitted.contains(collection) && collector.errors.isEmpty {
             let node = sourceNodes[collection] ?? top.node
-            collector.errors.append(node.error("collection '\(collection)' is never written: add an entry for it under 'outputs' without 'where' (every record must end in an output, the rejects or the duplicates log)"))
+            collector.errors.append(
+                node.error(
+                    "collection '\(collection)' is never written: add an entry for it under 'outputs' without 'where' (every record must end in an output, the rejects or the duplicates log)"
+                ))
         }
 
-        let thresholds = collect { try loadThresholds(top) } ?? Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
+        let thresholds =
+            collect { try loadThresholds(top) }
+            ?? Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
         let limits = collect { try loadLimits(top) } ?? .defaults
 
         if !collector.errors.isEmpty {
             // A YAML alias (`fields: *city`) repeats its anchor's node, and with it the
             // node's errors: each is reported once.
             var seen: Set<String> = []
-            let errors = collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }.filter { seen.insert($0.description).inserted }
+            let errors = collector.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }.filter {
+                seen.insert($0.description).inserted
+            }
             throw DefinitionErrors(errors)
         }
         // Records are made with room for the fields later steps add to their collection.
@@ -120,13 +144,15 @@ public enum Loader {
         return Pipeline(
             name: name, description: description, file: file, fileSHA256: sha256, baseDirectory: baseDirectory,
             sources: sources, steps: steps,
-            outputs: outputs, thresholds: thresholds, limits: limits, schemas: plan.schemas, collections: plan.collectionOrder,
+            outputs: outputs, thresholds: thresholds, limits: limits, schemas: plan.schemas,
+            collections: plan.collectionOrder,
             derivedCollections: plan.derivedCollections, referenceCollections: plan.referenceCollections)
     }
 
     static func yamlError(_ error: YamlError, file: String, yamlText: String) -> DefinitionError {
         switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
             return DefinitionError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             // Yams gives the mapping's start; point at the key's second occurrence instead.
@@ -141,11 +167,15 @@ public enum Loader {
                 }
             }
             let place = seen.count >= 2 ? seen[1] : (line: context.mark.line, column: context.mark.column)
-            return DefinitionError(file: file, line: place.line, column: place.column, message: "key '\(duplicates.joined(separator: "', '"))' appears twice in the same mapping")
+            return DefinitionError(
+                file: file, line: place.line, column: place.column,
+                message: "key '\(duplicates.joined(separator: "', '"))' appears twice in the same mapping")
         case .reader(let problem, let offset, _, let yaml):
             let prefix = offset.map { String(yaml.utf8.prefix($0)) ?? "" } ?? ""
             let lines = prefix.split(separator: "\n", omittingEmptySubsequences: false)
-            return DefinitionError(file: file, line: lines.count, column: (lines.last?.unicodeScalars.count ?? 0) + 1, message: "YAML: \(problem)")
+            return DefinitionError(
+                file: file, line: lines.count, column: (lines.last?.unicodeScalars.count ?? 0) + 1,
+                message: "YAML: \(problem)")
         default:
             return DefinitionError(file: file, line: 1, column: 1, message: "YAML: \(error)")
         }
@@ -158,12 +188,17 @@ public enum Loader {
         let config = try node.mapping(what)
         var collector = ErrorCollector(fallback: node)
         func attempt<T>(_ body: () throws -> T) -> T? { collector.attempt(body) }
-        let declaredKind = (try? config.string("kind")).flatMap { name in Registry.sources.first { $0.spec.name == name } }
-        let (fields, fieldErrors) = attempt { try (declaredKind ?? JSONSource.self).declaredFields(config, what: what) } ?? ([], [])
+        let declaredKind = (try? config.string("kind")).flatMap { name in
+            Registry.sources.first { $0.spec.name == name }
+        }
+        let (fields, fieldErrors) =
+            attempt { try (declaredKind ?? JSONSource.self).declaredFields(config, what: what) } ?? ([], [])
         collector.errors += fieldErrors
         var schema = Schema(fields: fields)
         if let idNode = config["id"] {
-            schema.idField = attempt { try plan.fieldIn(schema, name: idNode.string("'id' of \(what)"), collection: collection, at: idNode) }
+            schema.idField = attempt {
+                try plan.fieldIn(schema, name: idNode.string("'id' of \(what)"), collection: collection, at: idNode)
+            }
         }
         plan.declareCollection(collection, schema: schema)
         if attempt({ try config.bool("reference") }) == true { plan.referenceCollections.insert(collection) }
@@ -173,7 +208,9 @@ public enum Loader {
             let kindName = try kindNode.string("'kind' of \(what)")
             guard let kindType = Registry.sources.first(where: { $0.spec.name == kindName }) else {
                 let names = Registry.sources.map { $0.spec.name }
-                throw kindNode.error("unknown source kind '\(kindName)'\(Suggestion.phrase(for: kindName, in: names)); source kinds: \(names.joined(separator: ", "))")
+                throw kindNode.error(
+                    "unknown source kind '\(kindName)'\(Suggestion.phrase(for: kindName, in: names)); source kinds: \(names.joined(separator: ", "))"
+                )
             }
             return kindType
         }
@@ -181,9 +218,13 @@ public enum Loader {
         let kind = kindType.flatMap { type in attempt { try type.init(config: config) } }
         let files = attempt { try resolveFiles(config, plan: plan, what: what) }
         let unknown = attempt {
-            try config.choice("unknown-fields", FieldMapping.UnknownFields.self, choices: FieldMapping.UnknownFields.allCases) ?? .ignore
+            try config.choice(
+                "unknown-fields", FieldMapping.UnknownFields.self, choices: FieldMapping.UnknownFields.allCases)
+                ?? .ignore
         }
-        guard collector.errors.isEmpty, let kindType, let kind, let files, let unknown else { throw DefinitionErrors(collector.errors) }
+        guard collector.errors.isEmpty, let kindType, let kind, let files, let unknown else {
+            throw DefinitionErrors(collector.errors)
+        }
         return SourceDefinition(
             collection: collection, kindName: kindType.spec.name, kind: kind, files: files,
             mapping: FieldMapping(fields: schema.fields, unknownFields: unknown), root: root(of: config, plan: plan))
@@ -206,8 +247,11 @@ public enum Loader {
     static func resolveFiles(_ config: ConfigMap, plan: PipelinePlan, what: String) throws -> [String] {
         let node = try config.require("path")
         let pattern = try node.string("'path' of \(what)")
-        let full = URL(fileURLWithPath: pattern.hasPrefix("/") ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern))
-            .standardizedFileURL.path
+        let full = URL(
+            fileURLWithPath: pattern.hasPrefix("/")
+                ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern)
+        )
+        .standardizedFileURL.path
         if pattern.contains(where: { "*?[".contains($0) }) {
             let matches = Glob.expand(full).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             guard !matches.isEmpty else {
@@ -217,7 +261,9 @@ public enum Loader {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) else {
-            throw node.error("input file '\(pattern)' does not exist (looked for \(Paths.display(full)); paths are relative to the folder of \(plan.file))")
+            throw node.error(
+                "input file '\(pattern)' does not exist (looked for \(Paths.display(full)); paths are relative to the folder of \(plan.file))"
+            )
         }
         guard !isDirectory.boolValue else {
             throw node.error("'\(pattern)' is a folder; give a file or a glob such as '\(pattern)/*.json'")
@@ -230,13 +276,19 @@ public enum Loader {
         let stageKeys = map.keys.filter { key in stepStages.contains { $0.rawValue == key } }
         guard stageKeys.count == 1, let stage = Stage(rawValue: stageKeys[0]) else {
             if stageKeys.count > 1 {
-                throw node.error("step \(number) names several stages (\(stageKeys.joined(separator: ", "))); write one step per entry")
+                throw node.error(
+                    "step \(number) names several stages (\(stageKeys.joined(separator: ", "))); write one step per entry"
+                )
             }
             var hint = ""
             for key in map.keys {
-                if let guess = Suggestion.nearest(to: key, in: stepStages.map(\.rawValue)) { hint = "; did you mean '\(guess)' instead of '\(key)'?" }
+                if let guess = Suggestion.nearest(to: key, in: stepStages.map(\.rawValue)) {
+                    hint = "; did you mean '\(guess)' instead of '\(key)'?"
+                }
             }
-            throw node.error("step \(number) must start with one of validate:, normalize:, enrich:, aggregate: naming its kind (e.g. `- validate: range`)\(hint)")
+            throw node.error(
+                "step \(number) must start with one of validate:, normalize:, enrich:, aggregate: naming its kind (e.g. `- validate: range`)\(hint)"
+            )
         }
         let kindNode = map[stage.rawValue]!
         let kindName = try kindNode.string("the kind of step \(number)")
@@ -244,18 +296,26 @@ public enum Loader {
         let config = ConfigMap(mapping: map.mapping, node: node, what: what)
         // A derived collection (statistics) holds no source records: nothing to point a
         // finding at, nothing to reject. Only aggregate steps (sort, further statistics) apply.
-        if stage != .aggregate, let collectionNode = config["collection"], let name = try? collectionNode.string("'collection'"),
-           plan.derivedCollections.contains(name) {
-            throw collectionNode.error("'\(name)' is made by group-stats from other records, so \(stage.rawValue) steps cannot apply to it (a finding would point at no source line); check or fix the records it is computed from")
+        if stage != .aggregate, let collectionNode = config["collection"],
+            let name = try? collectionNode.string("'collection'"),
+            plan.derivedCollections.contains(name)
+        {
+            throw collectionNode.error(
+                "'\(name)' is made by group-stats from other records, so \(stage.rawValue) steps cannot apply to it (a finding would point at no source line); check or fix the records it is computed from"
+            )
         }
         // `from` names a collection only in enrich steps (elsewhere it names fields).
         for key in stage == .enrich ? ["collection", "from"] : ["collection"] {
             if let node = config[key], let name = try? node.string("'\(key)'"), let target = plan.appendedInto[name] {
-                throw node.error("the records of '\(name)' were appended to '\(target)' by an earlier step, so '\(name)' is empty here; name '\(target)'")
+                throw node.error(
+                    "the records of '\(name)' were appended to '\(target)' by an earlier step, so '\(name)' is empty here; name '\(target)'"
+                )
             }
         }
         if stage == .validate {
-            guard let rule = Registry.rules.first(where: { $0.spec.name == kindName }) else { throw unknownKind(kindName, stage: stage, at: kindNode) }
+            guard let rule = Registry.rules.first(where: { $0.spec.name == kindName }) else {
+                throw unknownKind(kindName, stage: stage, at: kindNode)
+            }
             var errors = config.unknownKeys(allowed: [stage.rawValue] + rule.spec.keys.map(\.name))
             do {
                 let step = try ValidateStep(kind: rule, config: config, plan: plan)
@@ -265,7 +325,9 @@ public enum Loader {
             }
             throw DefinitionErrors(errors)
         }
-        guard let kind = Registry.steps(of: stage).first(where: { $0.spec.name == kindName }) else { throw unknownKind(kindName, stage: stage, at: kindNode) }
+        guard let kind = Registry.steps(of: stage).first(where: { $0.spec.name == kindName }) else {
+            throw unknownKind(kindName, stage: stage, at: kindNode)
+        }
         var errors = config.unknownKeys(allowed: [stage.rawValue] + kind.spec.keys.map(\.name))
         do {
             let step = try kind.init(config: config, plan: plan)
@@ -279,9 +341,13 @@ public enum Loader {
     static func unknownKind(_ name: String, stage: Stage, at node: ConfigNode) -> DefinitionError {
         let names = Registry.names(of: stage)
         for other in stepStages where other != stage && Registry.names(of: other).contains(name) {
-            return node.error("'\(name)' is a \(other.rawValue) kind, not a \(stage.rawValue) kind: write `\(other.rawValue): \(name)`")
+            return node.error(
+                "'\(name)' is a \(other.rawValue) kind, not a \(stage.rawValue) kind: write `\(other.rawValue): \(name)`"
+            )
         }
-        return node.error("unknown \(stage.rawValue) kind '\(name)'\(Suggestion.phrase(for: name, in: names)); \(stage.rawValue) kinds: \(names.joined(separator: ", "))")
+        return node.error(
+            "unknown \(stage.rawValue) kind '\(name)'\(Suggestion.phrase(for: name, in: names)); \(stage.rawValue) kinds: \(names.joined(separator: ", "))"
+        )
     }
 
     static func loadOutput(_ node: ConfigNode, number: Int, plan: PipelinePlan) throws -> OutputDefinition {
@@ -292,7 +358,8 @@ public enum Loader {
         let config = ConfigMap(mapping: map.mapping, node: node, what: what)
         let components = file.split(separator: "/", omittingEmptySubsequences: false)
         if file.hasPrefix("/") || components.contains("..") || components.contains("") || components.contains(".") {
-            throw fileNode.error("'file' must be a relative name inside the dataset folder, without '..', found '\(file)'")
+            throw fileNode.error(
+                "'file' must be a relative name inside the dataset folder, without '..', found '\(file)'")
         }
         if SideOutputs.reserved.contains(file) {
             throw fileNode.error("'\(file)' is written by seedforge itself; choose another name")
@@ -303,33 +370,47 @@ public enum Loader {
         } else {
             let ext = (file as NSString).pathExtension.lowercased()
             guard let match = Registry.formats.first(where: { $0.extensions.contains(ext) }) else {
-                throw fileNode.error("cannot tell the format of '\(file)' from its extension; add `format:` (\(Registry.formats.map { $0.spec.name }.joined(separator: ", ")))")
+                throw fileNode.error(
+                    "cannot tell the format of '\(file)' from its extension; add `format:` (\(Registry.formats.map { $0.spec.name }.joined(separator: ", ")))"
+                )
             }
             formatName = match.spec.name
         }
         guard let formatType = Registry.formats.first(where: { $0.spec.name == formatName }) else {
             let names = Registry.formats.map { $0.spec.name }
-            throw (map["format"] ?? fileNode).error("unknown output format '\(formatName)'\(Suggestion.phrase(for: formatName, in: names)); formats: \(names.joined(separator: ", "))")
+            throw (map["format"] ?? fileNode).error(
+                "unknown output format '\(formatName)'\(Suggestion.phrase(for: formatName, in: names)); formats: \(names.joined(separator: ", "))"
+            )
         }
         let errors = config.unknownKeys(allowed: formatType.spec.keys.map(\.name) + ["where"])
         if let whereNode = config["where"], !formatType.spec.keys.contains(where: { $0.name == "where" }) {
-            throw whereNode.error("'where' cannot filter a \(formatName) output: its pages and index cover the whole collection; filter with a step before it, or write the subset as json, ndjson, csv or sqlite")
+            throw whereNode.error(
+                "'where' cannot filter a \(formatName) output: its pages and index cover the whole collection; filter with a step before it, or write the subset as json, ndjson, csv or sqlite"
+            )
         }
         let collection = try plan.collection(config)
         if let target = plan.appendedInto[collection] {
-            throw config["collection"]!.error("the records of '\(collection)' are appended to '\(target)' by a step, so '\(collection)' is empty when outputs are written; write '\(target)'")
+            throw config["collection"]!.error(
+                "the records of '\(collection)' are appended to '\(target)' by a step, so '\(collection)' is empty when outputs are written; write '\(target)'"
+            )
         }
         let (fields, layout) = try FieldLayout.load(
-            config, collection: collection, plan: plan, format: formatName, structured: formatType is any StructuredFormat.Type)
+            config, collection: collection, plan: plan, format: formatName,
+            structured: formatType is any StructuredFormat.Type)
         var format: any OutputFormat = try formatType.init(config: config, plan: plan, collection: collection)
         if var structured = format as? any StructuredFormat {
             structured.layout = layout
             format = structured
         }
-        let filter = try config["where"].map { try OutputFilter($0, collection: collection, plan: plan, what: what) } ?? .none
-        let fixed = try config["fixed-decimals"].map { try FixedDecimals($0, collection: collection, plan: plan, what: what) } ?? .none
+        let filter =
+            try config["where"].map { try OutputFilter($0, collection: collection, plan: plan, what: what) } ?? .none
+        let fixed =
+            try config["fixed-decimals"].map { try FixedDecimals($0, collection: collection, plan: plan, what: what) }
+            ?? .none
         if !errors.isEmpty { throw DefinitionErrors(errors) }
-        var output = OutputDefinition(file: file, collection: collection, formatName: formatName, format: format, fields: fields, layout: layout, filter: filter)
+        var output = OutputDefinition(
+            file: file, collection: collection, formatName: formatName, format: format, fields: fields, layout: layout,
+            filter: filter)
         output.fixedDecimals = fixed
         return output
     }
@@ -356,7 +437,10 @@ public enum Loader {
             guard let node = map[key] else { return nil }
             let text = (try? node.string("'\(key)'")) ?? ""
             guard let bytes = ByteSize.parse(text) else {
-                errors.append(node.error("'\(key)' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found \(node.typeDescription)"))
+                errors.append(
+                    node.error(
+                        "'\(key)' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found \(node.typeDescription)"
+                    ))
                 return nil
             }
             guard bytes >= 1 else {
@@ -376,7 +460,9 @@ public enum Loader {
 extension PipelinePlan {
     func fieldIn(_ schema: Schema, name: String, collection: String, at node: ConfigNode) throws -> FieldID {
         guard let id = schema.id(of: name) else {
-            throw node.error("'id' names unknown field '\(name)' of source '\(collection)'\(Suggestion.phrase(for: name, in: schema.names))")
+            throw node.error(
+                "'id' names unknown field '\(name)' of source '\(collection)'\(Suggestion.phrase(for: name, in: schema.names))"
+            )
         }
         return id
     }

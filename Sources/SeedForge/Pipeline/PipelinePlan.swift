@@ -41,7 +41,9 @@ public final class PipelinePlan {
         let node = try config.require(key)
         let name = try node.string("'\(key)' in \(config.what)")
         guard schemas[name] != nil else {
-            throw node.error("unknown collection '\(name)' in \(config.what)\(Suggestion.phrase(for: name, in: collectionOrder)); collections are the names under 'sources': \(collectionOrder.joined(separator: ", "))")
+            throw node.error(
+                "unknown collection '\(name)' in \(config.what)\(Suggestion.phrase(for: name, in: collectionOrder)); collections are the names under 'sources': \(collectionOrder.joined(separator: ", "))"
+            )
         }
         return name
     }
@@ -52,7 +54,9 @@ public final class PipelinePlan {
     /// the one the step works on.
     public func fromCollection(_ config: ConfigMap, other collection: String) throws -> String {
         let from = try self.collection(config, key: "from")
-        if from == collection { throw config["from"]!.error("'from' must name another collection than '\(collection)'") }
+        if from == collection {
+            throw config["from"]!.error("'from' must name another collection than '\(collection)'")
+        }
         return from
     }
 
@@ -60,7 +64,9 @@ public final class PipelinePlan {
     public func field(_ name: String, in collection: String, at node: ConfigNode) throws -> FieldID {
         let schema = self.schema(collection)
         guard let id = schema.id(of: name) else {
-            throw node.error("unknown field '\(name)' in collection '\(collection)'\(Suggestion.phrase(for: name, in: schema.names)); its fields are: \(schema.names.joined(separator: ", "))")
+            throw node.error(
+                "unknown field '\(name)' in collection '\(collection)'\(Suggestion.phrase(for: name, in: schema.names)); its fields are: \(schema.names.joined(separator: ", "))"
+            )
         }
         return id
     }
@@ -80,7 +86,9 @@ public final class PipelinePlan {
             var ids: [FieldID] = []
             for entry in entries {
                 let id = try field(entry.string("each entry of '\(key)'"), in: collection, at: entry)
-                guard !ids.contains(id) else { throw entry.error("field '\(schema(collection)[id].name)' is listed twice in '\(key)'") }
+                guard !ids.contains(id) else {
+                    throw entry.error("field '\(schema(collection)[id].name)' is listed twice in '\(key)'")
+                }
                 ids.append(id)
             }
             return ids
@@ -97,7 +105,9 @@ public final class PipelinePlan {
 
     /// Adds the field named under `key` (`into:` of the steps that write a new field),
     /// an error at that key when it is missing or taken.
-    public func addField(_ config: ConfigMap, key: String = "into", type: FieldType, to collection: String) throws -> FieldID {
+    public func addField(
+        _ config: ConfigMap, key: String = "into", type: FieldType, to collection: String
+    ) throws -> FieldID {
         let node = try config.require(key)
         return try addField(node.string("'\(key)'"), type: type, to: collection, at: node)
     }
@@ -105,10 +115,13 @@ public final class PipelinePlan {
     /// Adds a computed field to a collection. A name the collection already has is a
     /// definition error: a step never overwrites a field silently.
     @discardableResult
-    public func addField(_ name: String, type: FieldType, to collection: String, at node: ConfigNode) throws -> FieldID {
+    public func addField(_ name: String, type: FieldType, to collection: String, at node: ConfigNode) throws -> FieldID
+    {
         var schema = self.schema(collection)
         guard schema.id(of: name) == nil else {
-            throw node.error("collection '\(collection)' already has a field '\(name)'; a step cannot overwrite it, choose another name")
+            throw node.error(
+                "collection '\(collection)' already has a field '\(name)'; a step cannot overwrite it, choose another name"
+            )
         }
         let id = schema.add(FieldSpec(name: name, type: type, sourcePath: nil))
         schemas[collection] = schema

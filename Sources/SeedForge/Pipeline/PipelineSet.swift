@@ -23,9 +23,12 @@ public struct PipelineSet {
             do {
                 let pipeline = try Loader.load(path: path)
                 if uniqueNames, let other = pipelines.first(where: { $0.name == pipeline.name }) {
-                    errors.append(DefinitionError(
-                        file: path, line: 1, column: 1,
-                        message: "dataset name '\(pipeline.name)' is also used by \(other.file); each run writes one folder per name"))
+                    errors.append(
+                        DefinitionError(
+                            file: path, line: 1, column: 1,
+                            message:
+                                "dataset name '\(pipeline.name)' is also used by \(other.file); each run writes one folder per name"
+                        ))
                     continue
                 }
                 pipelines.append(pipeline)

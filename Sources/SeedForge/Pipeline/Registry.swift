@@ -6,13 +6,15 @@ public enum Registry {
         TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
         OrderRule.self, OnlyWhenRule.self, DateRule.self,
     ]
-    public static let normalizers: [any Step.Type] = [Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self, SetValues.self,
+    public static let normalizers: [any Step.Type] = [
+        Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self, SetValues.self,
         Template.self, Coalesce.self, Replace.self, ToBoolean.self, Split.self, RepairText.self,
     ]
     public static let enrichers: [any Step.Type] = [RatingSummary.self, Nearest.self, Lookup.self]
     public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self, GroupStats.self, Append.self]
     public static let formats: [any OutputFormat.Type] = [
-        JSONFormat.self, NDJSONFormat.self, CSVFormat.self, TextFormat.self, SQLiteFormat.self, PagesFormat.self, PrefixIndexFormat.self,
+        JSONFormat.self, NDJSONFormat.self, CSVFormat.self, TextFormat.self, SQLiteFormat.self, PagesFormat.self,
+        PrefixIndexFormat.self,
     ]
 
     /// The specs of every kind, in stage order (for docs and `seedforge kinds`).

@@ -8,7 +8,9 @@ struct RejectLimits {
 
     init(_ map: ConfigMap) throws {
         maxRejects = try map.int("max-rejects")
-        if let max = maxRejects, max < 0 { throw map["max-rejects"]!.error("'max-rejects' must not be negative, found \(max)") }
+        if let max = maxRejects, max < 0 {
+            throw map["max-rejects"]!.error("'max-rejects' must not be negative, found \(max)")
+        }
         maxRejectFraction = try map.number("max-reject-fraction")
         if let fraction = maxRejectFraction, !(0...1).contains(fraction) {
             throw map["max-reject-fraction"]!.error("'max-reject-fraction' must be between 0 and 1, found \(fraction)")

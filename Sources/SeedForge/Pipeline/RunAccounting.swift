@@ -31,12 +31,15 @@ enum RunAccounting {
             // Reference data that an output writes anyway counts as emitted.
             let isReference = pipeline.referenceCollections.contains(collection) && !pipeline.writes(collection)
             let entry = CollectionAccount(
-                collection: collection, read: state.ingested[collection] ?? 0, received: state.appendedIn[collection] ?? 0,
+                collection: collection, read: state.ingested[collection] ?? 0,
+                received: state.appendedIn[collection] ?? 0,
                 emitted: isReference ? 0 : kept, reference: isReference ? kept : 0,
                 rejected: state.rejectedCount(collection), duplicates: state.duplicateCount(collection),
                 appended: state.appendedOut[collection] ?? 0, written: pipeline.writes(collection))
             guard entry.balanced else {
-                throw InternalFailure("accounting of \(collection) does not balance: \(entry.read) read + \(entry.received) appended in ≠ \(entry.emitted) emitted + \(entry.reference) kept as reference + \(entry.rejected) rejected + \(entry.duplicates) duplicates + \(entry.appended) appended elsewhere")
+                throw InternalFailure(
+                    "accounting of \(collection) does not balance: \(entry.read) read + \(entry.received) appended in ≠ \(entry.emitted) emitted + \(entry.reference) kept as reference + \(entry.rejected) rejected + \(entry.duplicates) duplicates + \(entry.appended) appended elsewhere"
+                )
             }
             accounting.append(entry)
         }
@@ -44,7 +47,8 @@ enum RunAccounting {
     }
 
     /// The pipeline's thresholds; each failure says which rules rejected how many.
-    static func checkThresholds(_ pipeline: Pipeline, accounting: [CollectionAccount], rejects: [Rejection]) -> [String] {
+    static func checkThresholds(_ pipeline: Pipeline, accounting: [CollectionAccount], rejects: [Rejection]) -> [String]
+    {
         var failures: [String] = []
         /// The message, with which rules rejected how many of these records.
         func failure(_ message: String, _ rejected: some Sequence<Rejection>) -> String {
@@ -52,14 +56,16 @@ enum RunAccounting {
         }
         let total = accounting.reduce(0) { $0 + $1.rejected }
         if let max = pipeline.thresholds.maxRejects, total > max {
-            failures.append(failure("\(total) records rejected in all, more than thresholds.max-rejects \(max)", rejects))
+            failures.append(
+                failure("\(total) records rejected in all, more than thresholds.max-rejects \(max)", rejects))
         }
         for entry in accounting where entry.read + entry.received > 0 {
             let fraction = Double(entry.rejected) / Double(entry.read + entry.received)
             if fraction > pipeline.thresholds.maxRejectFraction {
-                failures.append(failure(
-                    "\(entry.rejected) of \(entry.read + entry.received) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)",
-                    rejects.lazy.filter { $0.collection == entry.collection }))
+                failures.append(
+                    failure(
+                        "\(entry.rejected) of \(entry.read + entry.received) \(entry.collection) records rejected (\(Int((fraction * 100).rounded()))%), more than thresholds.max-reject-fraction \(pipeline.thresholds.maxRejectFraction)",
+                        rejects.lazy.filter { $0.collection == entry.collection }))
             }
         }
         return failures

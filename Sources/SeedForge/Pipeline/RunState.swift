@@ -108,7 +108,10 @@ public final class RunState {
     }
 
     public func reject(_ record: Record, in collection: String, findings: [Finding], step: String) {
-        rejects.append(Rejection(collection: collection, record: record, id: id(of: record, in: collection), findings: findings, step: step))
+        rejects.append(
+            Rejection(
+                collection: collection, record: record, id: id(of: record, in: collection), findings: findings,
+                step: step))
     }
 
     /// A source record that could not even become a record (not an object, bad JSON line).
@@ -136,15 +139,22 @@ public final class RunState {
         return false
     }
 
-    public func removeDuplicate(_ record: Record, in collection: String, winner: Record, key: Value, step: String, filled: [String] = [], distanceKm: Double? = nil) {
-        duplicates.append(Duplicate(
-            collection: collection, record: record, id: id(of: record, in: collection),
-            winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step,
-            filled: filled, distanceKm: distanceKm))
+    public func removeDuplicate(
+        _ record: Record, in collection: String, winner: Record, key: Value, step: String, filled: [String] = [],
+        distanceKm: Double? = nil
+    ) {
+        duplicates.append(
+            Duplicate(
+                collection: collection, record: record, id: id(of: record, in: collection),
+                winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step,
+                filled: filled, distanceKm: distanceKm))
     }
 
     public func warn(_ finding: Finding, record: Record?, in collection: String, step: String) {
-        warnings.append(Warning(collection: collection, id: record.flatMap { id(of: $0, in: collection) }, finding: finding, step: step))
+        warnings.append(
+            Warning(
+                collection: collection, id: record.flatMap { id(of: $0, in: collection) }, finding: finding, step: step)
+        )
     }
 
     /// Puts the records of a paginated source in page-number order (files are read in
@@ -161,5 +171,7 @@ public final class RunState {
     }
 
     public func rejectedCount(_ collection: String) -> Int { rejects.lazy.filter { $0.collection == collection }.count }
-    public func duplicateCount(_ collection: String) -> Int { duplicates.lazy.filter { $0.collection == collection }.count }
+    public func duplicateCount(_ collection: String) -> Int {
+        duplicates.lazy.filter { $0.collection == collection }.count
+    }
 }

@@ -14,7 +14,8 @@ public struct RunOptions {
     public var force: Bool
 
     public init(
-        outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger, threads: Int? = nil,
+        outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
+        threads: Int? = nil,
         force: Bool = false
     ) {
         self.force = force
@@ -45,14 +46,16 @@ public struct RunResult {
     /// One line for the end of a run: what was written, what was set aside, how long.
     public var summaryLine: String {
         if unchanged {
-            return "\(dataset): unchanged (same definition, inputs and seedforge version as \(outputFolder ?? "the dataset")), nothing written; --force runs anyway"
+            return
+                "\(dataset): unchanged (same definition, inputs and seedforge version as \(outputFolder ?? "the dataset")), nothing written; --force runs anyway"
         }
         let written = counts.filter(\.written).map { "\($0.emitted) \($0.collection)" }.joined(separator: ", ")
         let rejected = counts.reduce(0) { $0 + $1.rejected }
         let duplicates = counts.reduce(0) { $0 + $1.duplicates }
         let place = outputFolder.map { " to \($0)" } ?? ""
         let time = String(format: "%.2f", seconds)
-        return "\(dataset): wrote \(written)\(place); \(rejected) rejected, \(duplicates) duplicates removed, \(warnings) warnings (\(time) s)"
+        return
+            "\(dataset): wrote \(written)\(place); \(rejected) rejected, \(duplicates) duplicates removed, \(warnings) warnings (\(time) s)"
     }
 }
 
@@ -66,8 +69,11 @@ public enum Runner {
         logger[metadataKey: "dataset"] = "\(pipeline.name)"
         let root = URL(fileURLWithPath: options.outputRoot)
         let target = root.appendingPathComponent(pipeline.name)
-        let lock: RunLock? = options.writeOutputs
-            ? try RunLock(path: root.appendingPathComponent(".\(pipeline.name).lock").path, timeout: options.lockTimeout) {
+        let lock: RunLock? =
+            options.writeOutputs
+            ? try RunLock(
+                path: root.appendingPathComponent(".\(pipeline.name).lock").path, timeout: options.lockTimeout
+            ) {
                 logger.notice("waiting for another run of \(pipeline.name) to finish")
             }
             : nil
@@ -79,7 +85,8 @@ public enum Runner {
             } else {
                 var result = RunResult(
                     dataset: pipeline.name, counts: [], warnings: 0, seconds: seconds(since: started),
-                    outputFolder: Paths.display(target.path), state: RunState(schemas: pipeline.schemas, threads: 1), thresholdFailures: [])
+                    outputFolder: Paths.display(target.path), state: RunState(schemas: pipeline.schemas, threads: 1),
+                    thresholdFailures: [])
                 result.unchanged = true
                 return result
             }
@@ -92,13 +99,16 @@ public enum Runner {
         thresholdFailures += RunAccounting.checkThresholds(pipeline, accounting: counts, rejects: state.rejects)
         guard options.writeOutputs else {
             return RunResult(
-                dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
+                dataset: pipeline.name, counts: counts, warnings: state.warnings.count,
+                seconds: seconds(since: started),
                 outputFolder: nil, state: state, thresholdFailures: thresholdFailures)
         }
         if !thresholdFailures.isEmpty {
             throw ThresholdError(dataset: pipeline.name, failures: thresholdFailures)
         }
-        try Emitter.write(pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started, logger: logger)
+        try Emitter.write(
+            pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started, logger: logger
+        )
         return RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
             outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])

@@ -17,7 +17,9 @@ public protocol Rule: Sendable {
     func check(_ record: Record, _ findings: inout RuleFindings)
     /// Checks a whole collection, returning findings per record (in order). A default
     /// calls `check` record by record; rules that compare records override it.
-    func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads) -> [[Finding]]
+    func checkAll(
+        _ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads
+    ) -> [[Finding]]
 }
 
 /// Collects what a rule finds wrong with one record.
@@ -44,10 +46,11 @@ public struct RuleFindings {
     /// Reports `field` as failing, with its location found in the source.
     public mutating func fail(_ field: FieldID, _ message: String, value: Value? = nil) {
         let spec = schema[field]
-        list.append(Finding(
-            rule: rule, severity: severity, message: message,
-            location: record.origin.location(ofField: spec),
-            field: spec.name, value: value ?? record[field]))
+        list.append(
+            Finding(
+                rule: rule, severity: severity, message: message,
+                location: record.origin.location(ofField: spec),
+                field: spec.name, value: value ?? record[field]))
     }
 }
 
@@ -57,7 +60,9 @@ extension RunState {
     /// With `parallel`, `body` runs on chunks of records concurrently, so it must only
     /// read shared state; findings are taken in record order, so the result is the same
     /// for any thread count.
-    func transformRecords(_ collection: String, step: String, parallel: Bool = false, _ body: (inout Record) -> [Finding]) {
+    func transformRecords(
+        _ collection: String, step: String, parallel: Bool = false, _ body: (inout Record) -> [Finding]
+    ) {
         // Taking the array out of the state leaves it uniquely owned: records change in
         // place, without copying their values.
         var records = collections.removeValue(forKey: collection) ?? []

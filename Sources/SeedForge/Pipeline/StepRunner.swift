@@ -20,16 +20,19 @@ enum StepRunner {
             }
             guard case .step(let step, let stage, _) = pipeline.steps[index] else { break }
             let label = pipeline.steps[index].label
-            let before = (state.records(step.collection).count, state.rejects.count, state.duplicates.count, state.warnings.count)
+            let before = (
+                state.records(step.collection).count, state.rejects.count, state.duplicates.count, state.warnings.count
+            )
             let clock = ContinuousClock.now
             state.changedByStep = nil
             try step.run(state)
             state.releaseSourcePages()
-            state.stepStats.append(StepStat(
-                label: label, stage: stage, collection: step.collection, recordsIn: before.0,
-                recordsOut: state.records(step.collection).count, rejected: state.rejects.count - before.1,
-                duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
-                seconds: Runner.seconds(since: clock), changed: state.changedByStep))
+            state.stepStats.append(
+                StepStat(
+                    label: label, stage: stage, collection: step.collection, recordsIn: before.0,
+                    recordsOut: state.records(step.collection).count, rejected: state.rejects.count - before.1,
+                    duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
+                    seconds: Runner.seconds(since: clock), changed: state.changedByStep))
             let stat = state.stepStats[state.stepStats.count - 1]
             var line = "\(label) \(step.collection): \(stat.recordsIn) in, \(stat.recordsOut) out"
             if stat.rejected > 0 { line += ", \(stat.rejected) rejected" }
@@ -53,32 +56,42 @@ enum StepRunner {
             var perRecord = [[Finding]](repeating: [], count: records.count)
             for step in block where step.collection == collection {
                 let clock = ContinuousClock.now
-                let results = step.rule.checkAll(records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
+                let results = step.rule.checkAll(
+                    records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
                 var flagged = 0
                 var warned = 0
                 for (position, findings) in results.enumerated() where !findings.isEmpty {
                     perRecord[position] += findings
                     if findings.contains(where: { $0.severity == .error }) { flagged += 1 } else { warned += 1 }
                 }
-                state.stepStats.append(StepStat(
-                    label: step.label, stage: .validate, collection: collection, recordsIn: records.count,
-                    recordsOut: records.count - flagged, rejected: flagged, duplicates: 0, warnings: warned,
-                    seconds: Runner.seconds(since: clock)))
+                state.stepStats.append(
+                    StepStat(
+                        label: step.label, stage: .validate, collection: collection, recordsIn: records.count,
+                        recordsOut: records.count - flagged, rejected: flagged, duplicates: 0, warnings: warned,
+                        seconds: Runner.seconds(since: clock)))
                 // A rule's thresholds count the records it flagged at its severity
                 // (rejected for errors, warned about for warnings).
                 let hits = step.severity == .error ? flagged : warned
                 let verb = step.severity == .error ? "rejected" : "warned about"
                 if let max = step.maxRejects, hits > max {
-                    failures.append("\(step.label) \(verb) \(hits) \(collection) records, more than its max-rejects \(max)")
+                    failures.append(
+                        "\(step.label) \(verb) \(hits) \(collection) records, more than its max-rejects \(max)")
                 }
-                if let fraction = step.maxRejectFraction, !records.isEmpty, Double(hits) / Double(records.count) > fraction {
-                    failures.append("\(step.label) \(verb) \(hits) of \(records.count) \(collection) records, more than its max-reject-fraction \(fraction)")
+                if let fraction = step.maxRejectFraction, !records.isEmpty,
+                    Double(hits) / Double(records.count) > fraction
+                {
+                    failures.append(
+                        "\(step.label) \(verb) \(hits) of \(records.count) \(collection) records, more than its max-reject-fraction \(fraction)"
+                    )
                 }
                 logger.info("\(step.label) \(collection): \(flagged) rejected")
             }
             var kept: [Record] = []
             for (position, record) in records.enumerated() {
-                if state.settle(record, findings: perRecord[position], in: collection, step: { "validate: \($0.rule)" }) { kept.append(record) }
+                if state.settle(record, findings: perRecord[position], in: collection, step: { "validate: \($0.rule)" })
+                {
+                    kept.append(record)
+                }
             }
             state.collections[collection] = kept
         }

@@ -36,7 +36,9 @@ enum UpToDate {
         // The files each collection would be read from, against those it was read from.
         var recordedByCollection: [String: [String]] = [:]
         for input in inputs {
-            guard let collection = input["collection"] as? String, let file = input["file"] as? String else { return "the manifest's inputs are unreadable" }
+            guard let collection = input["collection"] as? String, let file = input["file"] as? String else {
+                return "the manifest's inputs are unreadable"
+            }
             recordedByCollection[collection, default: []].append(file)
         }
         for collection in Set(pipeline.sources.map(\.collection)) {
@@ -44,12 +46,16 @@ enum UpToDate {
             let wanted = sources.flatMap { $0.files.map { Paths.relative($0, to: pipeline.baseDirectory) } }
             let recorded = recordedByCollection[collection] ?? []
             if sources.contains(where: { $0.kind.followsLinks }) {
-                if let missing = wanted.first(where: { !recorded.contains($0) }) { return "\(missing) was not read before" }
+                if let missing = wanted.first(where: { !recorded.contains($0) }) {
+                    return "\(missing) was not read before"
+                }
             } else if wanted != recorded {
                 return "the files of \(collection) are not those read before"
             }
         }
-        if recordedByCollection.keys.contains(where: { collection in !pipeline.sources.contains { $0.collection == collection } }) {
+        if recordedByCollection.keys.contains(where: { collection in
+            !pipeline.sources.contains { $0.collection == collection }
+        }) {
             return "a collection read before has no source now"
         }
 
@@ -57,7 +63,9 @@ enum UpToDate {
             guard let file = input["file"] as? String, let sha256 = input["sha256"] as? String,
                 let bytes = (input["bytes"] as? NSNumber)?.intValue
             else { return "the manifest's inputs are unreadable" }
-            let path = URL(fileURLWithPath: file, relativeTo: URL(fileURLWithPath: pipeline.baseDirectory, isDirectory: true)).path
+            let path = URL(
+                fileURLWithPath: file, relativeTo: URL(fileURLWithPath: pipeline.baseDirectory, isDirectory: true)
+            ).path
             guard let stamp = FileStamp.of(path), stamp.bytes == bytes else { return "\(file) changed" }
             if recordedStamps[file] == stamp.text { continue }
             guard let contents = try? FileBytes.read(path: path), SHA256.hex(buffer: contents.buffer) == sha256 else {
@@ -71,7 +79,8 @@ enum UpToDate {
             guard let file = output["file"] as? String, let bytes = (output["bytes"] as? NSNumber)?.intValue,
                 let count = (output["files"] as? NSNumber)?.intValue
             else { return "the manifest's outputs are unreadable" }
-            guard let found = DatasetFiles.stamps(under: target.appendingPathComponent(file).path), found.count == count,
+            guard let found = DatasetFiles.stamps(under: target.appendingPathComponent(file).path),
+                found.count == count,
                 found.reduce(0, { $0 + $1.bytes }) == bytes, found.allSatisfy({ $0.modified <= written })
             else { return "\(file) in the dataset was changed or removed" }
         }
@@ -93,7 +102,9 @@ enum DatasetFiles {
         defer { closedir(folder) }
         let fd = dirfd(folder)
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name == "." || name == ".." { continue }
             var info = stat()
             guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return false }

@@ -61,7 +61,9 @@ public struct TestFile: Sendable {
 
     /// Whether a path names a test file rather than a pipeline (so `pipelines/*.yml`
     /// can be given to every command).
-    public static func isTestFile(_ path: String) -> Bool { path.hasSuffix(".test.yml") || path.hasSuffix(".test.yaml") }
+    public static func isTestFile(_ path: String) -> Bool {
+        path.hasSuffix(".test.yml") || path.hasSuffix(".test.yaml")
+    }
 
     /// The pipeline a path stands for: itself, or for a test file the pipeline beside it.
     public static func pipelinePath(for path: String) -> String {
@@ -72,12 +74,17 @@ public struct TestFile: Sendable {
 
     /// Loads a test file, checking it against the pipeline's collections.
     public static func load(path: String, pipeline: Pipeline) throws -> TestFile {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw DefinitionError(file: path, line: 1, column: 1, message: "no test file \(path) for \(pipeline.file) (write one: see README, Pipeline tests)")
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else {
+            throw DefinitionError(
+                file: path, line: 1, column: 1,
+                message: "no test file \(path) for \(pipeline.file) (write one: see README, Pipeline tests)")
         }
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else { throw DefinitionError(file: path, line: 1, column: 1, message: "test file is empty") }
+            guard let node = try Yams.compose(yaml: text) else {
+                throw DefinitionError(file: path, line: 1, column: 1, message: "test file is empty")
+            }
             root = node
         } catch let error as YamlError {
             throw Loader.yamlError(error, file: path, yamlText: text)
@@ -88,7 +95,9 @@ public struct TestFile: Sendable {
         var cases: [Case] = []
         let nodes = collector.attempt { try top.require("cases").list("'cases'") } ?? []
         for (number, node) in nodes.enumerated() {
-            if let testCase = collector.attempt({ try loadCase(node, number: number + 1, pipeline: pipeline, folder: folder) }) {
+            if let testCase = collector.attempt({
+                try loadCase(node, number: number + 1, pipeline: pipeline, folder: folder)
+            }) {
                 cases.append(testCase)
             }
         }
@@ -105,7 +114,9 @@ public struct TestFile: Sendable {
         func collection(_ keyNode: ConfigNode) throws -> String {
             let name = try keyNode.string("a collection name")
             guard pipeline.collections.contains(name) else {
-                throw keyNode.error("\(what): unknown collection '\(name)'\(Suggestion.phrase(for: name, in: pipeline.collections)); collections: \(pipeline.collections.joined(separator: ", "))")
+                throw keyNode.error(
+                    "\(what): unknown collection '\(name)'\(Suggestion.phrase(for: name, in: pipeline.collections)); collections: \(pipeline.collections.joined(separator: ", "))"
+                )
             }
             return name
         }
@@ -117,20 +128,29 @@ public struct TestFile: Sendable {
             if pipeline.collections.contains(name) { return name }
             if let output = pipeline.outputs.first(where: { $0.file == name }) {
                 guard !(output.format is PrefixIndexFormat) else {
-                    throw keyNode.error("\(what): '\(name)' is a prefix index, which holds keys, not records; expect its pages output or the collection")
+                    throw keyNode.error(
+                        "\(what): '\(name)' is a prefix index, which holds keys, not records; expect its pages output or the collection"
+                    )
                 }
                 return name
             }
-            throw keyNode.error("\(what): unknown collection or output '\(name)'\(Suggestion.phrase(for: name, in: pipeline.collections + pipeline.outputs.map(\.file))); collections: \(pipeline.collections.joined(separator: ", "))")
+            throw keyNode.error(
+                "\(what): unknown collection or output '\(name)'\(Suggestion.phrase(for: name, in: pipeline.collections + pipeline.outputs.map(\.file))); collections: \(pipeline.collections.joined(separator: ", "))"
+            )
         }
         var inputs: [String: Input] = [:]
-        if let inputNode = map["input"], let inputMap = collector.attempt({ try inputNode.mapping("'input' of \(what)") }) {
+        if let inputNode = map["input"],
+            let inputMap = collector.attempt({ try inputNode.mapping("'input' of \(what)") })
+        {
             for (key, value) in inputMap.mapping {
                 let valueNode = ConfigNode(node: value, file: node.file)
                 let keyNode = ConfigNode(node: key, file: node.file)
                 guard let name = collector.attempt({ try collection(keyNode) }) else { continue }
                 if pipeline.derivedCollections.contains(name) {
-                    collector.errors.append(keyNode.error("\(what): '\(name)' is computed by group-stats, not read from a source; give input for the collections it is computed from"))
+                    collector.errors.append(
+                        keyNode.error(
+                            "\(what): '\(name)' is computed by group-stats, not read from a source; give input for the collections it is computed from"
+                        ))
                     continue
                 }
                 if case .mapping = value {
@@ -139,15 +159,26 @@ public struct TestFile: Sendable {
                     if let file = collector.attempt({ try fixture.requiredString("fixture") }) {
                         let full = file.hasPrefix("/") ? file : (folder as NSString).appendingPathComponent(file)
                         var isDirectory: ObjCBool = false
-                        if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
+                        if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory),
+                            !isDirectory.boolValue
+                        {
                             inputs[name] = .fixture(full)
                         } else {
-                            collector.errors.append(fixture["fixture"]!.error("fixture '\(file)' is not a file (paths are relative to the test file's folder)"))
+                            collector.errors.append(
+                                fixture["fixture"]!.error(
+                                    "fixture '\(file)' is not a file (paths are relative to the test file's folder)"))
                         }
                     }
-                } else if let source = pipeline.sources.first(where: { $0.collection == name }), !source.kind.acceptsInlineRecords {
-                    collector.errors.append(valueNode.error("\(what): '\(name)' is a \(source.kindName) source: give its input as {fixture: page.html}"))
-                } else if let records = collector.attempt({ try valueNode.list("input of \(name)").map { try $0.value() } }) {
+                } else if let source = pipeline.sources.first(where: { $0.collection == name }),
+                    !source.kind.acceptsInlineRecords
+                {
+                    collector.errors.append(
+                        valueNode.error(
+                            "\(what): '\(name)' is a \(source.kindName) source: give its input as {fixture: page.html}")
+                    )
+                } else if let records = collector.attempt({
+                    try valueNode.list("input of \(name)").map { try $0.value() }
+                }) {
                     inputs[name] = .records(records)
                 }
             }
@@ -157,17 +188,23 @@ public struct TestFile: Sendable {
         var duplicates: [Value]?
         var thresholds: [String]?
         var warnings: [Value]?
-        if let expectNode = map["expect"], let expectMap = collector.attempt({ try expectNode.mapping("'expect' of \(what)") }) {
+        if let expectNode = map["expect"],
+            let expectMap = collector.attempt({ try expectNode.mapping("'expect' of \(what)") })
+        {
             for (key, value) in expectMap.mapping {
                 let keyNode = ConfigNode(node: key, file: node.file)
                 let valueNode = ConfigNode(node: value, file: node.file)
                 let keyName = (try? keyNode.string("key")) ?? ""
                 if keyName == "thresholds" {
-                    thresholds = collector.attempt { try valueNode.list("'thresholds' of \(what)").map { try $0.string("a threshold message") } }
+                    thresholds = collector.attempt {
+                        try valueNode.list("'thresholds' of \(what)").map { try $0.string("a threshold message") }
+                    }
                     continue
                 }
                 if ["rejects", "duplicates", "warnings"].contains(keyName) {
-                    let list = collector.attempt { try valueNode.list("'\(keyName)' of \(what)").map { try $0.value() } }
+                    let list = collector.attempt {
+                        try valueNode.list("'\(keyName)' of \(what)").map { try $0.value() }
+                    }
                     switch keyName {
                     case "rejects": rejects = list
                     case "warnings": warnings = list
@@ -177,9 +214,13 @@ public struct TestFile: Sendable {
                 }
                 guard let name = collector.attempt({ try recordsTarget(keyNode) }) else { continue }
                 if case .scalar = value, let count = valueNode.node.int {
-                    if count < 0 { collector.errors.append(valueNode.error("\(what): a record count cannot be negative")) }
+                    if count < 0 {
+                        collector.errors.append(valueNode.error("\(what): a record count cannot be negative"))
+                    }
                     expected[name] = .count(count)
-                } else if let records = collector.attempt({ try valueNode.list("expected \(name)").map { try $0.value() } }) {
+                } else if let records = collector.attempt({
+                    try valueNode.list("expected \(name)").map { try $0.value() }
+                }) {
                     expected[name] = .records(records)
                 }
             }
@@ -188,6 +229,8 @@ public struct TestFile: Sendable {
             collector.errors.append(node.error("\(what) has no 'expect': it would check nothing"))
         }
         if !collector.errors.isEmpty { throw DefinitionErrors(collector.errors) }
-        return Case(name: name, line: node.line, inputs: inputs, expectedRecords: expected, expectedRejects: rejects, expectedDuplicates: duplicates, expectedThresholds: thresholds, expectedWarnings: warnings)
+        return Case(
+            name: name, line: node.line, inputs: inputs, expectedRecords: expected, expectedRejects: rejects,
+            expectedDuplicates: duplicates, expectedThresholds: thresholds, expectedWarnings: warnings)
     }
 }

@@ -14,7 +14,8 @@ public enum TestRunner {
 
     public static func run(_ file: TestFile, pipeline: Pipeline, logger: Logger) throws -> [Outcome] {
         try file.cases.map { testCase in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedforge-test-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "seedforge-test-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             var prepared = pipeline
@@ -31,8 +32,12 @@ public enum TestRunner {
             }
             var differences: [String]
             do {
-                let result = try Runner.run(prepared, options: RunOptions(outputRoot: folder.path, writeOutputs: false, logger: logger, threads: 1))
-                differences = result.state.sourceErrors.map { "the input could not be read: \($0.error.location.brief): \($0.error.message)" }
+                let result = try Runner.run(
+                    prepared,
+                    options: RunOptions(outputRoot: folder.path, writeOutputs: false, logger: logger, threads: 1))
+                differences = result.state.sourceErrors.map {
+                    "the input could not be read: \($0.error.location.brief): \($0.error.message)"
+                }
                 differences += compare(testCase, result, pipeline: pipeline)
             } catch {
                 differences = ["the case could not run: \(error)"]
@@ -46,7 +51,9 @@ public enum TestRunner {
         if let expected = testCase.expectedThresholds {
             let actual = result.thresholdFailures
             if expected.count != actual.count || zip(expected, actual).contains(where: { !$1.contains($0) }) {
-                differences.append("thresholds: expected \(expected.isEmpty ? "none" : expected.joined(separator: "; ")), got \(actual.isEmpty ? "none" : actual.joined(separator: "; "))")
+                differences.append(
+                    "thresholds: expected \(expected.isEmpty ? "none" : expected.joined(separator: "; ")), got \(actual.isEmpty ? "none" : actual.joined(separator: "; "))"
+                )
             }
         }
         for name in testCase.expectedRecords.keys.sorted() {
@@ -58,11 +65,15 @@ public enum TestRunner {
                 // An output file: the records as it writes them.
                 let output = pipeline.outputs.first { $0.file == name }!
                 let schema = result.state.schemas[output.collection]!
-                emitted = output.selected(result.state.records(output.collection)).map { output.object($0, schema: schema) }
+                emitted = output.selected(result.state.records(output.collection)).map {
+                    output.object($0, schema: schema)
+                }
             }
             switch testCase.expectedRecords[name]! {
             case .count(let count):
-                if emitted.count != count { differences.append("\(name): expected \(count) records, got \(emitted.count)") }
+                if emitted.count != count {
+                    differences.append("\(name): expected \(count) records, got \(emitted.count)")
+                }
             case .records(let expected):
                 differences += compareList(name, expected: expected, actual: emitted)
             }
@@ -80,9 +91,11 @@ public enum TestRunner {
         }
         if let expected = testCase.expectedDuplicates {
             let actual = result.state.duplicates.map { duplicate -> Value in
-                .object(JSONObject([
-                    ("collection", .string(duplicate.collection)), ("id", duplicate.id ?? .null), ("winner", duplicate.winnerID ?? .null),
-                ]))
+                .object(
+                    JSONObject([
+                        ("collection", .string(duplicate.collection)), ("id", duplicate.id ?? .null),
+                        ("winner", duplicate.winnerID ?? .null),
+                    ]))
             }
             differences += compareList("duplicates", expected: expected, actual: actual)
         }
@@ -90,10 +103,13 @@ public enum TestRunner {
     }
 
     static func row(_ collection: String, _ id: Value?, _ finding: Finding) -> Value {
-        .object(JSONObject([
-            ("collection", .string(collection)), ("rule", .string(finding.rule)), ("field", finding.field.map(Value.string) ?? .null),
-            ("id", id ?? .null), ("message", .string(finding.message)), ("severity", .string(finding.severity.rawValue)),
-        ]))
+        .object(
+            JSONObject([
+                ("collection", .string(collection)), ("rule", .string(finding.rule)),
+                ("field", finding.field.map(Value.string) ?? .null),
+                ("id", id ?? .null), ("message", .string(finding.message)),
+                ("severity", .string(finding.severity.rawValue)),
+            ]))
     }
 
     /// Element by element; for each expected object only the keys it gives are compared
@@ -113,13 +129,22 @@ public enum TestRunner {
                 guard let got = actual[index].value(at: FieldPath(components: [.key(key)])) else {
                     var fields: [String] = []
                     if case .object(let object) = actual[index] { fields = object.keys }
-                    differences.append("\(label)[\(index)]: there is no field '\(key)'\(Suggestion.phrase(for: key, in: fields))")
+                    differences.append(
+                        "\(label)[\(index)]: there is no field '\(key)'\(Suggestion.phrase(for: key, in: fields))")
                     continue
                 }
-                if key == "message", label == "rejects" || label == "warnings", case .string(let part) = value, case .string(let message) = got {
-                    if !message.contains(part) { differences.append("\(label)[\(index)].message: expected to contain \(JSONWriter.compact(value)), got \(JSONWriter.compact(got))") }
+                if key == "message", label == "rejects" || label == "warnings", case .string(let part) = value,
+                    case .string(let message) = got
+                {
+                    if !message.contains(part) {
+                        differences.append(
+                            "\(label)[\(index)].message: expected to contain \(JSONWriter.compact(value)), got \(JSONWriter.compact(got))"
+                        )
+                    }
                 } else if !value.describes(got) {
-                    differences.append("\(label)[\(index)].\(key): expected \(JSONWriter.compact(value)), got \(JSONWriter.compact(got))")
+                    differences.append(
+                        "\(label)[\(index)].\(key): expected \(JSONWriter.compact(value)), got \(JSONWriter.compact(got))"
+                    )
                 }
             }
         }

@@ -39,10 +39,15 @@ public final class PrefixQuery {
         }
         let manifest = try Self.parse(manifestData, manifestURL.path)
         guard case .array(let outputs)? = manifest.value(at: FieldPath(components: [.key("outputs")])),
-            let index = outputs.first(where: { $0.value(at: FieldPath(components: [.key("format")])) == .string("prefix-index") }),
+            let index = outputs.first(where: {
+                $0.value(at: FieldPath(components: [.key("format")])) == .string("prefix-index")
+            }),
             let indexFile = index.value(at: FieldPath(components: [.key("file")]))?.string
         else {
-            throw QueryError(message: "dataset \(path) has no prefix-index output; add one to its pipeline (see README, format prefix-index)")
+            throw QueryError(
+                message:
+                    "dataset \(path) has no prefix-index output; add one to its pipeline (see README, format prefix-index)"
+            )
         }
         let indexFolder = folder.appendingPathComponent(indexFile)
         let metaURL = indexFolder.appendingPathComponent("meta.json")
@@ -81,8 +86,12 @@ public final class PrefixQuery {
                 guard bytes.isEmpty else { throw damaged(at: 0, "the index lists keys for an empty dataset") }
                 return
             }
-            guard bytes.last == 0x0A else { throw damaged(at: bytes.count, "the file does not end with a line break (truncated?)") }
-            guard try position(ofLineAt: 0, in: bytes) == 0 else { throw damaged(at: 0, "the first line is not position 0") }
+            guard bytes.last == 0x0A else {
+                throw damaged(at: bytes.count, "the file does not end with a line break (truncated?)")
+            }
+            guard try position(ofLineAt: 0, in: bytes) == 0 else {
+                throw damaged(at: 0, "the first line is not position 0")
+            }
             var lastStart = bytes.count - 1
             while lastStart > 0, bytes[lastStart - 1] != 0x0A { lastStart -= 1 }
             guard try position(ofLineAt: lastStart, in: bytes) == records - 1 else {
@@ -176,12 +185,15 @@ public final class PrefixQuery {
             position = sum
             cursor += 1
         }
-        guard cursor > tab + 1, position < records else { throw damaged(at: offset, "a position is missing or beyond the \(records) records") }
+        guard cursor > tab + 1, position < records else {
+            throw damaged(at: offset, "a position is missing or beyond the \(records) records")
+        }
         return position
     }
 
     func damaged(at offset: Int, _ problem: String) -> QueryError {
-        QueryError(message: "the prefix index's keys.tsv is damaged at byte \(offset): \(problem); run the pipeline again")
+        QueryError(
+            message: "the prefix index's keys.tsv is damaged at byte \(offset): \(problem); run the pipeline again")
     }
 
     /// The byte offset of the first line whose key is not below `wanted` (byte order),
@@ -211,8 +223,12 @@ public final class PrefixQuery {
         let number = position / pageSize + 1
         if pageCache[number] == nil {
             let url = pagesFolder.appendingPathComponent(PagesFormat.fileName(page: number))
-            guard let data = try? Data(contentsOf: url) else { throw QueryError(message: "page file \(url.path) is missing") }
-            guard case .array(let values) = try Self.parse(data, url.path) else { throw QueryError(message: "\(url.path) is not a page") }
+            guard let data = try? Data(contentsOf: url) else {
+                throw QueryError(message: "page file \(url.path) is missing")
+            }
+            guard case .array(let values) = try Self.parse(data, url.path) else {
+                throw QueryError(message: "\(url.path) is not a page")
+            }
             pageCache[number] = values
         }
         let values = pageCache[number]!

@@ -18,7 +18,8 @@ public enum GitHubReport {
             out += "::\(finding.severity.rawValue) \(properties.joined(separator: ","))::\(data(message))\n"
         }
         if listed.count < report.entries.count {
-            out += "::notice title=seedforge::\(report.entries.count - listed.count) more findings not listed (--max-findings)\n"
+            out +=
+                "::notice title=seedforge::\(report.entries.count - listed.count) more findings not listed (--max-findings)\n"
         }
         for failure in report.thresholdFailures {
             out += "::error title=threshold::\(data("\(failure.pipeline): \(failure.message)"))\n"
@@ -27,7 +28,8 @@ public enum GitHubReport {
     }
 
     static func data(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
     }
 
     static func property(_ text: String) -> String {

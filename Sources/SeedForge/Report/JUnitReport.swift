@@ -35,26 +35,35 @@ public enum JUnitReport {
                 if !errors.isEmpty {
                     counts.failures += 1
                     var lines = shownErrors.map(line)
-                    if shownErrors.count < errors.count { lines.append("... \(errors.count - shownErrors.count) more not listed") }
-                    body += "\n      <failure type=\"\(escape(rule))\" message=\"\(errors.count) finding\(errors.count == 1 ? "" : "s")\">\(escape(lines.joined(separator: "\n")))</failure>"
+                    if shownErrors.count < errors.count {
+                        lines.append("... \(errors.count - shownErrors.count) more not listed")
+                    }
+                    body +=
+                        "\n      <failure type=\"\(escape(rule))\" message=\"\(errors.count) finding\(errors.count == 1 ? "" : "s")\">\(escape(lines.joined(separator: "\n")))</failure>"
                 }
                 if !warnings.isEmpty {
                     body += "\n      <system-out>\(escape(warnings.map(line).joined(separator: "\n")))</system-out>"
                 }
-                cases.append("    <testcase name=\"\(escape(rule))\" classname=\"\(escape(name))\"\(body.isEmpty ? "/>" : ">\(body)\n    </testcase>")")
+                cases.append(
+                    "    <testcase name=\"\(escape(rule))\" classname=\"\(escape(name))\"\(body.isEmpty ? "/>" : ">\(body)\n    </testcase>")"
+                )
             }
             let thresholds = report.thresholdFailures.filter { $0.pipeline == name }
             if !thresholds.isEmpty {
                 counts.tests += 1
                 counts.errors += 1
                 let text = thresholds.map(\.message).joined(separator: "\n")
-                cases.append("    <testcase name=\"thresholds\" classname=\"\(escape(name))\">\n      <error type=\"threshold\" message=\"reject threshold exceeded\">\(escape(text))</error>\n    </testcase>")
+                cases.append(
+                    "    <testcase name=\"thresholds\" classname=\"\(escape(name))\">\n      <error type=\"threshold\" message=\"reject threshold exceeded\">\(escape(text))</error>\n    </testcase>"
+                )
             }
             totals.tests += counts.tests
             totals.failures += counts.failures
             totals.errors += counts.errors
             let file = info.map { " file=\"\(escape($0.file))\"" } ?? ""
-            suites.append("  <testsuite name=\"\(escape(name))\" tests=\"\(counts.tests)\" failures=\"\(counts.failures)\" errors=\"\(counts.errors)\"\(file)>\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
+            suites.append(
+                "  <testsuite name=\"\(escape(name))\" tests=\"\(counts.tests)\" failures=\"\(counts.failures)\" errors=\"\(counts.errors)\"\(file)>\n"
+                    + cases.joined(separator: "\n") + "\n  </testsuite>")
         }
         return """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -84,7 +93,11 @@ public enum JUnitReport {
             case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
             default:
                 let value = scalar.value
-                if value < 0x20 || (0xFFFE...0xFFFF).contains(value) { out += "\u{FFFD}" } else { out.unicodeScalars.append(scalar) }
+                if value < 0x20 || (0xFFFE...0xFFFF).contains(value) {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out

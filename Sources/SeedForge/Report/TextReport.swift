@@ -4,7 +4,9 @@
 /// terminal and never when NO_COLOR is set.
 public enum TextReport {
     public static func render(_ report: ValidationReport, options: ReportOptions) -> String {
-        func paint(_ text: String, _ code: String) -> String { options.color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+        func paint(_ text: String, _ code: String) -> String {
+            options.color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+        }
         var out = ""
         var currentFile: String?
         let listed = options.listed(report)
@@ -21,11 +23,13 @@ public enum TextReport {
             if let value = ValidationReport.shown(finding.value), finding.value != nil, finding.rule != "json-syntax" {
                 detail.append("value \(value)")
             }
-            out += "  \(place.padding(toLength: max(place.count, 8), withPad: " ", startingAt: 0)) \(severity)  \(finding.message) [\(finding.rule)]"
+            out +=
+                "  \(place.padding(toLength: max(place.count, 8), withPad: " ", startingAt: 0)) \(severity)  \(finding.message) [\(finding.rule)]"
             out += detail.isEmpty ? "\n" : " (\(detail.joined(separator: ", ")))\n"
         }
         if listed.count < report.entries.count {
-            out += "\n... \(report.entries.count - listed.count) more findings not listed (--max-findings \(options.maxFindings ?? 0))\n"
+            out +=
+                "\n... \(report.entries.count - listed.count) more findings not listed (--max-findings \(options.maxFindings ?? 0))\n"
         }
         for failure in report.thresholdFailures {
             out += "\n" + paint("error", "31") + ": \(failure.pipeline): \(failure.message)"

@@ -31,11 +31,15 @@ public struct ValidationReport: Sendable {
     public mutating func add(_ result: RunResult) {
         for rejection in result.state.rejects {
             for finding in rejection.findings {
-                entries.append(Entry(pipeline: result.dataset, collection: rejection.collection, id: rejection.id, finding: finding))
+                entries.append(
+                    Entry(
+                        pipeline: result.dataset, collection: rejection.collection, id: rejection.id, finding: finding))
             }
         }
         for warning in result.state.warnings {
-            entries.append(Entry(pipeline: result.dataset, collection: warning.collection, id: warning.id, finding: warning.finding))
+            entries.append(
+                Entry(
+                    pipeline: result.dataset, collection: warning.collection, id: warning.id, finding: warning.finding))
         }
         for (collection, error) in result.state.sourceErrors {
             entries.append(Entry(pipeline: result.dataset, collection: collection, id: nil, finding: error.finding))
@@ -63,7 +67,7 @@ public struct ValidationReport: Sendable {
             let l = a.element.finding.location
             let r = b.element.finding.location
             switch (l, r) {
-            case let (l?, r?):
+            case (let l?, let r?):
                 if l.file != r.file { return l.file < r.file }
                 if l.line != r.line { return l.line < r.line }
                 if l.column != r.column { return l.column < r.column }

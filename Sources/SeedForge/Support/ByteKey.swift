@@ -73,9 +73,13 @@ public struct ByteKey: Hashable, Comparable, Sendable {
         let normalized = double == 0 ? 0.0 : double
         let bits = normalized.bitPattern
         let ordered = normalized.sign == .minus ? ~bits : bits | (1 << 63)
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift)))
+        }
         let biased = UInt64(bitPattern: exact) ^ (1 << 63)
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: biased >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: biased >> UInt64(shift)))
+        }
     }
 
     /// Text of ASCII letters, digits and punctuation (no NUL): its folded key is its

@@ -16,14 +16,16 @@ public enum ByteSize {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
         let unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
-        guard !digits.isEmpty, let number = Int(digits), let factor = units.first(where: { $0.suffix == unit })?.factor else { return nil }
+        guard !digits.isEmpty, let number = Int(digits), let factor = units.first(where: { $0.suffix == unit })?.factor
+        else { return nil }
         let (bytes, overflow) = number.multipliedReportingOverflow(by: factor)
         return overflow ? nil : bytes
     }
 
     /// The size in the largest binary unit that divides it exactly (`16 MiB`), else in bytes.
     public static func format(_ bytes: Int) -> String {
-        for (suffix, factor) in [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes >= factor && bytes % factor == 0 {
+        for (suffix, factor) in [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
+        where bytes >= factor && bytes % factor == 0 {
             return "\(bytes / factor) \(suffix)"
         }
         return bytes == 1 ? "1 byte" : "\(bytes) bytes"

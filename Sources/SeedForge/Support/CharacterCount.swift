@@ -23,7 +23,8 @@ enum CharacterCount {
                 if next - pieceStart == 1 {
                     total += 1
                 } else {
-                    total += String(decoding: UnsafeBufferPointer(rebasing: bytes[pieceStart..<next]), as: UTF8.self).count
+                    total +=
+                        String(decoding: UnsafeBufferPointer(rebasing: bytes[pieceStart..<next]), as: UTF8.self).count
                 }
                 pieceStart = next
             }

@@ -75,7 +75,7 @@ public enum Collation {
             case (nil, nil): return .orderedSame
             case (nil, _): return .orderedAscending
             case (_, nil): return .orderedDescending
-            case let (l?, r?):
+            case (let l?, let r?):
                 if l != r { return l < r ? .orderedAscending : .orderedDescending }
             }
         }

@@ -15,7 +15,9 @@ enum Coordinates {
 
     /// The record's position, or nil when either coordinate is missing, not a number or
     /// out of range.
-    static func of(_ record: Record, _ latitude: FieldID, _ longitude: FieldID) -> (latitude: Double, longitude: Double)? {
+    static func of(
+        _ record: Record, _ latitude: FieldID, _ longitude: FieldID
+    ) -> (latitude: Double, longitude: Double)? {
         guard let lat = Self.latitude(record[latitude]), let lon = Self.longitude(record[longitude]) else { return nil }
         return (lat, lon)
     }

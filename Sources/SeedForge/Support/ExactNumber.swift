@@ -40,7 +40,9 @@ public struct ExactNumber: Sendable, Equatable {
         }
         var significand: Int128 = 0
         var exponent = 0
-        var digits = 0, significant = 0, seenPoint = false
+        var digits = 0
+        var significant = 0
+        var seenPoint = false
         while let byte = bytes.first, byte != UInt8(ascii: "e"), byte != UInt8(ascii: "E") {
             bytes = bytes.dropFirst()
             if byte == UInt8(ascii: ".") {
@@ -165,7 +167,9 @@ extension DecimalPlaces {
     /// shortest round-trip digits: 3.525 → 3.53, 1.0005 → 1.001), as a double; the
     /// binary rounding for values whose digits do not fit.
     func roundExactly(_ value: Double) -> Double {
-        guard let exact = ExactNumber(.double(value)), let rounded = exact.rounded(places: places) else { return round(value) }
+        guard let exact = ExactNumber(.double(value)), let rounded = exact.rounded(places: places) else {
+            return round(value)
+        }
         return rounded.double
     }
 }

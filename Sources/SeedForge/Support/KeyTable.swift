@@ -97,7 +97,8 @@ struct KeyTable {
             }
             while runs.count > 1 {
                 let pairs = runs.count / 2
-                var merged: [[Int]] = threads.run(pairs) { pair in Self.merge(runs[2 * pair], runs[2 * pair + 1], less) }
+                var merged: [[Int]] = threads.run(pairs) { pair in Self.merge(runs[2 * pair], runs[2 * pair + 1], less)
+                }
                 if runs.count % 2 == 1 { merged.append(runs[runs.count - 1]) }
                 runs = merged
             }

@@ -11,7 +11,9 @@ public enum SHA256 {
     /// The digest of the bytes in `buffer`.
     public static func hex(buffer: UnsafeBufferPointer<UInt8>) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
-        let status = digest.withUnsafeMutableBufferPointer { out in seedforge_sha256(buffer.baseAddress, buffer.count, out.baseAddress!) }
+        let status = digest.withUnsafeMutableBufferPointer { out in
+            seedforge_sha256(buffer.baseAddress, buffer.count, out.baseAddress!)
+        }
         precondition(status == 0, "OpenSSL SHA-256 failed")
         return hex(digest: digest)
     }
@@ -52,7 +54,8 @@ extension SHA256 {
 
         public func update(_ bytes: UnsafeBufferPointer<UInt8>) {
             guard let context, bytes.count > 0 else { return }
-            precondition(seedforge_sha256_update(context, bytes.baseAddress, bytes.count) == 0, "OpenSSL SHA-256 failed")
+            precondition(
+                seedforge_sha256_update(context, bytes.baseAddress, bytes.count) == 0, "OpenSSL SHA-256 failed")
         }
 
         /// The digest as hexadecimal digits; the stream takes no more bytes after it.

@@ -36,7 +36,8 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
         var current = free.load(ordering: .relaxed)
         while current > 0 {
             let granted = min(current, wanted)
-            let (exchanged, seen) = free.compareExchange(expected: current, desired: current - granted, ordering: .acquiringAndReleasing)
+            let (exchanged, seen) = free.compareExchange(
+                expected: current, desired: current - granted, ordering: .acquiringAndReleasing)
             if exchanged { return granted }
             current = seen
         }

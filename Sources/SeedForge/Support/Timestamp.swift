@@ -15,8 +15,12 @@ public enum Timestamp {
         }
 
         public var approximate: Double {
-            var value = 0.0, scale = 0.1
-            for digit in fraction { value += Double(digit) * scale; scale /= 10 }
+            var value = 0.0
+            var scale = 0.1
+            for digit in fraction {
+                value += Double(digit) * scale
+                scale /= 10
+            }
             return Double(seconds) + value
         }
     }
@@ -25,8 +29,11 @@ public enum Timestamp {
     /// when the text is not one or names no real day (2025-02-30).
     public static func day(_ text: String) -> Int? {
         let bytes = Array(text.utf8)
-        let isDate = bytes.count == 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
-            && bytes.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element) }
+        let isDate =
+            bytes.count == 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+            && bytes.enumerated().allSatisfy {
+                $0.offset == 4 || $0.offset == 7 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element)
+            }
         guard isDate, let midnight = instant(text + "T00:00:00Z") else { return nil }
         return Int(midnight.seconds / 86400)
     }
@@ -50,7 +57,8 @@ public enum Timestamp {
         }
         guard let year = digits(0, 4), b[4] == UInt8(ascii: "-"), let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
             let day = digits(8, 2), [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(b[10]),
-            let hour = digits(11, 2), b[13] == UInt8(ascii: ":"), let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
+            let hour = digits(11, 2), b[13] == UInt8(ascii: ":"), let minute = digits(14, 2),
+            b[16] == UInt8(ascii: ":"),
             let second = digits(17, 2)
         else { return nil }
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),

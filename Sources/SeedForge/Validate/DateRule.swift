@@ -19,6 +19,8 @@ public struct DateRule: Rule {
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
-        findings.checkFormat(fields, of: record, kind: "a date", format: "a calendar date written YYYY-MM-DD", isValid: { Timestamp.day($0) != nil }, example: "2024-06-14")
+        findings.checkFormat(
+            fields, of: record, kind: "a date", format: "a calendar date written YYYY-MM-DD",
+            isValid: { Timestamp.day($0) != nil }, example: "2024-06-14")
     }
 }

@@ -25,7 +25,8 @@ public struct EnumRule: Rule {
         for field in fields {
             let value = record[field]
             guard !value.isNull, !values.contains(value) else { continue }
-            var message = "\(findings.schema[field].name) \(RuleFields.describe(value)) is not one of \(values.map(RuleFields.describe).joined(separator: ", "))"
+            var message =
+                "\(findings.schema[field].name) \(RuleFields.describe(value)) is not one of \(values.map(RuleFields.describe).joined(separator: ", "))"
             if case .string(let text) = value {
                 message += Suggestion.phrase(for: text, in: values.compactMap(\.string))
             }

@@ -26,7 +26,9 @@ public struct LengthRule: Rule {
         max = try config.int("max")
         if min == nil && max == nil { throw config.error("\(config.what) needs 'min', 'max' or both") }
         if let min, min < 0 { throw config["min"]!.error("'min' must not be negative") }
-        if let min, let max, min > max { throw config.error("'min' (\(min)) is greater than 'max' (\(max)) in \(config.what)") }
+        if let min, let max, min > max {
+            throw config.error("'min' (\(min)) is greater than 'max' (\(max)) in \(config.what)")
+        }
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {

@@ -27,7 +27,9 @@ public struct OnlyWhenRule: Rule {
         guard spec.type == .boolean || spec.type == .any else {
             throw config["when"]!.error("'when' needs a boolean field; '\(spec.name)' is \(spec.type.rawValue)")
         }
-        if fields.contains(condition) { throw config["when"]!.error("'\(spec.name)' cannot be both the field and its condition") }
+        if fields.contains(condition) {
+            throw config["when"]!.error("'\(spec.name)' cannot be both the field and its condition")
+        }
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
@@ -36,15 +38,22 @@ public struct OnlyWhenRule: Rule {
         let conditionName = findings.schema[condition].name
         let given = fields.filter { !record[$0].isNull }
         guard !given.isEmpty else { return }
-        if case .bool = flag {} else if !flag.isNull {
+        if case .bool = flag {
+        } else if !flag.isNull {
             let names = given.map { findings.schema[$0].name }.joined(separator: ", ")
-            findings.fail(condition, "\(conditionName) \(RuleFields.describe(flag)) is not true or false, so whether \(names) may be given cannot be checked")
+            findings.fail(
+                condition,
+                "\(conditionName) \(RuleFields.describe(flag)) is not true or false, so whether \(names) may be given cannot be checked"
+            )
             return
         }
         let state = flag.isNull ? "not given" : RuleFields.describe(flag)
         for field in given {
             let name = findings.schema[field].name
-            findings.fail(field, "\(name) \(RuleFields.describe(record[field])) is given, but \(conditionName) is \(state): \(name) only applies when \(conditionName) is true")
+            findings.fail(
+                field,
+                "\(name) \(RuleFields.describe(record[field])) is given, but \(conditionName) is \(state): \(name) only applies when \(conditionName) is true"
+            )
         }
     }
 }

@@ -30,7 +30,9 @@ public struct OrderRule: Rule {
         if fields.count < 2 { throw node.error("'fields' of \(config.what) needs two or more fields, earliest first") }
         let schema = plan.schema(collection)
         for field in fields where ![.string, .number, .decimal, .integer, .any].contains(schema[field].type) {
-            throw node.error("'\(schema[field].name)' is \(schema[field].type.rawValue); order compares numbers, dates and timestamps")
+            throw node.error(
+                "'\(schema[field].name)' is \(schema[field].type.rawValue); order compares numbers, dates and timestamps"
+            )
         }
         strict = try config.bool("strict") ?? false
     }
@@ -51,9 +53,14 @@ public struct OrderRule: Rule {
 
         init?(_ value: Value) {
             switch value {
-            case .int, .double, .decimal: self = .number(value); return
+            case .int, .double, .decimal:
+                self = .number(value)
+                return
             case .string(let text):
-                if let instant = Timestamp.instant(text) { self = .instant(instant); return }
+                if let instant = Timestamp.instant(text) {
+                    self = .instant(instant)
+                    return
+                }
                 guard let day = Timestamp.day(text) else { return nil }
                 self = .day(day)
             default: return nil
@@ -98,14 +105,21 @@ public struct OrderRule: Rule {
             guard !value.isNull else { continue }
             let name = findings.schema[field].name
             guard let point = Point(value) else {
-                findings.fail(field, "\(name) \(RuleFields.describe(value)) is not a number, a date (YYYY-MM-DD) or an RFC 3339 timestamp, so its order cannot be checked")
+                findings.fail(
+                    field,
+                    "\(name) \(RuleFields.describe(value)) is not a number, a date (YYYY-MM-DD) or an RFC 3339 timestamp, so its order cannot be checked"
+                )
                 continue
             }
-            guard let (before, earlier) = previous else { previous = (field, point); continue }
+            guard let (before, earlier) = previous else {
+                previous = (field, point)
+                continue
+            }
             let shown = "\(name) \(RuleFields.describe(value))"
             let shownBefore = "\(findings.schema[before].name) \(RuleFields.describe(record[before]))"
             guard let order = point.compare(earlier) else {
-                findings.fail(field, "\(shown) is \(point.kind) and \(shownBefore) is \(earlier.kind); they cannot be compared")
+                findings.fail(
+                    field, "\(shown) is \(point.kind) and \(shownBefore) is \(earlier.kind); they cannot be compared")
                 continue
             }
             if order == .orderedAscending {

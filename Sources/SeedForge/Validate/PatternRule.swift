@@ -40,7 +40,9 @@ public struct PatternRule: Rule {
             guard case .string(let text) = record[field] else { continue }
             let range = NSRange(text.startIndex..., in: text)
             if regex.firstMatch(in: text, range: range) == nil {
-                findings.fail(field, "\(findings.schema[field].name) \(RuleFields.describe(.string(text))) does not match \(meaning)")
+                findings.fail(
+                    field,
+                    "\(findings.schema[field].name) \(RuleFields.describe(.string(text))) does not match \(meaning)")
             }
         }
     }

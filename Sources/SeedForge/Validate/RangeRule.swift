@@ -30,7 +30,9 @@ public struct RangeRule: Rule {
         max = try config.number("max")
         hint = try config.string("hint")
         if min == nil && max == nil { throw config.error("\(config.what) needs 'min', 'max' or both") }
-        if let min, let max, min > max { throw config.error("'min' (\(min)) is greater than 'max' (\(max)) in \(config.what)") }
+        if let min, let max, min > max {
+            throw config.error("'min' (\(min)) is greater than 'max' (\(max)) in \(config.what)")
+        }
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
@@ -46,9 +48,15 @@ public struct RangeRule: Rule {
             // Messages are made only for values that fail (formatting a number costs more
             // than the check).
             if let min, number < min {
-                findings.fail(field, "\(name) \(RuleFields.describe(value)) is below the minimum \(RuleFields.describe(limit: min))\(suffix)")
+                findings.fail(
+                    field,
+                    "\(name) \(RuleFields.describe(value)) is below the minimum \(RuleFields.describe(limit: min))\(suffix)"
+                )
             } else if let max, number > max {
-                findings.fail(field, "\(name) \(RuleFields.describe(value)) is above the maximum \(RuleFields.describe(limit: max))\(suffix)")
+                findings.fail(
+                    field,
+                    "\(name) \(RuleFields.describe(value)) is above the maximum \(RuleFields.describe(limit: max))\(suffix)"
+                )
             }
         }
     }

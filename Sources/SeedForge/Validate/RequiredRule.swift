@@ -4,7 +4,9 @@ public struct RequiredRule: Rule {
     public static let spec = KindSpec(
         stage: .validate, name: "required",
         summary: "The field must be present and non-null; text must be non-blank after trimming.",
-        keys: ValidateStep.commonKeys + [RuleFields.key, KeySpec("allow-blank", "accept empty or white-space-only text (default false)")],
+        keys: ValidateStep.commonKeys + [
+            RuleFields.key, KeySpec("allow-blank", "accept empty or white-space-only text (default false)"),
+        ],
         example: """
             - validate: required
               collection: shops
@@ -24,7 +26,9 @@ public struct RequiredRule: Rule {
             let name = findings.schema[field].name
             switch record[field] {
             case .null:
-                let raw = record.origin.sourcePath(of: findings.schema[field]).flatMap { record.origin.sourceValue(at: $0) }
+                let raw = record.origin.sourcePath(of: findings.schema[field]).flatMap {
+                    record.origin.sourceValue(at: $0)
+                }
                 findings.fail(field, "\(name) is required but \(Self.describeAbsence(raw))", value: raw ?? .null)
             case .string(let text) where !allowBlank && text.allSatisfy(\.isWhitespace):
                 findings.fail(field, "\(name) is required but blank")

@@ -21,7 +21,9 @@ enum RuleFields {
 extension RuleFindings {
     /// Checks fields that must hold text of one format (a timestamp, a date): null passes,
     /// another type fails naming it, text that `isValid` refuses fails with `invalid`.
-    mutating func checkFormat(_ fields: [FieldID], of record: Record, kind: String, format: String, isValid: (String) -> Bool, example: String) {
+    mutating func checkFormat(
+        _ fields: [FieldID], of record: Record, kind: String, format: String, isValid: (String) -> Bool, example: String
+    ) {
         for field in fields {
             let value = record[field]
             guard !value.isNull else { continue }
@@ -30,7 +32,9 @@ extension RuleFindings {
                 fail(field, "\(name) must be \(kind) text, found \(value.typeName)")
                 continue
             }
-            if !isValid(text) { fail(field, "\(name) \(RuleFields.describe(value)) is not \(format) (e.g. \(example))") }
+            if !isValid(text) {
+                fail(field, "\(name) \(RuleFields.describe(value)) is not \(format) (e.g. \(example))")
+            }
         }
     }
 }
@@ -38,7 +42,9 @@ extension RuleFindings {
 extension Rule {
     /// Checks every record; the default checks them one at a time. Rules that compare
     /// records with each other (`unique`) override it. Returns findings per record.
-    public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads) -> [[Finding]] {
+    public func checkAll(
+        _ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads
+    ) -> [[Finding]] {
         Parallel.chunks(records.count, threads: threads) { range in
             guard let first = range.first else { return [[Finding]]() }
             var findings = RuleFindings(record: records[first], schema: schema, rule: code, severity: severity)

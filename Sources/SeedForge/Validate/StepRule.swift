@@ -35,7 +35,10 @@ public struct StepRule: Rule {
             let steps = (number - base) / step
             if abs(steps - steps.rounded()) > 1e-9 {
                 let name = findings.schema[field].name
-                findings.fail(field, "\(name) \(RuleFields.describe(value)) is not a multiple of \(RuleFields.describe(limit: step))\(base == 0 ? "" : " from \(RuleFields.describe(limit: base))")")
+                findings.fail(
+                    field,
+                    "\(name) \(RuleFields.describe(value)) is not a multiple of \(RuleFields.describe(limit: step))\(base == 0 ? "" : " from \(RuleFields.describe(limit: base))")"
+                )
             }
         }
     }

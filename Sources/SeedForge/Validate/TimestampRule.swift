@@ -18,6 +18,8 @@ public struct TimestampRule: Rule {
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
-        findings.checkFormat(fields, of: record, kind: "an RFC 3339 timestamp", format: "a valid RFC 3339 timestamp", isValid: { Timestamp.instant($0) != nil }, example: "2025-09-17T10:15:00Z")
+        findings.checkFormat(
+            fields, of: record, kind: "an RFC 3339 timestamp", format: "a valid RFC 3339 timestamp",
+            isValid: { Timestamp.instant($0) != nil }, example: "2025-09-17T10:15:00Z")
     }
 }

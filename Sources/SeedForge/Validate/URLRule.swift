@@ -38,9 +38,13 @@ public struct URLRule: Rule {
         if text.isEmpty { return "it is empty" }
         if text.contains(where: { $0.isWhitespace }) { return "it contains white space" }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
-            return text.contains("://") ? "it cannot be parsed" : "it has no scheme (expected \(schemes.map { $0 + "://" }.joined(separator: " or ")))"
+            return text.contains("://")
+                ? "it cannot be parsed"
+                : "it has no scheme (expected \(schemes.map { $0 + "://" }.joined(separator: " or ")))"
         }
-        guard schemes.contains(scheme) else { return "scheme '\(scheme)' is not one of \(schemes.joined(separator: ", "))" }
+        guard schemes.contains(scheme) else {
+            return "scheme '\(scheme)' is not one of \(schemes.joined(separator: ", "))"
+        }
         guard let host = components.host, !host.isEmpty else { return "it has no host" }
         if host.hasPrefix(".") || host.hasSuffix("..") || host.contains("..") { return "host '\(host)' is malformed" }
         return nil

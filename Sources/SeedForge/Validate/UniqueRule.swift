@@ -20,7 +20,9 @@ public struct UniqueRule: Rule {
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {}
 
-    public func checkAll(_ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads) -> [[Finding]] {
+    public func checkAll(
+        _ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads
+    ) -> [[Finding]] {
         var first: [[Value]: Record] = [:]
         return records.map { record in
             var findings = RuleFindings(record: record, schema: schema, rule: code, severity: severity)
@@ -28,7 +30,10 @@ public struct UniqueRule: Rule {
             guard !key.contains(where: \.isNull) else { return [] }
             if let earlier = first[key] {
                 let names = fields.map { schema[$0].name }.joined(separator: " + ")
-                findings.fail(fields[0], "\(names) \(key.map(RuleFields.describe).joined(separator: ", ")) is already used by the record at \(earlier.origin.location.brief)")
+                findings.fail(
+                    fields[0],
+                    "\(names) \(key.map(RuleFields.describe).joined(separator: ", ")) is already used by the record at \(earlier.origin.location.brief)"
+                )
             } else {
                 first[key] = record
             }

@@ -9,7 +9,9 @@ public struct ValidateStep: Sendable {
     public let maxRejects: Int?
     public let maxRejectFraction: Double?
 
-    static let commonKeys: [KeySpec] = [CommonKeys.collection, CommonKeys.severity, CommonKeys.maxRejects, CommonKeys.maxRejectFraction]
+    static let commonKeys: [KeySpec] = [
+        CommonKeys.collection, CommonKeys.severity, CommonKeys.maxRejects, CommonKeys.maxRejectFraction,
+    ]
 
     init(kind: any Rule.Type, config: ConfigMap, plan: PipelinePlan) throws {
         code = kind.spec.name

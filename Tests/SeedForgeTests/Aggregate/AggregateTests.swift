@@ -5,7 +5,8 @@ import Testing
 @Suite("Aggregate: dedupe and sort")
 struct AggregateTests {
     @Test func dedupeKeepsTheDeclaredWinnerAndLogsEveryLoser() throws {
-        let records = #"[{"id":5,"name":"Kyiv"},{"id":3,"name":"KYIV"},{"id":9,"name":"Kyïv"},{"id":4,"name":"Lviv"},{"id":7}]"#
+        let records =
+            #"[{"id":5,"name":"Kyiv"},{"id":3,"name":"KYIV"},{"id":9,"name":"Kyïv"},{"id":4,"name":"Lviv"},{"id":7}]"#
         let lowest = try RuleHarness.run(
             fields: "id: integer\nname: string",
             steps: "- aggregate: dedupe\n  collection: items\n  by: name\n  fold: true\n  keep: lowest\n  keep-by: id",
@@ -26,7 +27,8 @@ struct AggregateTests {
     }
 
     @Test func aRecordWithoutAKeepByValueNeverWins() throws {
-        let records = #"[{"id":1,"name":"A","score":null},{"id":2,"name":"A","score":4},{"id":3,"name":"A","score":9},{"id":4,"name":"B"},{"id":5,"name":"B"}]"#
+        let records =
+            #"[{"id":1,"name":"A","score":null},{"id":2,"name":"A","score":4},{"id":3,"name":"A","score":9},{"id":4,"name":"B"},{"id":5,"name":"B"}]"#
         for keep in ["highest", "lowest"] {
             let result = try RuleHarness.run(
                 fields: "id: integer\nname: string\nscore: number",
@@ -41,7 +43,9 @@ struct AggregateTests {
         let result = try RuleHarness.run(
             fields: "id: integer\nname: string",
             steps: "- aggregate: sort\n  collection: items\n  by: [name, id]",
-            records: #"[{"id":4,"name":"zeta"},{"id":3,"name":"Éclair"},{"id":2,"name":"apple"},{"id":1,"name":"Eclair"},{"id":6},{"id":5,"name":"Ápple"}]"#)
+            records:
+                #"[{"id":4,"name":"zeta"},{"id":3,"name":"Éclair"},{"id":2,"name":"apple"},{"id":1,"name":"Eclair"},{"id":6},{"id":5,"name":"Ápple"}]"#
+        )
         // Equal keys ("apple", "eclair") are ordered by their NFC text in byte order.
         #expect(RuleHarness.keptIDs(result) == [.int(2), .int(5), .int(1), .int(3), .int(4), .int(6)])
     }
@@ -49,8 +53,11 @@ struct AggregateTests {
     @Test func sortsTimestampsByInstantNewestFirst() throws {
         let result = try RuleHarness.run(
             fields: "id: integer\nat: string",
-            steps: "- aggregate: sort\n  collection: items\n  by:\n    - {field: at, order: desc, as: timestamp}\n    - id",
-            records: #"[{"id":1,"at":"2025-10-02T14:30:00+08:00"},{"id":2,"at":"2025-10-02T08:00:00Z"},{"id":3,"at":"2025-10-02T06:31:00Z"},{"id":4}]"#)
+            steps:
+                "- aggregate: sort\n  collection: items\n  by:\n    - {field: at, order: desc, as: timestamp}\n    - id",
+            records:
+                #"[{"id":1,"at":"2025-10-02T14:30:00+08:00"},{"id":2,"at":"2025-10-02T08:00:00Z"},{"id":3,"at":"2025-10-02T06:31:00Z"},{"id":4}]"#
+        )
         #expect(RuleHarness.keptIDs(result) == [.int(2), .int(3), .int(1), .int(4)])
     }
 

@@ -48,18 +48,18 @@ struct AppendTests {
     static let files = [
         "app.json": #"[{"id":"a1","name":"Opera","lat":-33.85},{"id":"a2","name":"Bondi","lat":-33.89,"rating":5}]"#,
         "api.json": """
-            {"results": [
-              {"place_id": "g1", "name": "Opera", "geometry": {"location": {"lat": -33.8568}}, "rating": 4, "types": ["museum"]},
-              {"place_id": "g2", "name": "Tamarama",
-               "geometry": {"location": {"lat": 133.9}}, "types": []}
-            ]}
-            """,
+        {"results": [
+          {"place_id": "g1", "name": "Opera", "geometry": {"location": {"lat": -33.8568}}, "rating": 4, "types": ["museum"]},
+          {"place_id": "g2", "name": "Tamarama",
+           "geometry": {"location": {"lat": 133.9}}, "types": []}
+        ]}
+        """,
     ]
 
     @Test func recordsMoveAfterTheTargetsOwnWithFieldsMatchedByName() throws {
         let result = try Harness.run(Self.yaml, files: Self.files)
         #expect(result.records("places").map { $0["id"]! } == [.string("a1"), .string("a2")])
-        #expect(result.records("places")[0]["rating"] == .int(4))          // filled from the API's duplicate
+        #expect(result.records("places")[0]["rating"] == .int(4))  // filled from the API's duplicate
         #expect(result.records("api").isEmpty)
         let duplicate = try #require(result.state.duplicates.first)
         #expect(duplicate.id == .string("g1") && duplicate.winnerID == .string("a1") && duplicate.filled == ["rating"])
@@ -67,7 +67,9 @@ struct AppendTests {
         let reject = try #require(result.rejects("places").first)
         #expect(reject.id == .string("g2"))
         let location = try #require(reject.findings[0].location)
-        #expect(location.file.hasSuffix("api.json") && location.line == 4 && location.pointer == "/results/1/geometry/location/lat", "\(location)")
+        #expect(
+            location.file.hasSuffix("api.json") && location.line == 4
+                && location.pointer == "/results/1/geometry/location/lat", "\(location)")
         // Accounting of places: 2 read + 2 received = 2 emitted + 1 rejected + 1 duplicate.
         let places = try #require(result.counts.first { $0.collection == "places" })
         #expect((places.read, places.received, places.emitted, places.rejected, places.duplicates) == (2, 2, 2, 1, 1))
@@ -79,18 +81,20 @@ struct AppendTests {
         let dir = try TempDir()
         for (name, text) in Self.files { try dir.write(name, text) }
         try dir.write("cities.json", #"[{"id":1,"name":"Sydney"},{"id":2,"name":null}]"#)
-        let yaml = Self.yaml.replacingOccurrences(of: "steps:\n", with: """
-              cities:
-                kind: json
-                path: cities.json
-                reference: true
-                fields: {id: integer, name: string}
-            steps:
-              - validate: required
-                collection: cities
-                field: name
+        let yaml = Self.yaml.replacingOccurrences(
+            of: "steps:\n",
+            with: """
+                  cities:
+                    kind: json
+                    path: cities.json
+                    reference: true
+                    fields: {id: integer, name: string}
+                steps:
+                  - validate: required
+                    collection: cities
+                    field: name
 
-            """)
+                """)
         try dir.write("p.yml", yaml)
         let run = try CLI.run(["run", "p.yml", "--out", "o"], cwd: dir.path)
         #expect(run.status == 0, "\(run.stderr)")
@@ -99,24 +103,43 @@ struct AppendTests {
         let accounting = try #require(manifest["accounting"] as? [String: [String: Any]])
         #expect(accounting["places"]?["received"] as? Int == 2 && accounting["places"]?["balanced"] as? Bool == true)
         #expect(accounting["api"]?["appended"] as? Int == 2)
-        #expect(accounting["cities"]?["reference"] as? Int == 1 && accounting["cities"]?["rejected"] as? Int == 1 && accounting["cities"]?["emitted"] as? Int == 0)
+        #expect(
+            accounting["cities"]?["reference"] as? Int == 1 && accounting["cities"]?["rejected"] as? Int == 1
+                && accounting["cities"]?["emitted"] as? Int == 0)
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/o/a/cities.json"))
         #expect(try dir.read("o/a/rejects.ndjson").contains(#""collection":"cities""#))
     }
 
     @Test func definitionMistakesAreErrors() {
         func messages(_ yaml: String) -> [String] { Harness.definitionErrors(yaml, files: Self.files).map(\.message) }
-        #expect(messages(Self.yaml.replacingOccurrences(of: "    drop: [types]\n", with: ""))
-            .contains { $0.contains("'places' has no field 'types' of 'api'") && $0.contains("list it under 'drop'") })
-        #expect(messages(Self.yaml.replacingOccurrences(of: "drop: [types]", with: "drop: [types, name]"))
-            .contains { $0.contains("'name' is a field of 'places' too") })
-        #expect(messages(Self.yaml.replacingOccurrences(of: "rating: {type: integer, from: /rating}", with: "rating: {type: string, from: /rating}"))
+        #expect(
+            messages(Self.yaml.replacingOccurrences(of: "    drop: [types]\n", with: ""))
+                .contains {
+                    $0.contains("'places' has no field 'types' of 'api'") && $0.contains("list it under 'drop'")
+                })
+        #expect(
+            messages(Self.yaml.replacingOccurrences(of: "drop: [types]", with: "drop: [types, name]"))
+                .contains { $0.contains("'name' is a field of 'places' too") })
+        #expect(
+            messages(
+                Self.yaml.replacingOccurrences(
+                    of: "rating: {type: integer, from: /rating}", with: "rating: {type: string, from: /rating}")
+            )
             .contains { $0.contains("field 'rating' is string in 'api' but number in 'places'") })
-        let laterStep = Self.yaml.replacingOccurrences(of: "  - validate: range\n    collection: places", with: "  - validate: range\n    collection: api")
-        #expect(messages(laterStep).contains { $0.contains("the records of 'api' were appended to 'places' by an earlier step") })
-        let output = Self.yaml.replacingOccurrences(of: "  - {file: p.json, collection: places}", with: "  - {file: p.json, collection: places}\n  - {file: q.json, collection: api}")
+        let laterStep = Self.yaml.replacingOccurrences(
+            of: "  - validate: range\n    collection: places", with: "  - validate: range\n    collection: api")
+        #expect(
+            messages(laterStep).contains {
+                $0.contains("the records of 'api' were appended to 'places' by an earlier step")
+            })
+        let output = Self.yaml.replacingOccurrences(
+            of: "  - {file: p.json, collection: places}",
+            with: "  - {file: p.json, collection: places}\n  - {file: q.json, collection: api}")
         #expect(messages(output).contains { $0.contains("the records of 'api' are appended to 'places' by a step") })
-        #expect(messages(Self.yaml.replacingOccurrences(of: "by: name\n    fill: [rating]", with: "by: name\n    fill: [name]"))
+        #expect(
+            messages(
+                Self.yaml.replacingOccurrences(of: "by: name\n    fill: [rating]", with: "by: name\n    fill: [name]")
+            )
             .contains { $0.contains("'name' is part of the key 'by'") })
     }
 
@@ -144,7 +167,10 @@ struct AppendTests {
                 """)
         // a1 and a2 (both the app's) stay apart; g1 merges into a1 (11 m); g2 is 167 m away.
         #expect(result.records("items").map { $0["id"]! } == ["a1", "a2", "g2", "x", "x"].map(Value.string))
-        #expect(result.state.duplicates.map { "\($0.id!) \($0.winnerID!) \($0.distanceKm ?? -1)" } == [#"string("g1") string("a1") 0.011"#])
+        #expect(
+            result.state.duplicates.map { "\($0.id!) \($0.winnerID!) \($0.distanceKm ?? -1)" } == [
+                #"string("g1") string("a1") 0.011"#
+            ])
     }
 
     @Test func aReferenceSourceNeedsNoOutputButAnOrdinaryOneDoes() {
@@ -157,7 +183,9 @@ struct AppendTests {
               - {file: i.json, collection: items}
             """
         #expect(Harness.definitionErrors(base.replacingOccurrences(of: "REF ", with: "reference: true, ")).isEmpty)
-        #expect(Harness.definitionErrors(base.replacingOccurrences(of: "REF ", with: "")).first?.message.contains("collection 'lookup' is never written") == true)
+        #expect(
+            Harness.definitionErrors(base.replacingOccurrences(of: "REF ", with: "")).first?.message.contains(
+                "collection 'lookup' is never written") == true)
     }
 
     static let three = """
@@ -174,12 +202,19 @@ struct AppendTests {
         """
 
     @Test func appendingIntoACollectionAlreadyAppendedElsewhereIsAnError() {
-        let errors = Harness.definitionErrors(Self.three, files: ["a.json": "[]", "b.json": "[]", "c.json": "[]"]).map(\.message)
-        #expect(errors.contains { $0.contains("the records of 'a' were appended to 'b' by an earlier step, so records appended to 'a' now would never be written; append into 'b'") }, "\(errors)")
+        let errors = Harness.definitionErrors(Self.three, files: ["a.json": "[]", "b.json": "[]", "c.json": "[]"]).map(
+            \.message)
+        #expect(
+            errors.contains {
+                $0.contains(
+                    "the records of 'a' were appended to 'b' by an earlier step, so records appended to 'a' now would never be written; append into 'b'"
+                )
+            }, "\(errors)")
     }
 
     @Test func aComputedFieldNamedLikeADroppedSourceFieldPointsAtTheRecord() throws {
-        let result = try Harness.run("""
+        let result = try Harness.run(
+            """
             name: d
             sources:
               places: {kind: json, path: app.json, fields: {id: string}}
@@ -194,13 +229,17 @@ struct AppendTests {
             """, files: ["app.json": "[]", "api.json": #"{"results": [{"place_id": "g1", "vicinity": ""}]}"#])
         let finding = try #require(result.rejects("places").first?.findings.first)
         #expect(finding.message == "city is required but missing", "\(finding.message)")
-        #expect(finding.location?.pointer == "/results/0" && finding.value == .null, "\(String(describing: finding.location))")
+        #expect(
+            finding.location?.pointer == "/results/0" && finding.value == .null,
+            "\(String(describing: finding.location))")
     }
 
     @Test func referenceDataWithAnOutputIsCountedAsEmitted() throws {
         let dir = try TempDir()
         try dir.write("a.json", #"[{"id":"x"},{"id":"y"}]"#)
-        try dir.write("p.yml", """
+        try dir.write(
+            "p.yml",
+            """
             name: r
             sources:
               a: {kind: json, path: a.json, reference: true, fields: {id: string}}
@@ -211,7 +250,8 @@ struct AppendTests {
         let run = try CLI.run(["run", "p.yml", "--out", "o"], cwd: dir.path)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("r: wrote 2 a to"), "\(run.stdout)")
-        let accounting = try #require((jsonObject(dir.bytes("o/r/manifest.json")) as? [String: Any])?["accounting"] as? [String: [String: Any]])
+        let accounting = try #require(
+            (jsonObject(dir.bytes("o/r/manifest.json")) as? [String: Any])?["accounting"] as? [String: [String: Any]])
         #expect(accounting["a"]?["emitted"] as? Int == 2 && accounting["a"]?["reference"] == nil)
         #expect(accounting["b"]?["reference"] as? Int == 2 && accounting["b"]?["emitted"] as? Int == 0)
     }
@@ -221,7 +261,9 @@ struct AppendTests {
             let result = try RuleHarness.run(
                 fields: "id: string\nplaceId: string\nsource: string\nrating: number",
                 steps: "- {aggregate: dedupe, collection: items, by: placeId, across: source, \(keep)}",
-                records: #"[{"id":"app-1","placeId":"X","source":"app","rating":3},{"id":"app-2","placeId":"X","source":"app","rating":4},{"id":"api-1","placeId":"X","source":"api","rating":5}]"#)
+                records:
+                    #"[{"id":"app-1","placeId":"X","source":"app","rating":3},{"id":"app-2","placeId":"X","source":"app","rating":4},{"id":"api-1","placeId":"X","source":"api","rating":5}]"#
+            )
             // One app record pairs with the API record; the other app record is never
             // merged with it (before the fix, with last or highest both went to the API's).
             let kept = result.records("items").map { $0["id"]!.string! }
@@ -231,7 +273,8 @@ struct AppendTests {
     }
 
     @Test func aFieldTheTargetComputesButTheAppendedSourceReadsPointsAtTheSourceValue() throws {
-        let result = try Harness.run("""
+        let result = try Harness.run(
+            """
             name: l
             sources:
               places: {kind: json, path: app.json, fields: {id: string}}
@@ -243,7 +286,8 @@ struct AppendTests {
             outputs:
               - {file: p.json, collection: places}
             thresholds: {max-reject-fraction: 1}
-            """, files: ["app.json": "[]", "api.json": "{\"results\": [\n  {\"place_id\": \"g1\",\n   \"rating\": 4.8}]}"])
+            """,
+            files: ["app.json": "[]", "api.json": "{\"results\": [\n  {\"place_id\": \"g1\",\n   \"rating\": 4.8}]}"])
         let location = try #require(result.rejects("places").first?.findings.first?.location)
         #expect(location.pointer == "/results/0/rating" && location.line == 3 && location.column == 14, "\(location)")
     }

@@ -37,14 +37,17 @@ struct DedupeWithinTests {
         #expect(RuleHarness.keptIDs(result) == [.int(1), .int(3), .int(4), .int(6)])
         #expect(result.state.duplicates.map(\.id) == [.int(2), .int(5), .int(7)])
         #expect(result.state.duplicates.map(\.winnerID) == [.int(1), .int(4), .int(4)])
-        #expect(result.state.warnings.map(\.finding.message) == [
-            "1 items records have a key but no position on the globe (lat, lon missing or out of range), so they are never merged",
-        ])
+        #expect(
+            result.state.warnings.map(\.finding.message) == [
+                "1 items records have a key but no position on the globe (lat, lon missing or out of range), so they are never merged"
+            ])
     }
 
     @Test func aChainOfNeighboursIsNotCollapsed() throws {
         // A, B, C along a meridian 67 m apart: B merges into A; C is 133 m from A, so kept.
-        let result = try Self.run("keep: first", """
+        let result = try Self.run(
+            "keep: first",
+            """
             [{"id":1,"name":"Trailhead","lat":45.0000,"lon":7.0},
              {"id":2,"name":"Trailhead","lat":45.0006,"lon":7.0},
              {"id":3,"name":"Trailhead","lat":45.0012,"lon":7.0}]
@@ -64,7 +67,8 @@ struct DedupeWithinTests {
 
     @Test func mistakesAreDefinitionErrors() {
         func messages(_ within: String) -> [String] {
-            Harness.definitionErrors("""
+            Harness.definitionErrors(
+                """
                 name: d
                 sources:
                   items: {kind: json, path: data.json, fields: {name: string, label: string, lat: number, lon: number}}
@@ -72,13 +76,21 @@ struct DedupeWithinTests {
                   - {aggregate: dedupe, collection: items, by: [name, lat], within: \(within)}
                 outputs:
                   - {file: i.json, collection: items}
-                """).map(\.message)
+                """
+            ).map(\.message)
         }
-        #expect(messages("{latitude: lat, longitude: lon, km: 0.1}").contains { $0.contains("must not also be in 'by'") })
-        #expect(messages("{latitude: lat, longitude: lon, km: -1}").contains { $0.contains("'km' of 'within' must be 0 or more") })
+        #expect(
+            messages("{latitude: lat, longitude: lon, km: 0.1}").contains { $0.contains("must not also be in 'by'") })
+        #expect(
+            messages("{latitude: lat, longitude: lon, km: -1}").contains {
+                $0.contains("'km' of 'within' must be 0 or more")
+            })
         #expect(messages("{latitude: lat, longitude: lon}").contains { $0.contains("km") })
         #expect(messages("{latitude: lat, longitude: lon, kms: 1}").contains { $0.contains("unknown key 'kms'") })
         #expect(messages("{latitude: lon, longitude: lon, km: 1}").contains { $0.contains("name the same field") })
-        #expect(messages("{latitude: label, longitude: lon, km: 1}").contains { $0.contains("'label' is string; coordinates must be numbers") })
+        #expect(
+            messages("{latitude: label, longitude: lon, km: 1}").contains {
+                $0.contains("'label' is string; coordinates must be numbers")
+            })
     }
 }

@@ -6,7 +6,8 @@ import Testing
 @Suite("Aggregate: group-stats mode")
 struct GroupStatsModeTests {
     @Test func theMostFrequentValueTiesToTheLowestAndSkipsNulls() throws {
-        let result = try Harness.run("""
+        let result = try Harness.run(
+            """
             name: t
             sources:
               places: {kind: json, path: places.json, fields: {trip: string, category: string, rating: number, visited: boolean}}
@@ -21,12 +22,15 @@ struct GroupStatsModeTests {
             outputs:
               - {file: places.json, collection: places}
               - {file: trips.json, collection: trips}
-            """, files: ["places.json": """
+            """,
+            files: [
+                "places.json": """
                 [{"trip":"Paris","category":"Museum","rating":4,"visited":true},{"trip":"Paris","category":"Food","rating":4.0,"visited":true},
                  {"trip":"Paris","category":"Museum","rating":5,"visited":false},{"trip":"Paris","category":"Food","rating":5,"visited":true},
                  {"trip":"Paris","category":null,"rating":5,"visited":false},
                  {"trip":"Rome","category":null,"rating":null,"visited":false}]
-                """])
+                """
+            ])
         let trips = result.records("trips")
         // Paris: Food 2, Museum 2 (a tie: Food is lower); 4 and 4.0 count as one rating.
         #expect(trips[0]["topCategory"] == .string("Food"))

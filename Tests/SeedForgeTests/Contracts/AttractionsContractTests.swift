@@ -8,7 +8,10 @@ import Testing
 struct AttractionsContractTests {
     struct Attraction: Codable, Identifiable {
         enum Category: String, Codable, CaseIterable {
-            case food = "Food", museum = "Museum", sports = "Sports", historical = "Historical"
+            case food = "Food"
+            case museum = "Museum"
+            case sports = "Sports"
+            case historical = "Historical"
         }
 
         let id: UUID
@@ -28,7 +31,12 @@ struct AttractionsContractTests {
         #expect(attractions.allSatisfy { (0...5).contains($0.rating) })
         #expect(Set(attractions.map(\.city)).isSubset(of: ["Paris", "Rome", "Barcelona", "Berlin"]))
         // The category filter keeps the matching attractions (the app's bug removed them).
-        struct Listed: Codable { let id: UUID; let name: String; let city: String; let rating: Double }
+        struct Listed: Codable {
+            let id: UUID
+            let name: String
+            let city: String
+            let rating: Double
+        }
         let food = try Contract.decode([Listed].self, "attractions/food.json", in: dir)
         #expect(food.map(\.id) == attractions.filter { $0.category == .food }.map(\.id))
         #expect(!food.isEmpty)

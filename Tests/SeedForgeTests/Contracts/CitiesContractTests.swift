@@ -46,9 +46,11 @@ struct CitiesContractTests {
         let query = try PrefixQuery(folder: dir.path + "/cities")
         let json = JSONDecoder()
         func search(_ prefix: String) throws -> [City] {
-            try query.search(prefix, limit: 10).map { try json.decode(City.self, from: Data(JSONWriter.compact($0.record).utf8)) }
+            try query.search(prefix, limit: 10).map {
+                try json.decode(City.self, from: Data(JSONWriter.compact($0.record).utf8))
+            }
         }
         #expect(try search("al").map { "\($0.name), \($0.country)" } == ["Alabama, US", "Albuquerque, US"])
-        #expect(try search("alb").first?.id == 5454711)
+        #expect(try search("alb").first?.id == 5_454_711)
     }
 }

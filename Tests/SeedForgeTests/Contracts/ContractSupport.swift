@@ -10,13 +10,16 @@ enum Contract {
     /// folder; the dataset is at `folder/NAME/`.
     static func run(_ name: String) throws -> TempDir {
         let dir = try TempDir()
-        let result = try CLI.run(["run", "pipelines/\(name).yml", "--out", dir.path, "--quiet"], cwd: CLI.repoRoot.path)
+        let result = try CLI.run(
+            ["run", "pipelines/\(name).yml", "--out", dir.path, "--quiet"], cwd: CLI.repoRoot.path)
         #expect(result.status == 0, "\(result.stderr)")
         return dir
     }
 
     /// Decodes an emitted file of a dataset as the app's type.
-    static func decode<T: Decodable>(_ type: T.Type, _ file: String, in dir: TempDir, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+    static func decode<T: Decodable>(
+        _ type: T.Type, _ file: String, in dir: TempDir, decoder: JSONDecoder = JSONDecoder()
+    ) throws -> T {
         try decoder.decode(type, from: dir.bytes(file))
     }
 
@@ -30,7 +33,8 @@ enum Contract {
             let fractional = ISO8601DateFormatter()
             fractional.formatOptions.insert(.withFractionalSeconds)
             guard let date = plain.date(from: text) ?? fractional.date(from: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 instant: \(text)"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 instant: \(text)"))
             }
             return date
         }

@@ -46,7 +46,10 @@ struct HoneyShopsContractTests {
         let dir = try Contract.run("honey-shops")
         let shops = try Contract.decode([ShopSeed].self, "honey-shops/shops.json", in: dir)
         #expect(shops.count == 8)
-        #expect(shops.allSatisfy { $0.coordinates.count == 2 && (-90...90).contains($0.latitude) && (-180...180).contains($0.longitude) })
+        #expect(
+            shops.allSatisfy {
+                $0.coordinates.count == 2 && (-90...90).contains($0.latitude) && (-180...180).contains($0.longitude)
+            })
         #expect(shops.allSatisfy { (0...5).contains($0.rating) && (0...5).contains($0.displayedRating) })
         let house = try #require(shops.first { $0.id == "house-of-honey" })
         #expect(house.name == "The House of Honey")
@@ -66,6 +69,7 @@ struct HoneyShopsContractTests {
         let house = reviews.filter { $0.shopID == "house-of-honey" }.map(\.createdAt)
         #expect(house.count == 4 && house == house.sorted(by: >), "newest first")
         let shops = try Contract.decode([ShopSeed].self, "honey-shops/shops.json", in: dir)
-        #expect(Set(reviews.map(\.shopID)).isSubset(of: Set(shops.map(\.id))), "every review names a shop of the dataset")
+        #expect(
+            Set(reviews.map(\.shopID)).isSubset(of: Set(shops.map(\.id))), "every review names a shop of the dataset")
     }
 }

@@ -9,8 +9,12 @@ import Testing
 struct PlacesContractTests {
     struct Place: Codable, Identifiable {
         enum Category: String, Codable {
-            case beach = "Beach", hike = "Hike", activity = "Activity", restaurant = "Restaurant"
-            case placeOfWorship = "Place of Worship", other = "Other"
+            case beach = "Beach"
+            case hike = "Hike"
+            case activity = "Activity"
+            case restaurant = "Restaurant"
+            case placeOfWorship = "Place of Worship"
+            case other = "Other"
         }
 
         /// A UUID for the app's places, the API's place_id for places found nearby.

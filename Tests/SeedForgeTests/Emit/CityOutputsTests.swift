@@ -45,7 +45,9 @@ struct CityOutputsTests {
     @Test func prefixSearchAnswersTheAppsExamples() throws {
         let dir = try Self.dataset()
         let query = try PrefixQuery(folder: dir.path + "/out/five")
-        func names(_ prefix: String) throws -> [String] { try query.search(prefix, limit: 100).map { query.displayLine($0.record) } }
+        func names(_ prefix: String) throws -> [String] {
+            try query.search(prefix, limit: 100).map { query.displayLine($0.record) }
+        }
         #expect(try names("A") == ["Alabama, US", "Albuquerque, US", "Anaheim, US", "Arizona, US"])
         #expect(try names("s") == ["Sydney, AU"])
         #expect(try names("Al") == ["Alabama, US", "Albuquerque, US"])
@@ -76,9 +78,11 @@ struct CityOutputsTests {
 
     @Test func queriesSurviveHugePagesAndDamagedIndexes() throws {
         let dir = try Self.dataset()
-        let huge = try CLI.run(["query", "out/five", "", "--page", "9223372036854775807", "--limit", "2"], cwd: dir.path)
+        let huge = try CLI.run(
+            ["query", "out/five", "", "--page", "9223372036854775807", "--limit", "2"], cwd: dir.path)
         #expect(huge.status == 0 && huge.stdout.isEmpty, "\(huge.stderr)")
-        let wide = try CLI.run(["query", "out/five", "a", "--page", "3", "--limit", "9223372036854775807"], cwd: dir.path)
+        let wide = try CLI.run(
+            ["query", "out/five", "a", "--page", "3", "--limit", "9223372036854775807"], cwd: dir.path)
         #expect(wide.status == 0 && wide.stdout.isEmpty)
         let deep = try CLI.run(["query", "out/five", "a", "--page", "2", "--limit", "3"], cwd: dir.path)
         #expect(deep.stdout == "Arizona, US\n")
@@ -109,7 +113,10 @@ struct CityOutputsTests {
     @Test func nullKeysAreListedLastAndOnlyForTheEmptyPrefix() throws {
         let dir = try TempDir()
         try dir.write("five.yml", Self.pipeline)
-        try dir.write("cities.json", #"[{"id": 1, "name": "Alabama", "country": "US"}, {"id": 2, "country": "FR"}, {"id": 3, "name": "   ", "country": "DE"}]"#)
+        try dir.write(
+            "cities.json",
+            #"[{"id": 1, "name": "Alabama", "country": "US"}, {"id": 2, "country": "FR"}, {"id": 3, "name": "   ", "country": "DE"}]"#
+        )
         let run = try CLI.run(["run", "five.yml", "--out", "out"], cwd: dir.path)
         #expect(run.status == 0, "\(run.stderr)")
         let query = try PrefixQuery(folder: dir.path + "/out/five")
@@ -120,15 +127,26 @@ struct CityOutputsTests {
 
     @Test func keysOutOfOrderAreADataErrorNotAnInternalOne() throws {
         let dir = try TempDir()
-        try dir.write("five.yml", Self.pipeline.replacingOccurrences(of: "        outputs:", with: "          - {normalize: trim, collection: cities, field: searchKey}\n        outputs:")
-            .replacingOccurrences(of: "          - {normalize: search-key, collection: cities, from: name, field: searchKey}\n", with: "          - {normalize: search-key, collection: cities, from: name, field: searchKey}\n"))
+        try dir.write(
+            "five.yml",
+            Self.pipeline.replacingOccurrences(
+                of: "        outputs:",
+                with: "          - {normalize: trim, collection: cities, field: searchKey}\n        outputs:"
+            )
+            .replacingOccurrences(
+                of: "          - {normalize: search-key, collection: cities, from: name, field: searchKey}\n",
+                with: "          - {normalize: search-key, collection: cities, from: name, field: searchKey}\n"))
         try dir.write("cities.json", Self.cities)
         let lint = try CLI.run(["lint", "five.yml"], cwd: dir.path)
         #expect(lint.status == 0, "\(lint.stderr)")
         // search-key keys are clean: the trim after the sort changes nothing, so the run is fine.
         #expect(try CLI.run(["run", "five.yml", "--out", "out"], cwd: dir.path).status == 0)
-        try dir.write("five.yml", Self.pipeline.replacingOccurrences(of: "key: searchKey, pages: pages", with: "key: name, pages: pages")
-            .replacingOccurrences(of: "by: [{field: searchKey, collation: exact}, country, id]", with: "by: [{field: name, collation: exact}, country, id]"))
+        try dir.write(
+            "five.yml",
+            Self.pipeline.replacingOccurrences(of: "key: searchKey, pages: pages", with: "key: name, pages: pages")
+                .replacingOccurrences(
+                    of: "by: [{field: searchKey, collation: exact}, country, id]",
+                    with: "by: [{field: name, collation: exact}, country, id]"))
         try dir.write("cities.json", #"[{"id": 1, "name": "A\tB", "country": "US"}]"#)
         let tab = try CLI.run(["run", "five.yml", "--out", "out2"], cwd: dir.path)
         #expect(tab.status == 1)
@@ -153,22 +171,41 @@ struct CityOutputsTests {
         let dir = try Self.dataset()
         let queue = try DatabaseQueue(path: dir.path + "/out/five/cities.sqlite")
         try queue.read { db in
-            #expect(try String.fetchAll(db, sql: "SELECT name FROM cities ORDER BY rowid") == ["Alabama", "Albuquerque", "Anaheim", "Arizona", "Sydney"])
-            let plan = try String.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM cities WHERE searchKey >= 'al' AND searchKey < 'am'").joined()
-            #expect(try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM cities WHERE searchKey >= 'al' AND searchKey < 'am'")
+            #expect(
+                try String.fetchAll(db, sql: "SELECT name FROM cities ORDER BY rowid") == [
+                    "Alabama", "Albuquerque", "Anaheim", "Arizona", "Sydney",
+                ])
+            let plan = try String.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT * FROM cities WHERE searchKey >= 'al' AND searchKey < 'am'"
+            ).joined()
+            #expect(
+                try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN SELECT * FROM cities WHERE searchKey >= 'al' AND searchKey < 'am'"
+                )
                 .contains { ($0["detail"] as String?)?.contains("USING INDEX cities_searchKey") == true }, "\(plan)")
-            #expect(try String.fetchAll(db, sql: "SELECT c.name FROM cities_fts f JOIN cities c ON c.rowid = f.rowid WHERE cities_fts MATCH 'sydney'") == ["Sydney"])
+            #expect(
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT c.name FROM cities_fts f JOIN cities c ON c.rowid = f.rowid WHERE cities_fts MATCH 'sydney'"
+                ) == ["Sydney"])
             #expect(try Int.fetchOne(db, sql: "SELECT typeof(id) = 'integer' FROM cities LIMIT 1") == 1)
         }
     }
 
     @Test func aPrefixIndexNeedsTheCollectionSortedByItsKey() {
         let errors = Harness.definitionErrors(
-            Self.pipeline.replacingOccurrences(of: "by: [{field: searchKey, collation: exact}, country, id]", with: "by: [name, id]"),
+            Self.pipeline.replacingOccurrences(
+                of: "by: [{field: searchKey, collation: exact}, country, id]", with: "by: [name, id]"),
             files: ["cities.json": "[]"])
-        #expect(errors.first?.message.contains("prefix-index needs 'cities' sorted by 'searchKey' in byte order") == true, "\(errors)")
+        #expect(
+            errors.first?.message.contains("prefix-index needs 'cities' sorted by 'searchKey' in byte order") == true,
+            "\(errors)")
         let wrongPages = Harness.definitionErrors(
-            Self.pipeline.replacingOccurrences(of: "pages: pages,", with: "pages: pagez,"), files: ["cities.json": "[]"])
-        #expect(wrongPages.first?.message.contains("no output has that file; did you mean 'pages'?") == true, "\(wrongPages)")
+            Self.pipeline.replacingOccurrences(of: "pages: pages,", with: "pages: pagez,"), files: ["cities.json": "[]"]
+        )
+        #expect(
+            wrongPages.first?.message.contains("no output has that file; did you mean 'pages'?") == true,
+            "\(wrongPages)")
     }
 }

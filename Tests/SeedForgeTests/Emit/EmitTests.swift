@@ -20,7 +20,10 @@ struct EmitTests {
     }
 
     @Test func csvRowsEndWithCRLF() throws {
-        let schema = Schema(fields: [FieldSpec(name: "id", type: .integer, sourcePath: nil), FieldSpec(name: "name", type: .string, sourcePath: nil)])
+        let schema = Schema(fields: [
+            FieldSpec(name: "id", type: .integer, sourcePath: nil),
+            FieldSpec(name: "name", type: .string, sourcePath: nil),
+        ])
         let source = SourceText(displayPath: "x", bytes: [])
         let records = [Record(values: [.int(1), .string("a")], origin: Origin(source: source, offset: 0, index: 0))]
         let bytes = CSVFormat().render(records, fields: schema.fields, ids: [FieldID(index: 0), FieldID(index: 1)])
@@ -29,14 +32,23 @@ struct EmitTests {
 
     @Test func jsonRenderedInPiecesIsIdenticalToOnePiece() throws {
         let source = SourceText(displayPath: "x", bytes: [])
-        let fields = [FieldSpec(name: "id", type: .integer, sourcePath: nil), FieldSpec(name: "name", type: .string, sourcePath: nil)]
+        let fields = [
+            FieldSpec(name: "id", type: .integer, sourcePath: nil),
+            FieldSpec(name: "name", type: .string, sourcePath: nil),
+        ]
         let ids = [FieldID(index: 0), FieldID(index: 1)]
-        let records = (0..<45_000).map { Record(values: [.int(Int64($0)), .string("n\"\($0)")], origin: Origin(source: source, offset: 0, index: $0)) }
+        let records = (0..<45_000).map {
+            Record(
+                values: [.int(Int64($0)), .string("n\"\($0)")], origin: Origin(source: source, offset: 0, index: $0))
+        }
         let dir = try TempDir()
         var outputs: [Data] = []
         for threads in [1, 2, 3] {
-            let folder = try OutputDirectory(target: dir.url.appendingPathComponent("t\(threads)"), threads: Threads(threads))
-            try JSONFormat().write(records, fields: fields, ids: ids, into: OutputWriter(folder: folder, file: "a.json", outputs: [], threads: Threads(threads)))
+            let folder = try OutputDirectory(
+                target: dir.url.appendingPathComponent("t\(threads)"), threads: Threads(threads))
+            try JSONFormat().write(
+                records, fields: fields, ids: ids,
+                into: OutputWriter(folder: folder, file: "a.json", outputs: [], threads: Threads(threads)))
             try folder.commit()
             outputs.append(try dir.bytes("t\(threads)/a.json"))
         }

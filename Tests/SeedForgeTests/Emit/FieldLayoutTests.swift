@@ -24,7 +24,9 @@ struct FieldLayoutTests {
     }
 
     static let city = Record(
-        values: [.int(707860), .string("Hurzuf"), .string("UA"), .double(44.55), .double(34.28), .array([.string("sea")])],
+        values: [
+            .int(707860), .string("Hurzuf"), .string("UA"), .double(44.55), .double(34.28), .array([.string("sea")]),
+        ],
         origin: Origin(source: SourceText(displayPath: "x", bytes: []), offset: 0, index: 0))
 
     static func output(_ fields: String, format: String = "json") throws -> OutputDefinition {
@@ -33,50 +35,72 @@ struct FieldLayoutTests {
 
     static func rendered(_ output: OutputDefinition, _ records: [Record] = [city]) throws -> String {
         let schema = Schema(fields: [
-            FieldSpec(name: "id", type: .integer, sourcePath: nil), FieldSpec(name: "name", type: .string, sourcePath: nil),
-            FieldSpec(name: "country", type: .string, sourcePath: nil), FieldSpec(name: "latitude", type: .number, sourcePath: nil),
-            FieldSpec(name: "longitude", type: .number, sourcePath: nil), FieldSpec(name: "tags", type: .array, sourcePath: nil),
+            FieldSpec(name: "id", type: .integer, sourcePath: nil),
+            FieldSpec(name: "name", type: .string, sourcePath: nil),
+            FieldSpec(name: "country", type: .string, sourcePath: nil),
+            FieldSpec(name: "latitude", type: .number, sourcePath: nil),
+            FieldSpec(name: "longitude", type: .number, sourcePath: nil),
+            FieldSpec(name: "tags", type: .array, sourcePath: nil),
         ])
         let format = try #require(output.format as? any SingleFileFormat)
-        return String(decoding: format.render(records, fields: output.fields.map { schema[$0] }, ids: output.fields), as: UTF8.self)
+        return String(
+            decoding: format.render(records, fields: output.fields.map { schema[$0] }, ids: output.fields),
+            as: UTF8.self)
     }
 
     @Test func theMapAppsCityShapeNestsAnObjectInDeclaredKeyOrder() throws {
-        let output = try Self.output("[country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]")
-        #expect(try Self.rendered(output) == """
-            [
-              {
-                "country": "UA",
-                "name": "Hurzuf",
-                "_id": 707860,
-                "coord": {
-                  "lon": 34.28,
-                  "lat": 44.55
-                }
-              }
-            ]
+        let output = try Self.output(
+            "[country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]"
+        )
+        #expect(
+            try Self.rendered(output) == """
+                [
+                  {
+                    "country": "UA",
+                    "name": "Hurzuf",
+                    "_id": 707860,
+                    "coord": {
+                      "lon": 34.28,
+                      "lat": 44.55
+                    }
+                  }
+                ]
 
-            """)
-        let ndjson = try Self.output("[country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]", format: "ndjson")
-        #expect(try Self.rendered(ndjson) == #"{"country":"UA","name":"Hurzuf","_id":707860,"coord":{"lon":34.28,"lat":44.55}}"# + "\n")
+                """)
+        let ndjson = try Self.output(
+            "[country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]",
+            format: "ndjson")
+        #expect(
+            try Self.rendered(ndjson)
+                == #"{"country":"UA","name":"Hurzuf","_id":707860,"coord":{"lon":34.28,"lat":44.55}}"# + "\n")
     }
 
     @Test func arrayPositionsBuildAnArrayAndAFieldMayBeWrittenTwice() throws {
-        let output = try Self.output("[id, {field: latitude, at: /coordinates/0}, {field: longitude, at: /coordinates/1}, {field: id, as: _id}, {field: tags, at: /meta/0/tags}]", format: "ndjson")
-        #expect(try Self.rendered(output) == #"{"id":707860,"coordinates":[44.55,34.28],"_id":707860,"meta":[{"tags":["sea"]}]}"# + "\n")
+        let output = try Self.output(
+            "[id, {field: latitude, at: /coordinates/0}, {field: longitude, at: /coordinates/1}, {field: id, as: _id}, {field: tags, at: /meta/0/tags}]",
+            format: "ndjson")
+        #expect(
+            try Self.rendered(output)
+                == #"{"id":707860,"coordinates":[44.55,34.28],"_id":707860,"meta":[{"tags":["sea"]}]}"# + "\n")
         #expect(output.fields.count == 5)
         #expect(output.layout?.pointer(of: FieldID(index: 3), ids: output.fields) == "/coordinates/0")
     }
 
     @Test func aNestedObjectTakesItsPlaceAtItsFirstMentionAndPositionsMayComeInAnyOrder() throws {
-        let output = try Self.output("[{field: longitude, at: /coord/1}, name, {field: latitude, at: /coord/0}, {field: country, at: /a~1b}]", format: "ndjson")
+        let output = try Self.output(
+            "[{field: longitude, at: /coord/1}, name, {field: latitude, at: /coord/0}, {field: country, at: /a~1b}]",
+            format: "ndjson")
         #expect(try Self.rendered(output) == #"{"coord":[44.55,34.28],"name":"Hurzuf","a/b":"UA"}"# + "\n")
     }
 
     @Test func theIndentedFileHoldsWhatTheCompactLineHolds() throws {
-        let fields = "[{field: name, at: /city/name}, {field: latitude, at: /city/position/0}, {field: longitude, at: /city/position/1}, {field: tags, at: /city/tags}, country]"
-        let pretty = try JSONSerialization.jsonObject(with: Data(Self.rendered(Self.output(fields)).utf8)) as! [NSDictionary]
-        let compact = try JSONSerialization.jsonObject(with: Data(Self.rendered(Self.output(fields, format: "ndjson")).utf8)) as! NSDictionary
+        let fields =
+            "[{field: name, at: /city/name}, {field: latitude, at: /city/position/0}, {field: longitude, at: /city/position/1}, {field: tags, at: /city/tags}, country]"
+        let pretty =
+            try JSONSerialization.jsonObject(with: Data(Self.rendered(Self.output(fields)).utf8)) as! [NSDictionary]
+        let compact =
+            try JSONSerialization.jsonObject(with: Data(Self.rendered(Self.output(fields, format: "ndjson")).utf8))
+            as! NSDictionary
         #expect(pretty == [compact])
     }
 
@@ -84,13 +108,21 @@ struct FieldLayoutTests {
     /// object it describes, written by JSONWriter (indented for json, compact for ndjson),
     /// whatever the values: arrays and objects inside arrays, empty ones, nulls.
     @Test func directRenderingGivesTheBytesOfTheDescribedObject() throws {
-        let fields = "[name, {field: latitude, at: /a/0}, {field: tags, at: /a/1}, {field: tags, at: /b/0/c}, {field: longitude, at: /b/0/d/0}, {field: id, at: /b/1}, {field: country, at: /e/f}]"
+        let fields =
+            "[name, {field: latitude, at: /a/0}, {field: tags, at: /a/1}, {field: tags, at: /b/0/c}, {field: longitude, at: /b/0/d/0}, {field: id, at: /b/1}, {field: country, at: /e/f}]"
         let json = try Self.output(fields)
         let ndjson = try Self.output(fields, format: "ndjson")
         let source = SourceText(displayPath: "x", bytes: [])
-        let tagsValues: [Value] = [.array([.string("sea")]), .array([]), .null, .object(JSONObject([("k", .array([.int(1), .object(JSONObject())]))])), .string("x")]
+        let tagsValues: [Value] = [
+            .array([.string("sea")]), .array([]), .null,
+            .object(JSONObject([("k", .array([.int(1), .object(JSONObject())]))])), .string("x"),
+        ]
         let records = tagsValues.enumerated().map { index, tags in
-            Record(values: [.int(Int64(index)), .string("n\(index)"), index == 2 ? .null : .string("UA"), .double(44.5), .int(-3), tags], origin: Origin(source: source, offset: 0, index: index))
+            Record(
+                values: [
+                    .int(Int64(index)), .string("n\(index)"), index == 2 ? .null : .string("UA"), .double(44.5),
+                    .int(-3), tags,
+                ], origin: Origin(source: source, offset: 0, index: index))
         }
         let layout = try #require(json.layout)
         var pretty = "[\n"
@@ -115,17 +147,36 @@ struct FieldLayoutTests {
         #expect(try Self.rendered(plain) == Self.rendered(plainMapping))
         // Renamed at the top level: the same bytes but for the key.
         let renamed = try Self.output("[name, {field: id, as: _id}, latitude]")
-        #expect(try Self.rendered(renamed) == Self.rendered(plain).replacingOccurrences(of: "\"id\":", with: "\"_id\":"))
+        #expect(
+            try Self.rendered(renamed) == Self.rendered(plain).replacingOccurrences(of: "\"id\":", with: "\"_id\":"))
     }
 
     @Test(arguments: [
-        ("[name, {field: country, as: name}]", "'/name' is written twice: field 'name' (line 9) is there already, so field 'country' cannot be"),
+        (
+            "[name, {field: country, as: name}]",
+            "'/name' is written twice: field 'name' (line 9) is there already, so field 'country' cannot be"
+        ),
         ("[{field: latitude, at: /coord/lat}, {field: longitude, at: /coord/lat}]", "'/coord/lat' is written twice"),
-        ("[{field: latitude, at: /coord/lat}, {field: country, at: /coord}]", "'/coord' holds an object (field 'latitude' at line 9 is inside it)"),
-        ("[{field: country, at: /coord}, {field: latitude, at: /coord/lat}]", "field 'latitude' cannot go inside '/coord': field 'country' (line 9) is written there"),
-        ("[{field: latitude, at: /c/0}, {field: longitude, at: /c/lon}]", "'/c' is an array (field 'latitude' at line 9), but field 'longitude' at '/c/lon' makes it an object"),
-        ("[{field: latitude, at: /c/lat}, {field: longitude, at: /c/1}]", "'/c' is an object (field 'latitude' at line 9), but field 'longitude' at '/c/1' makes it an array"),
-        ("[{field: latitude, at: /c/0}, {field: longitude, at: /c/2}]", "the array at '/c' has positions 0, 2 but not 1"),
+        (
+            "[{field: latitude, at: /coord/lat}, {field: country, at: /coord}]",
+            "'/coord' holds an object (field 'latitude' at line 9 is inside it)"
+        ),
+        (
+            "[{field: country, at: /coord}, {field: latitude, at: /coord/lat}]",
+            "field 'latitude' cannot go inside '/coord': field 'country' (line 9) is written there"
+        ),
+        (
+            "[{field: latitude, at: /c/0}, {field: longitude, at: /c/lon}]",
+            "'/c' is an array (field 'latitude' at line 9), but field 'longitude' at '/c/lon' makes it an object"
+        ),
+        (
+            "[{field: latitude, at: /c/lat}, {field: longitude, at: /c/1}]",
+            "'/c' is an object (field 'latitude' at line 9), but field 'longitude' at '/c/1' makes it an array"
+        ),
+        (
+            "[{field: latitude, at: /c/0}, {field: longitude, at: /c/2}]",
+            "the array at '/c' has positions 0, 2 but not 1"
+        ),
         ("[{field: latitude, at: /0}]", "must start with a key, not an array position"),
         ("[{field: latitude, at: coord/lat}]", "must be a JSON Pointer such as /coord/lat"),
         ("[{field: latitude, at: /coord//lat}]", "holds an empty key"),
@@ -145,8 +196,11 @@ struct FieldLayoutTests {
 
     @Test(arguments: [("csv", "out.csv"), ("sqlite", "out.sqlite"), ("text", "out.txt")])
     func flatFormatsRefuseAsAndAt(format: String, file: String) {
-        let errors = Harness.definitionErrors(Self.pipeline(fields: "[name, {field: id, as: _id}]", format: format, file: file))
-        #expect(errors.first?.message.contains("a \(format) output writes flat columns named after their fields") == true, "\(errors)")
+        let errors = Harness.definitionErrors(
+            Self.pipeline(fields: "[name, {field: id, as: _id}]", format: format, file: file))
+        #expect(
+            errors.first?.message.contains("a \(format) output writes flat columns named after their fields") == true,
+            "\(errors)")
         #expect(errors.first?.line == 9)
         // The same field twice is refused there too: a column per field.
         let twice = Harness.definitionErrors(Self.pipeline(fields: "[name, {field: name}]", format: format, file: file))
@@ -181,7 +235,9 @@ struct FieldLayoutTests {
               - {file: index, format: prefix-index, collection: cities, key: key, pages: pages, display: [name, country]}
             """
         let errors = Harness.definitionErrors(yaml)
-        #expect(errors.first?.message.contains("prefix-index displays 'country', but its pages 'pages' do not write that field") == true, "\(errors)")
+        #expect(
+            errors.first?.message.contains(
+                "prefix-index displays 'country', but its pages 'pages' do not write that field") == true, "\(errors)")
         #expect(errors.first?.line == 10)
     }
 }

@@ -48,7 +48,8 @@ struct CLITests {
         try dir.write("mini.yml", Self.pipeline)
         let result = try run(dir)
         #expect(result.status == 2)
-        #expect(result.stderr.contains("mini.yml:5:11: error: input file 'shops.json' does not exist"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("mini.yml:5:11: error: input file 'shops.json' does not exist"), "\(result.stderr)")
     }
 
     @Test func lintChecksWithoutReadingData() throws {
@@ -59,7 +60,10 @@ struct CLITests {
         try dir.write("bad.yml", Self.pipeline.replacingOccurrences(of: "    max: 5", with: "    maxx: 5"))
         let bad = try CLI.run(["lint", "bad.yml"], cwd: dir.path)
         #expect(bad.status == 2)
-        #expect(bad.stderr.contains("bad.yml:16:5: error: unknown key 'maxx' in step 1 (validate: range); did you mean 'max'?"), "\(bad.stderr)")
+        #expect(
+            bad.stderr.contains(
+                "bad.yml:16:5: error: unknown key 'maxx' in step 1 (validate: range); did you mean 'max'?"),
+            "\(bad.stderr)")
     }
 
     /// `lint` loads the arguments exactly as `run` does: a file named twice (or as
@@ -70,7 +74,8 @@ struct CLITests {
         #expect(twice.status == 0, "\(twice.stderr)")
         #expect(twice.stdout.components(separatedBy: ": ok (").count == 2, "\(twice.stdout)")
         try dir.write("other.yml", Self.pipeline)
-        let message = "other.yml:1:1: error: dataset name 'mini' is also used by mini.yml; each run writes one folder per name"
+        let message =
+            "other.yml:1:1: error: dataset name 'mini' is also used by mini.yml; each run writes one folder per name"
         for command in ["lint", "run"] {
             let colliding = try CLI.run([command, "mini.yml", "other.yml"], cwd: dir.path)
             #expect(colliding.status == 2, "\(command)")
@@ -98,17 +103,24 @@ struct CLITests {
         let dir = try workspace(Array(#"[{"id": "a", "rating": 4}, {"id": "b", "rating": 7}]"#.utf8))
         let json = try run(dir, ["--log-format", "json"])
         #expect(json.status == 0)
-        let events = try json.stderr.split(separator: "\n").map { try #require(jsonObject(Data($0.utf8)) as? [String: Any]) }
+        let events = try json.stderr.split(separator: "\n").map {
+            try #require(jsonObject(Data($0.utf8)) as? [String: Any])
+        }
         #expect(events.count >= 3)
         #expect(events.allSatisfy { $0["level"] != nil && $0["message"] != nil && $0["time"] != nil })
-        #expect(events.contains { ($0["message"] as? String)?.contains("mini: wrote 1 shops") == true && $0["dataset"] as? String == "mini" })
+        #expect(
+            events.contains {
+                ($0["message"] as? String)?.contains("mini: wrote 1 shops") == true
+                    && $0["dataset"] as? String == "mini"
+            })
         let quiet = try run(dir, ["--quiet"])
         #expect(quiet.status == 0)
         #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)
         let broken = try workspace(Array("[".utf8))
         let jsonError = try run(broken, ["--log-format", "json"])
         #expect(jsonError.status == 1)
-        let error = try #require(jsonError.stderr.split(separator: "\n").last.map { try jsonObject(Data($0.utf8)) as? [String: Any] } ?? nil)
+        let error = try #require(
+            jsonError.stderr.split(separator: "\n").last.map { try jsonObject(Data($0.utf8)) as? [String: Any] } ?? nil)
         #expect(error["level"] as? String == "error")
         #expect(error["file"] as? String == "shops.json")
         #expect(error["line"] as? String == "1")
@@ -116,7 +128,10 @@ struct CLITests {
 
     @Test func severalPipelinesRunIndependentlyAndTheWorstCodeWins() throws {
         let dir = try workspace(Array(#"[{"id": "a", "rating": 4}]"#.utf8))
-        try dir.write("broken.yml", Self.pipeline.replacingOccurrences(of: "name: mini", with: "name: broken").replacingOccurrences(of: "shops.json\n    id", with: "broken.json\n    id"))
+        try dir.write(
+            "broken.yml",
+            Self.pipeline.replacingOccurrences(of: "name: mini", with: "name: broken").replacingOccurrences(
+                of: "shops.json\n    id", with: "broken.json\n    id"))
         try dir.write("broken.json", "[")
         let result = try CLI.run(["run", "broken.yml", "mini.yml", "--out", "out"], cwd: dir.path)
         #expect(result.status == 1)
@@ -128,13 +143,19 @@ struct CLITests {
         let all = try CLI.run(["kinds"])
         #expect(all.status == 0)
         for spec in Registry.allSpecs {
-            #expect(all.stdout.contains("\(spec.stage.rawValue): \(spec.name)\n  \(spec.summary)\n"), "\(spec.name) missing from kinds")
+            #expect(
+                all.stdout.contains("\(spec.stage.rawValue): \(spec.name)\n  \(spec.summary)\n"),
+                "\(spec.name) missing from kinds")
             let one = try CLI.run(["kinds", spec.name])
             #expect(one.status == 0)
             for key in spec.keys {
-                #expect(one.stdout.contains("    \(key.name)\(key.required ? " (required)" : ""): \(key.summary)\n"), "kinds \(spec.name) lacks \(key.name)")
+                #expect(
+                    one.stdout.contains("    \(key.name)\(key.required ? " (required)" : ""): \(key.summary)\n"),
+                    "kinds \(spec.name) lacks \(key.name)")
             }
-            #expect(one.stdout.contains("  example:\n    " + spec.example.replacingOccurrences(of: "\n", with: "\n    ")), "kinds \(spec.name) lacks its example")
+            #expect(
+                one.stdout.contains("  example:\n    " + spec.example.replacingOccurrences(of: "\n", with: "\n    ")),
+                "kinds \(spec.name) lacks its example")
         }
         #expect(try CLI.run(["kinds", "rnage"]).stderr.contains("did you mean 'range'?"))
     }
@@ -146,7 +167,10 @@ struct DeterminismAndValidateTests {
         let dir = try HoneyShopsEndToEndTests.workspace()
         #expect(try CLI.run(["run", "pipelines/honey-shops.yml", "--out", dir.path + "/a"], cwd: dir.path).status == 0)
         let elsewhere = try TempDir()
-        #expect(try CLI.run(["run", dir.path + "/pipelines/honey-shops.yml", "--out", dir.path + "/b"], cwd: elsewhere.path).status == 0)
+        #expect(
+            try CLI.run(
+                ["run", dir.path + "/pipelines/honey-shops.yml", "--out", dir.path + "/b"], cwd: elsewhere.path
+            ).status == 0)
         for file in ["rejects.ndjson", "duplicates.ndjson", "shops.json", "shops.csv", "reviews.json"] {
             #expect(try dir.bytes("a/honey-shops/\(file)") == dir.bytes("b/honey-shops/\(file)"), "\(file) differs")
         }
@@ -162,7 +186,9 @@ struct DeterminismAndValidateTests {
 
     @Test func suggestionsInRejectsAreTheSameEveryRun() throws {
         let dir = try TempDir()
-        try dir.write("p.yml", """
+        try dir.write(
+            "p.yml",
+            """
             name: tie
             sources:
               items: {kind: json, path: d.json, unknown-fields: reject, fields: {ab: any, ac: any, ad: any, ae: any}}
@@ -182,7 +208,8 @@ struct DeterminismAndValidateTests {
     @Test func twoPipelinesWithOneDatasetNameAreRefused() throws {
         let dir = try TempDir()
         try dir.write("d.json", "[]")
-        let yaml = "name: same\nsources:\n  items: {kind: json, path: d.json, fields: {id: integer}}\noutputs:\n  - {file: i.json, collection: items}\n"
+        let yaml =
+            "name: same\nsources:\n  items: {kind: json, path: d.json, fields: {id: integer}}\noutputs:\n  - {file: i.json, collection: items}\n"
         try dir.write("a.yml", yaml)
         try dir.write("b.yml", yaml)
         let result = try CLI.run(["run", "a.yml", "b.yml"], cwd: dir.path)
@@ -197,12 +224,20 @@ struct DeterminismAndValidateTests {
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.last == "18 errors, 0 warnings in 2 files")
         #expect(lines.contains("Fixtures/honey-shops/shops.json"))
-        #expect(lines.contains("  69:15    error    rating 7 is above the maximum 5 (seed ratings use the 0-5 scale and are never rescaled) [range] (id \"golden-comb\", at /6/rating, field rating, value 7)"))
-        #expect(lines.contains("  20:80    error    line is not valid JSON: unterminated string (truncated file?) [json-syntax]"))
+        #expect(
+            lines.contains(
+                "  69:15    error    rating 7 is above the maximum 5 (seed ratings use the 0-5 scale and are never rescaled) [range] (id \"golden-comb\", at /6/rating, field rating, value 7)"
+            ))
+        #expect(
+            lines.contains(
+                "  20:80    error    line is not valid JSON: unterminated string (truncated file?) [json-syntax]"))
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/out"))
 
         let clean = try TempDir()
-        try clean.write("p.yml", "name: ok\nsources:\n  items: {kind: json, path: d.json, fields: {id: integer}}\noutputs:\n  - {file: i.json, collection: items}\n")
+        try clean.write(
+            "p.yml",
+            "name: ok\nsources:\n  items: {kind: json, path: d.json, fields: {id: integer}}\noutputs:\n  - {file: i.json, collection: items}\n"
+        )
         try clean.write("d.json", #"[{"id": 1}]"#)
         let ok = try CLI.run(["validate", "p.yml"], cwd: clean.path)
         #expect(ok.status == 0)

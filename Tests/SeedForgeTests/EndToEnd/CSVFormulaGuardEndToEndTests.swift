@@ -18,13 +18,17 @@ struct CSVFormulaGuardEndToEndTests {
         #expect(app[2] == #"kitsilano-bees,Kitsilano Bee Co.,+1 (604) 555-0199,"'=HYPERLINK(""http://evil.example"")""#)
         #expect(app[4] == "main-street-hives,'@MainStreetHives,,'+ seasonal comb honey")
         let people = try dir.read("contacts/spreadsheet.csv").components(separatedBy: "\r\n")
-        #expect(people[1] == "granville-honey,Granville Island Honey,'+1-604-555-0142,Cash only", "the default is unchanged")
+        #expect(
+            people[1] == "granville-honey,Granville Island Honey,'+1-604-555-0142,Cash only", "the default is unchanged"
+        )
     }
 
     @Test func theGuardCanBeTurnedOffForAFile() throws {
         let dir = try TempDir()
         try dir.write("shops.json", #"[{"phone":"+1-604-555-0142"},{"phone":"=1+1"}]"#)
-        try dir.write("p.yml", """
+        try dir.write(
+            "p.yml",
+            """
             name: t
             sources:
               shops: {kind: json, path: shops.json, fields: {phone: string}}
@@ -37,7 +41,8 @@ struct CSVFormulaGuardEndToEndTests {
     }
 
     @Test func plainFieldsWithTheGuardOffIsADefinitionError() {
-        let errors = Harness.definitionErrors("""
+        let errors = Harness.definitionErrors(
+            """
             name: t
             sources:
               shops: {kind: json, path: data.json, fields: {phone: string}}
@@ -49,7 +54,8 @@ struct CSVFormulaGuardEndToEndTests {
             """)
         #expect(errors.first?.line == 8)
         #expect(errors.first?.message.contains("'plain-fields' has no effect") == true, "\(errors)")
-        let unknown = Harness.definitionErrors("""
+        let unknown = Harness.definitionErrors(
+            """
             name: t
             sources:
               shops: {kind: json, path: data.json, fields: {phone: string}}

@@ -9,7 +9,9 @@ struct CitiesEndToEndTests {
     static func workspace() throws -> TempDir {
         let dir = try TempDir()
         var files = ["pipelines/cities.yml"]
-        for page in try FileManager.default.contentsOfDirectory(atPath: CLI.repoRoot.appendingPathComponent("Fixtures/cities").path) {
+        for page in try FileManager.default.contentsOfDirectory(
+            atPath: CLI.repoRoot.appendingPathComponent("Fixtures/cities").path)
+        {
             files.append("Fixtures/cities/\(page)")
         }
         for file in files {
@@ -19,7 +21,9 @@ struct CitiesEndToEndTests {
     }
 
     func lines(_ data: Data) throws -> [[String: Any]] {
-        try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try #require(jsonObject(Data($0.utf8)) as? [String: Any]) }
+        try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try #require(jsonObject(Data($0.utf8)) as? [String: Any])
+        }
     }
 
     @Test func everyDirtyRecordEndsWhereItShould() throws {
@@ -34,7 +38,9 @@ struct CitiesEndToEndTests {
         let byID = Dictionary(uniqueKeysWithValues: cities.map { ($0["_id"] as! Int, $0) })
         // Sorted by folded name, then country, then id: Paris FR before Paris US. The
         // folded names are the prefix index's keys, one line per record in dataset order.
-        let keyLines = try dir.read("out/cities/prefix-index/keys.tsv").split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        let keyLines = try dir.read("out/cities/prefix-index/keys.tsv").split(separator: "\n").map {
+            $0.split(separator: "\t").map(String.init)
+        }
         #expect(keyLines.map { Int($0[1]) } == Array(0..<cities.count))
         let keys = keyLines.map { $0[0] }
         #expect(keys == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) || $0 == $1 })
@@ -45,41 +51,49 @@ struct CitiesEndToEndTests {
         #expect(byID[702550]?["name"] as? String == "Lviv")
         #expect(byID[693805]?["name"] as? String == "Novyi Svit")
         #expect(byID[703447]?["name"] as? String == "Kyiv")
-        #expect(keyOf[1283240] == "gorkha")
-        #expect(keyOf[2657896] == "zurich")
-        #expect(keyOf[3093133] == "lodz")
+        #expect(keyOf[1_283_240] == "gorkha")
+        #expect(keyOf[2_657_896] == "zurich")
+        #expect(keyOf[3_093_133] == "lodz")
         // Ids written as integral floats are ids; integer coordinates are numbers.
         #expect(byID[136256]?["name"] as? String == "Qaraçala")
-        #expect((byID[1275339]?["coord"] as? [String: Any])?["lat"] as? Int == 19)
+        #expect((byID[1_275_339]?["coord"] as? [String: Any])?["lat"] as? Int == 19)
         // Any script survives, Kosovo's XK is allowed.
-        for id in [703448, 1850147, 360630, 293397, 786714] { #expect(byID[id] != nil, "\(id) missing") }
+        for id in [703448, 1_850_147, 360630, 293397, 786714] { #expect(byID[id] != nil, "\(id) missing") }
 
         let rejects = try lines(dir.bytes("out/cities/rejects.ndjson"))
-        let reasons = Dictionary(uniqueKeysWithValues: rejects.map { ("\($0["id"]!)", "\($0["rule"]!): \($0["message"]!)") })
-        #expect(reasons == [
-            "136257.5": "type: field 'id' must be an integer, found number 136257.5",
-            "900001": "required: name is required but blank",
-            "900002": "required: name is required but blank",
-            "6255148": "required: country is required but blank",
-            "6255146": "country-code: country \"EU\" is not an ISO 3166-1 alpha-2 country code",
-            "900003": "range: latitude 91.5 is above the maximum 90",
-            "900004": "range: longitude -200.0 is below the minimum -180",
-            "900005": "country-code: country \"ua\" must be upper case: UA",
-        ])
+        let reasons = Dictionary(
+            uniqueKeysWithValues: rejects.map { ("\($0["id"]!)", "\($0["rule"]!): \($0["message"]!)") })
+        #expect(
+            reasons == [
+                "136257.5": "type: field 'id' must be an integer, found number 136257.5",
+                "900001": "required: name is required but blank",
+                "900002": "required: name is required but blank",
+                "6255148": "required: country is required but blank",
+                "6255146": "country-code: country \"EU\" is not an ISO 3166-1 alpha-2 country code",
+                "900003": "range: latitude 91.5 is above the maximum 90",
+                "900004": "range: longitude -200.0 is below the minimum -180",
+                "900005": "country-code: country \"ua\" must be upper case: UA",
+            ])
         let polar = try #require(rejects.first { $0["id"] as? Int == 900003 })
         #expect(polar["file"] as? String == "../Fixtures/cities/page-3.json")
         #expect(polar["line"] as? Int == 47)
         #expect(polar["pointer"] as? String == "/results/4/coord/lat")
 
         let duplicates = try lines(dir.bytes("out/cities/duplicates.ndjson"))
-        #expect(duplicates.map { "\($0["id"]!)->\($0["winner"]!)" } == ["707860->707860", "4829799->4829764", "2657897->2657896"])
+        #expect(
+            duplicates.map { "\($0["id"]!)->\($0["winner"]!)" } == [
+                "707860->707860", "4829799->4829764", "2657897->2657896",
+            ])
 
         let manifest = try #require(jsonObject(dir.bytes("out/cities/manifest.json")) as? [String: Any])
         let accounting = try #require((manifest["accounting"] as? [String: [String: Any]])?["cities"])
         #expect(accounting["read"] as? Int == 35)
         #expect(accounting["balanced"] as? Bool == true)
         let inputs = try #require(manifest["inputs"] as? [[String: Any]])
-        #expect(inputs.map { $0["file"] as? String } == (1...3).map { "../Fixtures/cities/page-\($0).json" } + ["../Fixtures/cities/page-4.json.gz"])
+        #expect(
+            inputs.map { $0["file"] as? String } == (1...3).map { "../Fixtures/cities/page-\($0).json" } + [
+                "../Fixtures/cities/page-4.json.gz"
+            ])
 
         let query = try CLI.run(["query", "out/cities", "zur"], cwd: dir.path)
         #expect(query.stdout == "Zürich, CH\n")
@@ -91,7 +105,8 @@ struct CitiesEndToEndTests {
         #expect(try CLI.run(["run", "pipelines/cities.yml", "--out", "b"], cwd: dir.path).status == 0)
         var first = try HoneyShopsEndToEndTests.snapshot(dir.path + "/a/cities")
         var second = try HoneyShopsEndToEndTests.snapshot(dir.path + "/b/cities")
-        #expect(first["cities.sqlite"] != nil && first["pages/index.json"] != nil && first["prefix-index/keys.tsv"] != nil)
+        #expect(
+            first["cities.sqlite"] != nil && first["pages/index.json"] != nil && first["prefix-index/keys.tsv"] != nil)
         first.removeValue(forKey: "manifest.json")
         second.removeValue(forKey: "manifest.json")
         #expect(first == second)
@@ -119,10 +134,13 @@ struct CitiesEndToEndTests {
         let page = try dir.read("Fixtures/cities/page-1.json").replacingOccurrences(of: "Hurzuf", with: "Gurzuf")
         try dir.write("Fixtures/cities/page-1.json", page)
         // The process dies (abort, as a kill would) after some page files are written.
-        let killed = try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path, environment: ["SEEDFORGE_FAULT": "mid-output"])
+        let killed = try CLI.run(
+            ["run", "pipelines/cities.yml"], cwd: dir.path, environment: ["SEEDFORGE_FAULT": "mid-output"])
         #expect(killed.status != 0)
         #expect(killed.stderr.contains("fault injected at mid-output"))
-        let staged = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".cities.tmp-") }
+        let staged = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter {
+            $0.hasPrefix(".cities.tmp-")
+        }
         #expect(staged.count == 1, "the killed run's half-written folder stays until the next run")
         #expect(try Self.snapshot(dir.path + "/out/cities") == before)
         // The next run removes the half-written folder and completes.
@@ -130,7 +148,9 @@ struct CitiesEndToEndTests {
         let after = try Self.snapshot(dir.path + "/out/cities")
         #expect(after != before)
         #expect(after.keys.sorted() == before.keys.sorted())
-        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter {
+            $0.hasPrefix(".") && !$0.hasSuffix(".lock")
+        }
         #expect(hidden.isEmpty, "leftovers: \(hidden)")
     }
 
@@ -151,7 +171,8 @@ struct CitiesEndToEndTests {
         #expect(try (1...3).map { try Self.inode("\(pages)/\($0).json") } == first)
         #expect(try Self.snapshot(pages) == firstBytes)
         // Hurzuf, on page 1, moves a little: page 1 is written anew, pages 2 and 3 are linked.
-        let page = try dir.read("Fixtures/cities/page-1.json").replacingOccurrences(of: "\"lon\": 34.283333", with: "\"lon\": 34.283334")
+        let page = try dir.read("Fixtures/cities/page-1.json").replacingOccurrences(
+            of: "\"lon\": 34.283333", with: "\"lon\": 34.283334")
         try dir.write("Fixtures/cities/page-1.json", page)
         #expect(try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path).status == 0)
         let third = try (1...3).map { try Self.inode("\(pages)/\($0).json") }

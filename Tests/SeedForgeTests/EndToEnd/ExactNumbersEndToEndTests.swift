@@ -32,7 +32,8 @@ struct ExactNumbersEndToEndTests {
         """#
 
     static func pythonExpectations() throws -> [String: [String: Any]] {
-        let result = try CLI.runProgram("/usr/bin/env", ["python3", "-c", python, "Fixtures/exact-numbers/reviews.ndjson"])
+        let result = try CLI.runProgram(
+            "/usr/bin/env", ["python3", "-c", python, "Fixtures/exact-numbers/reviews.ndjson"])
         #expect(result.status == 0, "\(result.stderr)")
         return try #require(jsonObject(Data(result.stdout.utf8)) as? [String: [String: Any]])
     }
@@ -57,7 +58,9 @@ struct ExactNumbersEndToEndTests {
         let cities = stats.map { $0["cityID"] as! String }
         #expect(cities == ["faro", "lisbon", "porto"])
         // Compare the digits written, not doubles parsed from them.
-        for (key, written) in ["votes", "meanRating", "spend", "meanSpend"].map({ ($0, Self.numberTexts(statsText, key: $0)) }) {
+        for (key, written) in ["votes", "meanRating", "spend", "meanSpend"].map({
+            ($0, Self.numberTexts(statsText, key: $0))
+        }) {
             #expect(written == cities.map { expected[$0]![key] as! String }, "\(key)")
         }
         // Lisbon: 20 ratings summing to 70.5, a mean of exactly 3.525: 3.53, not 3.52.

@@ -70,27 +70,35 @@ struct FieldLayoutEndToEndTests {
     @Test func theAppShapesAreWrittenAndTheFlatOnesStay() throws {
         let dir = try Self.dataset()
         let json = try dir.read("out/shapes/cities.json")
-        #expect(json.hasPrefix("""
-            [
-              {
-                "country": "US",
-                "name": "Alabama",
-                "_id": 4829764,
-                "coord": {
-                  "lon": -86.750259,
-                  "lat": 32.750408
-                }
-              },
-            """))
+        #expect(
+            json.hasPrefix(
+                """
+                [
+                  {
+                    "country": "US",
+                    "name": "Alabama",
+                    "_id": 4829764,
+                    "coord": {
+                      "lon": -86.750259,
+                      "lat": 32.750408
+                    }
+                  },
+                """))
         // The challenge's own records, read back by JSONSerialization, equal the input's.
         let written = try #require(jsonObject(dir.bytes("out/shapes/cities.json")) as? [NSDictionary])
         let input = try #require(jsonObject(Data(Self.cities.utf8)) as? [NSDictionary])
         #expect(Set(written) == Set(input))
-        #expect(try dir.read("out/shapes/cities.ndjson").split(separator: "\n").first == #"{"name":"Alabama","coordinates":[32.750408,-86.750259]}"#)
+        #expect(
+            try dir.read("out/shapes/cities.ndjson").split(separator: "\n").first
+                == #"{"name":"Alabama","coordinates":[32.750408,-86.750259]}"#)
         let flat = try #require(jsonObject(dir.bytes("out/shapes/flat.json")) as? [[String: Any]])
         #expect(flat.first?.keys.sorted() == ["country", "id", "latitude", "longitude", "name", "searchKey"])
-        #expect(try dir.read("out/shapes/cities.csv").hasPrefix("name,country,latitude,longitude\r\nAlabama,US,32.750408,-86.750259\r\n"))
-        #expect(try dir.read("out/shapes/pages/1.json").contains("\"city\": {\n      \"name\": \"Alabama\",\n      \"country\": \"US\"\n    },\n    \"_id\": 4829764"))
+        #expect(
+            try dir.read("out/shapes/cities.csv").hasPrefix(
+                "name,country,latitude,longitude\r\nAlabama,US,32.750408,-86.750259\r\n"))
+        #expect(
+            try dir.read("out/shapes/pages/1.json").contains(
+                "\"city\": {\n      \"name\": \"Alabama\",\n      \"country\": \"US\"\n    },\n    \"_id\": 4829764"))
     }
 
     @Test func queryReadsDisplayFieldsFromLaidOutPages() throws {
@@ -111,7 +119,8 @@ struct FieldLayoutEndToEndTests {
         let first = ShippedDatasetsGoldenTests.files(in: dir.url.appendingPathComponent("out/shapes"))
         let before = try first.filter { $0 != "manifest.json" }.map { try dir.bytes("out/shapes/" + $0) }
         for threads in ["1", "3"] {
-            let again = try CLI.run(["run", "shapes.yml", "--out", "out", "--quiet", "--threads", threads], cwd: dir.path)
+            let again = try CLI.run(
+                ["run", "shapes.yml", "--out", "out", "--quiet", "--threads", threads], cwd: dir.path)
             #expect(again.status == 0)
             #expect(try first.filter { $0 != "manifest.json" }.map { try dir.bytes("out/shapes/" + $0) } == before)
         }
@@ -122,14 +131,18 @@ struct FieldLayoutEndToEndTests {
         #expect(result.status == 0)
         #expect(result.stdout.contains("{field: NAME, as: KEY}"))
         #expect(result.stdout.contains("{field: latitude, at: /coordinates/0}"))
-        #expect(result.stdout.contains("{field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}"))
+        #expect(
+            result.stdout.contains(
+                "{field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}"))
     }
 
     @Test func pipelineTestsExpectAnOutputFilesRecordsInItsShape() throws {
         let dir = try TempDir()
         try dir.write("shapes.yml", Self.pipeline)
         try dir.write("cities.json", "[]")
-        try dir.write("shapes.test.yml", """
+        try dir.write(
+            "shapes.test.yml",
+            """
             cases:
               - name: the app's shape
                 input:
@@ -150,10 +163,15 @@ struct FieldLayoutEndToEndTests {
         let result = try CLI.run(["test", "shapes.yml"], cwd: dir.path)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("PASS shapes.test.yml:2: the app's shape"), "\(result.stdout)")
-        #expect(result.stdout.contains("cities.json[0]: there is no field 'id'; did you mean '_id'?"), "\(result.stdout)")
-        #expect(result.stdout.contains(#"cities.json[0].coord: expected {"lat":34.28}, got {"lon":34.28,"lat":44.55}"#), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("cities.json[0]: there is no field 'id'; did you mean '_id'?"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(#"cities.json[0].coord: expected {"lat":34.28}, got {"lon":34.28,"lat":44.55}"#),
+            "\(result.stdout)")
 
-        try dir.write("shapes.test.yml", """
+        try dir.write(
+            "shapes.test.yml",
+            """
             cases:
               - name: an index holds no records
                 input: {cities: []}

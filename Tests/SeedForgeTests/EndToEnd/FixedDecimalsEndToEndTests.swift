@@ -11,20 +11,23 @@ struct FixedDecimalsEndToEndTests {
         let dir = try TempDir()
         let fixtures = CLI.repoRoot.appendingPathComponent("Fixtures/products")
         try FileManager.default.copyItem(at: fixtures, to: dir.url.appendingPathComponent("Fixtures/products"))
-        var yaml = try String(contentsOf: CLI.repoRoot.appendingPathComponent("pipelines/products.yml"), encoding: .utf8)
-        yaml = yaml.replacingOccurrences(of: "\noutputs:\n", with: """
+        var yaml = try String(
+            contentsOf: CLI.repoRoot.appendingPathComponent("pipelines/products.yml"), encoding: .utf8)
+        yaml = yaml.replacingOccurrences(
+            of: "\noutputs:\n",
+            with: """
 
-            outputs:
-              - file: price-list.csv
-                collection: products
-                fields: [name, price, currency]
-                fixed-decimals: {price: 2}
-              - file: price-list.json
-                collection: products
-                fields: [name, price]
-                fixed-decimals: {price: 2}
+                outputs:
+                  - file: price-list.csv
+                    collection: products
+                    fields: [name, price, currency]
+                    fixed-decimals: {price: 2}
+                  - file: price-list.json
+                    collection: products
+                    fields: [name, price]
+                    fixed-decimals: {price: 2}
 
-            """)
+                """)
         try dir.write("pipelines/products.yml", yaml)
         let result = try CLI.run(["run", "pipelines/products.yml", "--out", "out"], cwd: dir.path)
         #expect(result.status == 0, "\(result.stderr)")
@@ -50,7 +53,8 @@ struct FixedDecimalsEndToEndTests {
     }
 
     @Test func onlyDecimalFieldsTakeFixedDecimals() {
-        let errors = Harness.definitionErrors("""
+        let errors = Harness.definitionErrors(
+            """
             name: t
             sources:
               items: {kind: json, path: data.json, fields: {name: string, rating: number}}
@@ -60,6 +64,9 @@ struct FixedDecimalsEndToEndTests {
                 fixed-decimals: {rating: 2}
             """)
         #expect(errors.first?.line == 7)
-        #expect(errors.first?.message == "'fixed-decimals' applies to decimal fields (exact amounts such as prices); 'rating' is number", "\(errors)")
+        #expect(
+            errors.first?.message
+                == "'fixed-decimals' applies to decimal fields (exact amounts such as prices); 'rating' is number",
+            "\(errors)")
     }
 }

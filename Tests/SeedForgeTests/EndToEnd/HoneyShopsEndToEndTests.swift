@@ -8,15 +8,20 @@ struct HoneyShopsEndToEndTests {
     /// break an input without touching the repository.
     static func workspace() throws -> TempDir {
         let dir = try TempDir()
-        for file in ["pipelines/honey-shops.yml", "Fixtures/honey-shops/shops.json", "Fixtures/honey-shops/reviews.ndjson"] {
+        for file in [
+            "pipelines/honey-shops.yml", "Fixtures/honey-shops/shops.json", "Fixtures/honey-shops/reviews.ndjson",
+        ] {
             let bytes = try Data(contentsOf: CLI.repoRoot.appendingPathComponent(file))
             try dir.write(file, bytes: [UInt8](bytes))
         }
         return dir
     }
 
-    static func run(_ dir: TempDir, out: String = "out", environment: [String: String] = [:], extra: [String] = []) throws -> CLI.Result {
-        try CLI.run(["run", "pipelines/honey-shops.yml", "--out", out] + extra, cwd: dir.path, environment: environment)
+    static func run(
+        _ dir: TempDir, out: String = "out", environment: [String: String] = [:], extra: [String] = []
+    ) throws -> CLI.Result {
+        try CLI.run(
+            ["run", "pipelines/honey-shops.yml", "--out", out] + extra, cwd: dir.path, environment: environment)
     }
 
     /// Every file of a dataset folder, by name.
@@ -43,7 +48,10 @@ struct HoneyShopsEndToEndTests {
         let dir = try Self.workspace()
         let result = try Self.run(dir)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("honey-shops: wrote 8 shops, 18 reviews to out/honey-shops; 18 rejected, 2 duplicates removed, 0 warnings"))
+        #expect(
+            result.stdout.contains(
+                "honey-shops: wrote 8 shops, 18 reviews to out/honey-shops; 18 rejected, 2 duplicates removed, 0 warnings"
+            ))
         #expect(result.stderr.isEmpty, "not a terminal: no progress expected, got \(result.stderr)")
 
         let shops = try #require(jsonObject(dir.bytes("out/honey-shops/shops.json")) as? [[String: Any]])
@@ -60,10 +68,11 @@ struct HoneyShopsEndToEndTests {
         #expect(zeeuwse["communityRating"] is NSNull)
         #expect(zeeuwse["displayedRating"] as? Double == 3.8)
         // Sorted by the folded collation of the name: "Ápiculture" sorts under A.
-        #expect(shops.map { $0["name"] as! String } == [
-            "Ápiculture Éclair", "Bienenhaus Zürich", "Hani Honey Company", "Montana Honey Bee Company",
-            "The Basin Backyard Honey Shop", "The House of Honey", "Walker Honey Farm", "Zeeuwse Honing",
-        ])
+        #expect(
+            shops.map { $0["name"] as! String } == [
+                "Ápiculture Éclair", "Bienenhaus Zürich", "Hani Honey Company", "Montana Honey Bee Company",
+                "The Basin Backyard Honey Shop", "The House of Honey", "Walker Honey Farm", "Zeeuwse Honing",
+            ])
         // Stray white space is gone; coordinates came from the [lat, lon] array.
         let zurich = try #require(byID["shop-252fbccdf0f96a9b"])
         #expect(zurich["address"] as? String == "Seefeldstrasse 101, 8008 Zürich, Schweiz")
@@ -71,9 +80,17 @@ struct HoneyShopsEndToEndTests {
 
         // Reviews per shop, newest first (instants compared across time zones).
         let reviews = try #require(jsonObject(dir.bytes("out/honey-shops/reviews.json")) as? [[String: Any]])
-        let houseReviews = reviews.filter { $0["shopID"] as? String == "house-of-honey" }.map { $0["createdAt"] as! String }
-        #expect(houseReviews == ["2025-11-01T10:00:00+08:00", "2025-10-02T14:30:00+08:00", "2025-09-18T09:12:00Z", "2025-08-20T11:00:00Z"])
-        #expect(reviews.first { $0["id"] as? String == "0b6f7c1e-3a52-4c1e-9d5b-1f0e2a3b4c02" }?["title"] as? String == "Worth the drive")
+        let houseReviews = reviews.filter { $0["shopID"] as? String == "house-of-honey" }.map {
+            $0["createdAt"] as! String
+        }
+        #expect(
+            houseReviews == [
+                "2025-11-01T10:00:00+08:00", "2025-10-02T14:30:00+08:00", "2025-09-18T09:12:00Z",
+                "2025-08-20T11:00:00Z",
+            ])
+        #expect(
+            reviews.first { $0["id"] as? String == "0b6f7c1e-3a52-4c1e-9d5b-1f0e2a3b4c02" }?["title"] as? String
+                == "Worth the drive")
 
         // The orphan review is rejected with its reason and exact place.
         let rejects = try lines(dir.bytes("out/honey-shops/rejects.ndjson"))
@@ -90,9 +107,11 @@ struct HoneyShopsEndToEndTests {
         #expect((doubled["message"] as? String)?.contains("rating 7 is above the maximum 5") == true)
         #expect(doubled["pointer"] as? String == "/6/rating")
         #expect((doubled["record"] as? [String: Any])?["name"] as? String == "Golden Comb Apiary")
-        #expect(Set(rejects.compactMap { $0["rule"] as? String }) == [
-            "required", "range", "url", "type", "json-syntax", "pattern", "step", "length", "timestamp", "reference",
-        ])
+        #expect(
+            Set(rejects.compactMap { $0["rule"] as? String }) == [
+                "required", "range", "url", "type", "json-syntax", "pattern", "step", "length", "timestamp",
+                "reference",
+            ])
 
         // The duplicate shop is logged with the winner's id.
         let duplicates = try lines(dir.bytes("out/honey-shops/duplicates.ndjson"))
@@ -120,8 +139,14 @@ struct HoneyShopsEndToEndTests {
 
         // CSV: RFC 4180 with CRLF, header first, quoted cells with commas.
         let csv = try dir.read("out/honey-shops/shops.csv")
-        #expect(csv.hasPrefix("id,name,address,latitude,longitude,displayedRating,communityRating,seedRating,reviewCount,website\r\n"))
-        #expect(csv.contains("house-of-honey,The House of Honey,\"Mariani Ave, Henley Brook WA 6055, Australia\",-31.8552,116.0019,4.13,4.13,4.8,4,"))
+        #expect(
+            csv.hasPrefix(
+                "id,name,address,latitude,longitude,displayedRating,communityRating,seedRating,reviewCount,website\r\n")
+        )
+        #expect(
+            csv.contains(
+                "house-of-honey,The House of Honey,\"Mariani Ave, Henley Brook WA 6055, Australia\",-31.8552,116.0019,4.13,4.13,4.8,4,"
+            ))
     }
 
     @Test func twoRunsAreByteIdenticalApartFromTheRunSection() throws {
@@ -130,7 +155,11 @@ struct HoneyShopsEndToEndTests {
         #expect(try Self.run(dir, out: "b").status == 0)
         var first = try Self.snapshot(dir.path + "/a/honey-shops")
         var second = try Self.snapshot(dir.path + "/b/honey-shops")
-        #expect(first.keys.sorted() == ["duplicates.ndjson", "manifest.json", "rejects.ndjson", "reviews.json", "shops.csv", "shops.json", "warnings.ndjson"])
+        #expect(
+            first.keys.sorted() == [
+                "duplicates.ndjson", "manifest.json", "rejects.ndjson", "reviews.json", "shops.csv", "shops.json",
+                "warnings.ndjson",
+            ])
         func withoutRun(_ data: Data?) throws -> NSDictionary {
             let bytes = try #require(data)
             var manifest = try #require(jsonObject(bytes) as? [String: Any])
@@ -149,7 +178,8 @@ struct HoneyShopsEndToEndTests {
         #expect(try Self.run(dir).status == 0)
         let before = try Self.snapshot(dir.path + "/out/honey-shops")
         // Change an input so a completed run would change the dataset.
-        let shops = try dir.read("Fixtures/honey-shops/shops.json").replacingOccurrences(of: "\"rating\": 4.8", with: "\"rating\": 4.9")
+        let shops = try dir.read("Fixtures/honey-shops/shops.json").replacingOccurrences(
+            of: "\"rating\": 4.8", with: "\"rating\": 4.9")
         try dir.write("Fixtures/honey-shops/shops.json", shops)
         let killed = try Self.run(dir, environment: ["SEEDFORGE_FAULT": "before-swap"])
         #expect(killed.status != 0)
@@ -157,7 +187,9 @@ struct HoneyShopsEndToEndTests {
         // The next run cleans up the killed run's staging folder and completes.
         #expect(try Self.run(dir).status == 0)
         #expect(try Self.snapshot(dir.path + "/out/honey-shops") != before)
-        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter {
+            $0.hasPrefix(".") && !$0.hasSuffix(".lock")
+        }
         #expect(hidden.isEmpty, "leftovers: \(hidden)")
     }
 
@@ -173,7 +205,8 @@ struct HoneyShopsEndToEndTests {
         #expect(try Self.snapshot(dir.path + "/out/honey-shops") == before)
 
         // A threshold exceeded: most ratings doubled upstream.
-        try dir.write("Fixtures/honey-shops/shops.json", good.replacingOccurrences(of: "\"rating\": 4.", with: "\"rating\": 9."))
+        try dir.write(
+            "Fixtures/honey-shops/shops.json", good.replacingOccurrences(of: "\"rating\": 4.", with: "\"rating\": 9."))
         let threshold = try Self.run(dir)
         #expect(threshold.status == 1)
         #expect(threshold.stderr.contains("reject threshold exceeded, outputs left unchanged"))
@@ -192,7 +225,9 @@ struct HoneyShopsEndToEndTests {
         overlapped.removeValue(forKey: "manifest.json")
         single.removeValue(forKey: "manifest.json")
         #expect(overlapped == single)
-        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter {
+            $0.hasPrefix(".") && !$0.hasSuffix(".lock")
+        }
         #expect(hidden.isEmpty)
     }
 

@@ -13,7 +13,9 @@ struct MissingPageEndToEndTests {
         for name in ["search.json", "ff970d4665ac5bf5813ff2893d56f4d611b32f11257266fd48a83cca534d8fd7.json"] {
             try dir.write("nearby/" + name, bytes: [UInt8](Data(contentsOf: nearby.appendingPathComponent(name))))
         }
-        try dir.write("nearby.yml", """
+        try dir.write(
+            "nearby.yml",
+            """
             name: nearby
             sources:
               nearby:
@@ -38,13 +40,20 @@ struct MissingPageEndToEndTests {
         #expect(result.stdout.contains("1 warning"), "\(result.stdout)")
         let warnings = try dir.read("out/nearby/warnings.ndjson")
         #expect(warnings.contains(#""rule":"missing-page""#), "\(warnings)")
-        #expect(warnings.contains("3ed3f7cf281887a0c863118e4d37e7b3656327523915ee6cacc935da51d45675.json, which does not exist"), "\(warnings)")
+        #expect(
+            warnings.contains(
+                "3ed3f7cf281887a0c863118e4d37e7b3656327523915ee6cacc935da51d45675.json, which does not exist"),
+            "\(warnings)")
         let manifest = try #require(jsonObject(dir.bytes("out/nearby/manifest.json")) as? [String: Any])
         let incomplete = try #require(manifest["incomplete"] as? [[String: String]])
-        #expect(incomplete == [[
-            "collection": "nearby", "page": "nearby/ff970d4665ac5bf5813ff2893d56f4d611b32f11257266fd48a83cca534d8fd7.json",
-            "missing": "nearby/3ed3f7cf281887a0c863118e4d37e7b3656327523915ee6cacc935da51d45675.json",
-        ]])
+        #expect(
+            incomplete == [
+                [
+                    "collection": "nearby",
+                    "page": "nearby/ff970d4665ac5bf5813ff2893d56f4d611b32f11257266fd48a83cca534d8fd7.json",
+                    "missing": "nearby/3ed3f7cf281887a0c863118e4d37e7b3656327523915ee6cacc935da51d45675.json",
+                ]
+            ])
     }
 
     @Test func theDefaultStillFails() throws {
@@ -58,7 +67,9 @@ struct MissingPageEndToEndTests {
     @Test func onMissingPageNeedsASourceThatFollowsPages() throws {
         let dir = try TempDir()
         try dir.write("data.json", "[]")
-        try dir.write("p.yml", """
+        try dir.write(
+            "p.yml",
+            """
             name: t
             sources:
               items: {kind: json, path: data.json, on-missing-page: warn, fields: {id: string}}
@@ -67,6 +78,8 @@ struct MissingPageEndToEndTests {
             """)
         let result = try CLI.run(["lint", "p.yml"], cwd: dir.path)
         #expect(result.status == 2)
-        #expect(result.stderr.contains("p.yml:3:") && result.stderr.contains("'on-missing-page' needs 'next-page-token'"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("p.yml:3:") && result.stderr.contains("'on-missing-page' needs 'next-page-token'"),
+            "\(result.stderr)")
     }
 }

@@ -22,10 +22,12 @@ struct QueryDisplayEndToEndTests {
         let run = try CLI.run(["run", "Fixtures/towns/towns.yml", "--out", dir.path])
         #expect(run.status == 0, "\(run.stderr)")
         for prefix in ["laq", "l'aq", "L’Aq"] {
-            #expect(try CLI.run(["query", dir.path + "/towns", prefix]).stdout == "L’Aquila, Abruzzo, IT\n", "\(prefix)")
+            #expect(
+                try CLI.run(["query", dir.path + "/towns", prefix]).stdout == "L’Aquila, Abruzzo, IT\n", "\(prefix)")
         }
         for prefix in ["saint m", "Saint-M", "saint-malo"] {
-            #expect(try CLI.run(["query", dir.path + "/towns", prefix]).stdout == "Saint-Malo, Brittany, FR\n", "\(prefix)")
+            #expect(
+                try CLI.run(["query", dir.path + "/towns", prefix]).stdout == "Saint-Malo, Brittany, FR\n", "\(prefix)")
         }
         let meta = try dir.read("towns/prefix-index/meta.json")
         #expect(meta.contains(#""apostrophes": "drop""#) && meta.contains(#""punctuation": "space""#), "\(meta)")

@@ -12,15 +12,19 @@ struct ShippedDatasetsGoldenTests {
     static let golden = CLI.repoRoot.appendingPathComponent("Tests/SeedForgeTests/EndToEnd/Golden/datasets")
 
     static var pipelines: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: CLI.repoRoot.appendingPathComponent("pipelines").path)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: CLI.repoRoot.appendingPathComponent("pipelines").path))
+            ?? []
         return names.filter { $0.hasSuffix(".yml") && !$0.hasSuffix(".test.yml") }.sorted().map { "pipelines/\($0)" }
     }
 
     /// The files of a folder, as paths relative to it, sorted.
     static func files(in folder: URL) -> [String] {
-        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
         var found: [String] = []
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+        for case let url as URL in walker
+        where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
             found.append(String(url.path.dropFirst(folder.path.count + 1)))
         }
         return found.sorted()
@@ -47,7 +51,8 @@ struct ShippedDatasetsGoldenTests {
             var actual = try Data(contentsOf: dir.url.appendingPathComponent(file))
             if file.hasSuffix("manifest.json") {
                 // `--threads` held in every stage: parallel pages, outputs side by side.
-                let run = try #require((try JSONSerialization.jsonObject(with: actual) as? [String: Any])?["run"] as? [String: Any])
+                let run = try #require(
+                    (try JSONSerialization.jsonObject(with: actual) as? [String: Any])?["run"] as? [String: Any])
                 let budget = try #require(run["threads"] as? [String: Int])
                 #expect(budget["budget"] == threads, "\(file)")
                 #expect((1...threads).contains(budget["peak"] ?? 0), "\(file): \(budget) over the budget of \(threads)")

@@ -16,7 +16,9 @@ struct ThreadsTests {
             if id % 1_231 == 0 { name = "Tricky },{ name \(id)" }
             let lat = id % 1_777 == 0 ? "95.5" : String(Double(id % 180) - 89.5)
             let identifier = id == 9_001 ? "\"x9001\"" : String(id)
-            lines.append(#"{"_id": \#(identifier), "name": "\#(name)", "country": "UA", "coord": {"lat": \#(lat), "lon": 10.5}, "padding": "\#(String(repeating: "p", count: 40))"}"#)
+            lines.append(
+                #"{"_id": \#(identifier), "name": "\#(name)", "country": "UA", "coord": {"lat": \#(lat), "lon": 10.5}, "padding": "\#(String(repeating: "p", count: 40))"}"#
+            )
         }
         return "[\n" + lines.joined(separator: ",\n") + "\n]\n"
     }
@@ -66,6 +68,9 @@ struct ThreadsTests {
         }
         // The bad id deep in the file has its exact global pointer and line.
         let rejects = try dir.read("t2/many/rejects.ndjson")
-        #expect(rejects.contains(#""id":"x9001","rule":"type","severity":"error","message":"field 'id' must be an integer, found string \"x9001\"","file":"cities.json","line":9003,"column":9,"pointer":"/9001/_id""#))
+        #expect(
+            rejects.contains(
+                #""id":"x9001","rule":"type","severity":"error","message":"field 'id' must be an integer, found string \"x9001\"","file":"cities.json","line":9003,"column":9,"pointer":"/9001/_id""#
+            ))
     }
 }

@@ -33,7 +33,10 @@ struct UnchangedRunTests {
         let before = try Self.state(dir.path + "/out/honey-shops")
         let again = try HoneyShopsEndToEndTests.run(dir)
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdout.contains("honey-shops: unchanged (same definition, inputs and seedforge version as out/honey-shops), nothing written"), "\(again.stdout)")
+        #expect(
+            again.stdout.contains(
+                "honey-shops: unchanged (same definition, inputs and seedforge version as out/honey-shops), nothing written"
+            ), "\(again.stdout)")
         #expect(Self.same(before, try Self.state(dir.path + "/out/honey-shops")))
 
         // Touched but rewritten with the same bytes: not a change.
@@ -65,14 +68,17 @@ struct UnchangedRunTests {
         var times = [before.st_atim, before.st_mtim]
         #expect(utimensat(AT_FDCWD, reviews, &times, 0) == 0)
         var after = stat()
-        #expect(stat(reviews, &after) == 0 && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec && after.st_ino == before.st_ino)
+        #expect(
+            stat(reviews, &after) == 0 && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec
+                && after.st_ino == before.st_ino)
         let changed = try HoneyShopsEndToEndTests.run(dir)
         #expect(changed.stdout.contains("honey-shops: wrote"), "\(changed.stdout)")
         #expect(try HoneyShopsEndToEndTests.run(dir).stdout.contains("unchanged"))
 
         // A comment added to the definition is a new definition.
         let pipeline = dir.path + "/pipelines/honey-shops.yml"
-        try (try String(contentsOfFile: pipeline, encoding: .utf8) + "\n# reviewed\n").write(toFile: pipeline, atomically: true, encoding: .utf8)
+        try (try String(contentsOfFile: pipeline, encoding: .utf8) + "\n# reviewed\n").write(
+            toFile: pipeline, atomically: true, encoding: .utf8)
         #expect(try HoneyShopsEndToEndTests.run(dir).stdout.contains("honey-shops: wrote"))
 
         // An output deleted from the dataset is written again.
@@ -81,22 +87,27 @@ struct UnchangedRunTests {
         #expect(FileManager.default.fileExists(atPath: dir.path + "/out/honey-shops/shops.csv"))
         // So is one whose size someone changed.
         let shops = dir.path + "/out/honey-shops/shops.json"
-        try (try String(contentsOfFile: shops, encoding: .utf8) + " ").write(toFile: shops, atomically: false, encoding: .utf8)
+        try (try String(contentsOfFile: shops, encoding: .utf8) + " ").write(
+            toFile: shops, atomically: false, encoding: .utf8)
         let repaired = try HoneyShopsEndToEndTests.run(dir, extra: ["--verbose"])
         #expect(repaired.stdout.contains("honey-shops: wrote"))
-        #expect(repaired.stderr.contains("running: shops.json in the dataset was changed or removed"), "\(repaired.stderr)")
+        #expect(
+            repaired.stderr.contains("running: shops.json in the dataset was changed or removed"), "\(repaired.stderr)")
 
         // A dataset made by another build of seedforge is made again.
         let manifest = dir.path + "/out/honey-shops/manifest.json"
         let recorded = try String(contentsOfFile: manifest, encoding: .utf8)
-        try recorded.replacingOccurrences(of: "\"build\": \"0.1.0+", with: "\"build\": \"0.0.9+").write(toFile: manifest, atomically: true, encoding: .utf8)
+        try recorded.replacingOccurrences(of: "\"build\": \"0.1.0+", with: "\"build\": \"0.0.9+").write(
+            toFile: manifest, atomically: true, encoding: .utf8)
         let rebuilt = try HoneyShopsEndToEndTests.run(dir, extra: ["--verbose"])
         #expect(rebuilt.stderr.contains("running: made by another build of seedforge"), "\(rebuilt.stderr)")
     }
 
     @Test func aNewFileMatchingAGlobRunsAgain() throws {
         let dir = try TempDir()
-        try dir.write("p.yml", """
+        try dir.write(
+            "p.yml",
+            """
             name: glob
             sources:
               items: {kind: ndjson, path: data/*.ndjson, id: id, fields: {id: integer}}
@@ -130,7 +141,8 @@ struct UnchangedRunTests {
         #expect(try run().stdout.contains("products: unchanged"))
         // The last page, reached only through a link, changes: the run is not skipped.
         let last = dir.path + "/Fixtures/products/catalogue/page-3.html"
-        try (try String(contentsOfFile: last, encoding: .utf8) + "\n").write(toFile: last, atomically: true, encoding: .utf8)
+        try (try String(contentsOfFile: last, encoding: .utf8) + "\n").write(
+            toFile: last, atomically: true, encoding: .utf8)
         #expect(try run().stdout.contains("products: wrote 7 products"))
     }
 }

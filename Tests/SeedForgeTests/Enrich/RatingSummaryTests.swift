@@ -43,22 +43,26 @@ struct RatingSummaryTests {
     @Test func theMeanIsRoundedExactly() throws {
         let ratings = [3, 4.5, 2.5, 3.5, 2.5, 4, 4, 4, 4, 3, 2.5, 4, 2.5, 4, 4, 4.5, 2.5, 4, 3.5, 4]
         let reviews = ratings.enumerated().map { #"{"id":"\#($0)","shopID":"a","rating":\#($1)}"# }
-        let result = try Harness.run(Self.yaml, files: [
-            "shops.json": #"[{"id":"a","rating":4.8}]"#,
-            "reviews.json": "[" + reviews.joined(separator: ",") + "]",
-        ])
+        let result = try Harness.run(
+            Self.yaml,
+            files: [
+                "shops.json": #"[{"id":"a","rating":4.8}]"#,
+                "reviews.json": "[" + reviews.joined(separator: ",") + "]",
+            ])
         #expect(result.records("shops")[0]["communityRating"] == .double(3.53))
         #expect(result.records("shops")[0]["reviewCount"] == .int(20))
     }
 
     @Test func displayedRatingIsTheReviewMeanElseTheSeed() throws {
-        let result = try Harness.run(Self.yaml, files: [
-            "shops.json": #"[{"id":"a","rating":4.8},{"id":"b","rating":4.6},{"id":"c","rating":9.6}]"#,
-            "reviews.json": """
+        let result = try Harness.run(
+            Self.yaml,
+            files: [
+                "shops.json": #"[{"id":"a","rating":4.8},{"id":"b","rating":4.6},{"id":"c","rating":9.6}]"#,
+                "reviews.json": """
                 [{"id":"1","shopID":"a","rating":4.5},{"id":"2","shopID":"a","rating":5},{"id":"3","shopID":"a","rating":3},
                  {"id":"4","shopID":"zzz","rating":4},{"id":"5","shopID":"c","rating":4}]
                 """,
-        ])
+            ])
         let shops = result.records("shops")
         #expect(shops.map { $0["id"] } == [.string("a"), .string("b")])
         #expect(shops[0]["reviewCount"] == .int(3))
@@ -76,13 +80,17 @@ struct RatingSummaryTests {
     }
 
     @Test func hugeRatingsGiveAFiniteMeanInsteadOfACrash() throws {
-        let yaml = LoaderTests.base.replacingOccurrences(of: "STEPS", with: """
-              - {enrich: rating-summary, collection: items, key: id, from: reviews, foreign-key: itemID, rating: rating, decimals: 2}
-            """)
-        let result = try Harness.run(yaml, files: [
-            "data.json": #"[{"id": 1}]"#,
-            "reviews.json": #"[{"id": 1, "itemID": 1, "rating": 1e308}, {"id": 2, "itemID": 1, "rating": 1e308}]"#,
-        ])
+        let yaml = LoaderTests.base.replacingOccurrences(
+            of: "STEPS",
+            with: """
+                  - {enrich: rating-summary, collection: items, key: id, from: reviews, foreign-key: itemID, rating: rating, decimals: 2}
+                """)
+        let result = try Harness.run(
+            yaml,
+            files: [
+                "data.json": #"[{"id": 1}]"#,
+                "reviews.json": #"[{"id": 1, "itemID": 1, "rating": 1e308}, {"id": 2, "itemID": 1, "rating": 1e308}]"#,
+            ])
         #expect(result.records("items")[0]["communityRating"] == .double(1e308))
     }
 }

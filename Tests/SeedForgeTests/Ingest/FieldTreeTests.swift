@@ -6,13 +6,14 @@ import Testing
 /// reader on every record it accepts, and hand every other record back.
 @Suite("Ingest: reading declared fields only")
 struct FieldTreeTests {
-    static let mapping = FieldMapping(fields: [
-        FieldSpec(name: "id", type: .integer, sourcePath: FieldPath(parsing: "/_id")),
-        FieldSpec(name: "name", type: .string, sourcePath: FieldPath(parsing: "/name")),
-        FieldSpec(name: "lat", type: .number, sourcePath: FieldPath(parsing: "/coord/lat")),
-        FieldSpec(name: "first", type: .any, sourcePath: FieldPath(parsing: "/tags/0")),
-        FieldSpec(name: "meta", type: .object, sourcePath: FieldPath(parsing: "/meta")),
-    ], unknownFields: .ignore)
+    static let mapping = FieldMapping(
+        fields: [
+            FieldSpec(name: "id", type: .integer, sourcePath: FieldPath(parsing: "/_id")),
+            FieldSpec(name: "name", type: .string, sourcePath: FieldPath(parsing: "/name")),
+            FieldSpec(name: "lat", type: .number, sourcePath: FieldPath(parsing: "/coord/lat")),
+            FieldSpec(name: "first", type: .any, sourcePath: FieldPath(parsing: "/tags/0")),
+            FieldSpec(name: "meta", type: .object, sourcePath: FieldPath(parsing: "/meta")),
+        ], unknownFields: .ignore)
 
     static let records: [(String, Bool)] = [
         (#"{"_id": 1, "name": "Hurzuf", "coord": {"lon": 34.28, "lat": 44.55}, "tags": ["a", "b"], "meta": {}}"#, true),

@@ -49,20 +49,28 @@ struct InputLimitsTests {
         try dir.write("items.json.gz", bytes: bomb)
         let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
         #expect(result.status == 1)
-        #expect(result.stderr.contains(
-            "items.json.gz:1:1: error: decompressed size exceeds limits.max-file-bytes (1 MiB); raise it in the pipeline's 'limits:' if this file is genuine"),
+        #expect(
+            result.stderr.contains(
+                "items.json.gz:1:1: error: decompressed size exceeds limits.max-file-bytes (1 MiB); raise it in the pipeline's 'limits:' if this file is genuine"
+            ),
             "\(result.stderr)")
         #expect(try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/limited") == before)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter { $0.hasPrefix(".") && !$0.hasSuffix(".lock") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter {
+            $0.hasPrefix(".") && !$0.hasSuffix(".lock")
+        }
         #expect(leftovers.isEmpty)
     }
 
     @Test func aPlainFileOverTheLimitIsRefusedBeforeItIsRead() throws {
         let data = Array(("[" + String(repeating: #"{"id": 1},"#, count: 200) + #"{"id": 2}]"#).utf8)
         #expect(data.count == 2011)
-        let error = try #require(Harness.sourceError(Self.pipeline(limits: "limits: {max-file-bytes: 1KiB}"), files: ["items.json": data]))
+        let error = try #require(
+            Harness.sourceError(Self.pipeline(limits: "limits: {max-file-bytes: 1KiB}"), files: ["items.json": data]))
         #expect(error.location.file.hasSuffix("items.json"))
-        #expect(error.message == "size (2011 bytes) exceeds limits.max-file-bytes (1 KiB); raise it in the pipeline's 'limits:' if this file is genuine")
+        #expect(
+            error.message
+                == "size (2011 bytes) exceeds limits.max-file-bytes (1 KiB); raise it in the pipeline's 'limits:' if this file is genuine"
+        )
     }
 
     @Test func decompressionStopsAtTheLimitInsteadOfInflatingEverything() throws {
@@ -74,7 +82,9 @@ struct InputLimitsTests {
         var length = 0
         var message = [CChar](repeating: 0, count: 256)
         let clock = ContinuousClock.now
-        let status = bomb.withUnsafeBufferPointer { seedforge_gunzip($0.baseAddress, $0.count, limit, &output, &length, &message, message.count) }
+        let status = bomb.withUnsafeBufferPointer {
+            seedforge_gunzip($0.baseAddress, $0.count, limit, &output, &length, &message, message.count)
+        }
         #expect(ContinuousClock.now - clock < .seconds(5))
         #expect(status == -2)
         #expect(output == nil)
@@ -82,18 +92,23 @@ struct InputLimitsTests {
 
         // At the limit exactly it succeeds; one byte less fails.
         let exact = try PaginatedSourceTests.gzip(String(repeating: "a", count: 1000))
-        let fits = exact.withUnsafeBufferPointer { seedforge_gunzip($0.baseAddress, $0.count, 1000, &output, &length, &message, message.count) }
+        let fits = exact.withUnsafeBufferPointer {
+            seedforge_gunzip($0.baseAddress, $0.count, 1000, &output, &length, &message, message.count)
+        }
         #expect(fits == 0 && length == 1000)
         free(output)
         output = nil
-        let over = exact.withUnsafeBufferPointer { seedforge_gunzip($0.baseAddress, $0.count, 999, &output, &length, &message, message.count) }
+        let over = exact.withUnsafeBufferPointer {
+            seedforge_gunzip($0.baseAddress, $0.count, 999, &output, &length, &message, message.count)
+        }
         #expect(over == -2 && output == nil)
 
         let dir = try TempDir()
         let path = try dir.write("bomb.json.gz", bytes: bomb)
         #expect(throws: SourceError.self) { try InputFile.read(path, maxBytes: limit) }
         let small = try dir.write("exact.gz", bytes: exact)
-        #expect(try InputFile.read(small, maxBytes: 1000).text.array == Array(repeating: UInt8(ascii: "a"), count: 1000))
+        #expect(
+            try InputFile.read(small, maxBytes: 1000).text.array == Array(repeating: UInt8(ascii: "a"), count: 1000))
     }
 
     // MARK: - max-value-bytes
@@ -105,8 +120,10 @@ struct InputLimitsTests {
         try dir.write("items.json", "[\n  {\"id\": 1, \"name\": \"ok\"},\n  {\"id\": 2, \"name\": \"\(long)\"}\n]\n")
         let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
         #expect(result.status == 1)
-        #expect(result.stderr.contains(
-            "items.json:3:21: error: a string of 2000 bytes at /1/name exceeds limits.max-value-bytes (1 KiB); raise it in the pipeline's 'limits:' if this file is genuine"),
+        #expect(
+            result.stderr.contains(
+                "items.json:3:21: error: a string of 2000 bytes at /1/name exceeds limits.max-value-bytes (1 KiB); raise it in the pipeline's 'limits:' if this file is genuine"
+            ),
             "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/limited"))
         // At the limit exactly it is read.
@@ -117,14 +134,30 @@ struct InputLimitsTests {
     @Test(arguments: [
         // A number, an escaped string (counted as written), a key, a value outside the
         // records (`records:` documents are checked whole), an unknown field.
-        (#"[{"id": 1, "name": "a"}, {"id": 1\#(String(repeating: "0", count: 40))}]"#, "", "a number of 41 bytes at /1/id", 1, 33),
-        (#"[{"id": 1, "name": "\#(String(repeating: "\\n", count: 20))"}]"#, "", "a string of 40 bytes at /0/name", 1, 20),
-        (#"[{"id": 1, "\#(String(repeating: "k", count: 40))": 2}]"#, "", "a key of 40 bytes in the object at /0", 1, 12),
-        (#"{"note": "\#(String(repeating: "n", count: 40))", "results": [{"id": 1}]}"#, "    records: /results", "a string of 40 bytes at /note", 1, 10),
-        (#"[{"id": 1, "other": "\#(String(repeating: "o", count: 40))"}]"#, "", "a string of 40 bytes at /0/other", 1, 21),
+        (
+            #"[{"id": 1, "name": "a"}, {"id": 1\#(String(repeating: "0", count: 40))}]"#, "",
+            "a number of 41 bytes at /1/id", 1, 33
+        ),
+        (
+            #"[{"id": 1, "name": "\#(String(repeating: "\\n", count: 20))"}]"#, "", "a string of 40 bytes at /0/name",
+            1, 20
+        ),
+        (
+            #"[{"id": 1, "\#(String(repeating: "k", count: 40))": 2}]"#, "", "a key of 40 bytes in the object at /0", 1,
+            12
+        ),
+        (
+            #"{"note": "\#(String(repeating: "n", count: 40))", "results": [{"id": 1}]}"#, "    records: /results",
+            "a string of 40 bytes at /note", 1, 10
+        ),
+        (
+            #"[{"id": 1, "other": "\#(String(repeating: "o", count: 40))"}]"#, "", "a string of 40 bytes at /0/other",
+            1, 21
+        ),
     ])
     func everyKindOfLongValueIsCaught(data: String, extra: String, what: String, line: Int, column: Int) throws {
-        let yaml = Self.pipeline(limits: "limits: {max-value-bytes: 32}").replacingOccurrences(of: "    id: id\n", with: "    id: id\n\(extra)\n")
+        let yaml = Self.pipeline(limits: "limits: {max-value-bytes: 32}").replacingOccurrences(
+            of: "    id: id\n", with: "    id: id\n\(extra)\n")
         let error = try #require(Harness.sourceError(yaml, files: ["items.json": Array(data.utf8)]))
         #expect(error.message.hasPrefix("\(what) exceeds limits.max-value-bytes (32 bytes)"), "\(error.message)")
         #expect((error.location.line, error.location.column) == (line, column))
@@ -141,7 +174,8 @@ struct InputLimitsTests {
         #expect(try dir.bytes("items.json").count > 1 << 20)
         let pipeline = try Harness.load(Self.pipeline(limits: "limits: {max-value-bytes: 4KiB}"), in: dir)
         do {
-            _ = try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", logger: Harness.silent, threads: 2))
+            _ = try Runner.run(
+                pipeline, options: RunOptions(outputRoot: dir.path + "/out", logger: Harness.silent, threads: 2))
             Issue.record("the run should fail")
         } catch let error as SourceError {
             #expect(error.location.line == 40_002)
@@ -153,10 +187,16 @@ struct InputLimitsTests {
     @Test func aLongValueOnAnNDJSONLineFailsTheFileNotJustTheLine() throws {
         // Not a json-syntax rejection of the line: the whole file fails.
         let yaml = Self.pipeline(kind: "ndjson", path: "items.ndjson", limits: "limits: {max-value-bytes: 16}")
-        let error = try #require(Harness.sourceError(yaml, files: ["items.ndjson": Array(#"""
-            {"id": 1}
-            {"id": 2, "name": "twenty characters..."}
-            """#.utf8)]))
+        let error = try #require(
+            Harness.sourceError(
+                yaml,
+                files: [
+                    "items.ndjson": Array(
+                        #"""
+                        {"id": 1}
+                        {"id": 2, "name": "twenty characters..."}
+                        """#.utf8)
+                ]))
         #expect((error.location.line, error.location.column) == (2, 19))
         #expect(error.location.pointer == "/name")
         #expect(error.message.hasPrefix("a string of 20 bytes at /name exceeds limits.max-value-bytes (16 bytes)"))
@@ -177,7 +217,9 @@ struct InputLimitsTests {
             limits: {max-value-bytes: 64}
             """
         func page(_ name: String) -> [UInt8] {
-            Array("<html><body><ul>\n<li class=\"item\"><span class=\"name\">ok</span></li>\n<li class=\"item\"><span class=\"name\">\(name)</span></li></ul></body></html>".utf8)
+            Array(
+                "<html><body><ul>\n<li class=\"item\"><span class=\"name\">ok</span></li>\n<li class=\"item\"><span class=\"name\">\(name)</span></li></ul></body></html>"
+                    .utf8)
         }
         let long = page(String(repeating: "z", count: 100))
         // Several pages are read on several threads; one page alone through `read`.
@@ -186,7 +228,10 @@ struct InputLimitsTests {
             #expect(error.location.file.hasSuffix("pages/2.html"))
             #expect(error.location.line == 3)
             #expect(error.location.pointer.hasSuffix("item 2, field name (span.name)"), "\(error.location.pointer)")
-            #expect(error.message == "the text of field 'name' of item 2 (100 bytes) exceeds limits.max-value-bytes (64 bytes); raise it in the pipeline's 'limits:' if this file is genuine")
+            #expect(
+                error.message
+                    == "the text of field 'name' of item 2 (100 bytes) exceeds limits.max-value-bytes (64 bytes); raise it in the pipeline's 'limits:' if this file is genuine"
+            )
         }
     }
 
@@ -194,24 +239,29 @@ struct InputLimitsTests {
 
     @Test func anNDJSONRecordOverMaxRecordBytesExits1NamingTheLine() throws {
         let dir = try TempDir()
-        try dir.write("limited.yml", Self.pipeline(kind: "ndjson", path: "items.ndjson", limits: "limits:\n  max-record-bytes: 4KiB"))
+        try dir.write(
+            "limited.yml",
+            Self.pipeline(kind: "ndjson", path: "items.ndjson", limits: "limits:\n  max-record-bytes: 4KiB"))
         let long = (0..<500).map { #""k\#($0)": 1"# }.joined(separator: ", ")
         try dir.write("items.ndjson", "{\"id\": 1, \"name\": \"ok\"}\n{\"id\": 2, \(long)}\n{\"id\": 3}\n")
         let size = "{\"id\": 2, \(long)}".utf8.count
         #expect(size > 4096)
         let result = try CLI.run(["run", "limited.yml", "--out", "out"], cwd: dir.path)
         #expect(result.status == 1)
-        #expect(result.stderr.contains(
-            "items.ndjson:2:1: error: a record of \(size) bytes on this line exceeds limits.max-record-bytes (4 KiB); raise it in the pipeline's 'limits:' if this file is genuine"),
+        #expect(
+            result.stderr.contains(
+                "items.ndjson:2:1: error: a record of \(size) bytes on this line exceeds limits.max-record-bytes (4 KiB); raise it in the pipeline's 'limits:' if this file is genuine"
+            ),
             "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/limited"))
     }
 
     @Test func aJSONRecordOverMaxRecordBytesNamesItsPointer() throws {
         let long = (0..<50).map { #""k\#($0)": 1"# }.joined(separator: ", ")
-        let error = try #require(Harness.sourceError(
-            Self.pipeline(limits: "limits: {max-record-bytes: 256}"),
-            files: ["items.json": Array("[{\"id\": 1},\n {\"id\": 2, \(long)}]".utf8)]))
+        let error = try #require(
+            Harness.sourceError(
+                Self.pipeline(limits: "limits: {max-record-bytes: 256}"),
+                files: ["items.json": Array("[{\"id\": 1},\n {\"id\": 2, \(long)}]".utf8)]))
         #expect(error.location.line == 2)
         #expect(error.location.column == 2)
         #expect(error.location.pointer == "/1")
@@ -228,20 +278,30 @@ struct InputLimitsTests {
         #expect(lines[700].utf8.count == 258)
         #expect(Harness.sourceError(yaml, files: ["items.ndjson": Array(lines.joined(separator: "\n").utf8)]) == nil)
         lines[1500] = #"{"id": 1500, "name": "\#(String(repeating: "b", count: 300))"}"#
-        let error = try #require(Harness.sourceError(yaml, files: ["items.ndjson": Array(lines.joined(separator: "\n").utf8)]))
+        let error = try #require(
+            Harness.sourceError(yaml, files: ["items.ndjson": Array(lines.joined(separator: "\n").utf8)]))
         #expect((error.location.line, error.location.column) == (1501, 1))
-        #expect(error.message.hasPrefix("a record of 324 bytes on this line exceeds limits.max-record-bytes (256 bytes)"), "\(error.message)")
+        #expect(
+            error.message.hasPrefix("a record of 324 bytes on this line exceeds limits.max-record-bytes (256 bytes)"),
+            "\(error.message)")
     }
 
     @Test func validateReportsAFileOverALimitAndChecksTheOtherFiles() throws {
         let dir = try TempDir()
-        try dir.write("limited.yml", Self.pipeline(kind: "ndjson", path: "items-*.ndjson", limits: "limits: {max-record-bytes: 64}"))
-        try dir.write("items-1.ndjson", "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"\(String(repeating: "b", count: 80))\"}\n")
+        try dir.write(
+            "limited.yml",
+            Self.pipeline(kind: "ndjson", path: "items-*.ndjson", limits: "limits: {max-record-bytes: 64}"))
+        try dir.write(
+            "items-1.ndjson",
+            "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"\(String(repeating: "b", count: 80))\"}\n")
         try dir.write("items-2.ndjson", "{\"id\": 3, \"name\": \"c\"}\n{\"id\": \"four\"}\n")
         let result = try CLI.run(["validate", "limited.yml"], cwd: dir.path)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.contains("items-1.ndjson"), "\(result.stdout)")
-        #expect(result.stdout.contains("2:1      error    a record of 101 bytes on this line exceeds limits.max-record-bytes (64 bytes)"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "2:1      error    a record of 101 bytes on this line exceeds limits.max-record-bytes (64 bytes)"),
+            "\(result.stdout)")
         #expect(result.stdout.contains("[source]"))
         // The other file is still checked: its bad id is reported.
         #expect(result.stdout.contains("items-2.ndjson"))
@@ -261,17 +321,29 @@ struct InputLimitsTests {
     @Test func aMisspelledLimitKeyIsADefinitionErrorWithASuggestion() throws {
         let (dir, result) = try Self.runDefinition(limits: "limits: {max-file-byte: 1MiB}")
         #expect(result.status == 2)
-        #expect(result.stderr.contains("limited.yml:10:10: error: unknown key 'max-file-byte' in 'limits'; did you mean 'max-file-bytes'?"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "limited.yml:10:10: error: unknown key 'max-file-byte' in 'limits'; did you mean 'max-file-bytes'?"),
+            "\(result.stderr)")
         let lint = try CLI.run(["lint", "limited.yml"], cwd: dir.path)
         #expect(lint.status == 2)
         #expect(lint.stderr.contains("did you mean 'max-file-bytes'?"))
     }
 
     @Test(arguments: [
-        ("max-value-bytes: lots", "11:20", "'max-value-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found 'lots'"),
-        ("max-record-bytes: 1.5GiB", "11:21", "'max-record-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found '1.5GiB'"),
+        (
+            "max-value-bytes: lots", "11:20",
+            "'max-value-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found 'lots'"
+        ),
+        (
+            "max-record-bytes: 1.5GiB", "11:21",
+            "'max-record-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found '1.5GiB'"
+        ),
         ("max-file-bytes: 0", "11:19", "'max-file-bytes' in 'limits' must be at least 1 byte"),
-        ("max-file-bytes: [1]", "11:19", "'max-file-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found a list"),
+        (
+            "max-file-bytes: [1]", "11:19",
+            "'max-file-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found a list"
+        ),
     ])
     func aBadSizeIsADefinitionErrorAtItsLineAndColumn(entry: String, place: String, message: String) throws {
         let (_, result) = try Self.runDefinition(limits: "limits:\n  \(entry)")
@@ -281,10 +353,13 @@ struct InputLimitsTests {
 
     @Test func limitsAreLoadedAndOptional() throws {
         let pipeline = try Harness.load(
-            Self.pipeline(limits: "limits: {max-file-bytes: 2GiB, max-value-bytes: 512 KiB, max-record-bytes: 1000000}"),
+            Self.pipeline(
+                limits: "limits: {max-file-bytes: 2GiB, max-value-bytes: 512 KiB, max-record-bytes: 1000000}"),
             files: ["items.json": "[]"])
-        #expect(pipeline.limits == InputLimits(maxFileBytes: 2 << 30, maxValueBytes: 512 << 10, maxRecordBytes: 1_000_000))
-        let partial = try Harness.load(Self.pipeline(limits: "limits: {max-value-bytes: 1MiB}"), files: ["items.json": "[]"])
+        #expect(
+            pipeline.limits == InputLimits(maxFileBytes: 2 << 30, maxValueBytes: 512 << 10, maxRecordBytes: 1_000_000))
+        let partial = try Harness.load(
+            Self.pipeline(limits: "limits: {max-value-bytes: 1MiB}"), files: ["items.json": "[]"])
         #expect(partial.limits == InputLimits(maxValueBytes: 1 << 20))
         #expect(try Harness.load(Self.pipeline(), files: ["items.json": "[]"]).limits == .defaults)
     }
@@ -298,7 +373,9 @@ struct InputLimitsTests {
     }
 
     @Test func badSizesDoNotParse() {
-        for text in ["", "lots", "1.5GiB", "-1", "MiB", "1 MiBs", "1e6", "99999999999999999999", "9999999999TiB", "１MiB"] {
+        for text in [
+            "", "lots", "1.5GiB", "-1", "MiB", "1 MiBs", "1e6", "99999999999999999999", "9999999999TiB", "１MiB",
+        ] {
             #expect(ByteSize.parse(text) == nil, "\(text)")
         }
         #expect(ByteSize.format(1 << 30) == "1 GiB")
@@ -322,7 +399,9 @@ struct InputLimitsTests {
 
     @Test func theShippedPipelinesRunUnchangedUnderTheDefaults() throws {
         let folder = CLI.repoRoot.appendingPathComponent("pipelines")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yml") && !$0.hasSuffix(".test.yml") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasSuffix(".yml") && !$0.hasSuffix(".test.yml")
+        }.sorted()
         #expect(files.count >= 5)
         for file in files {
             let pipeline = try Loader.load(path: folder.appendingPathComponent(file).path)

@@ -29,7 +29,8 @@ struct PaginatedSourceTests {
         let dir = try TempDir()
         for (name, bytes) in files { try dir.write(name, bytes: bytes) }
         let pipeline = try Harness.load(Self.yaml, in: dir)
-        return try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
+        return try Runner.run(
+            pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
     }
 
     func sourceError(_ files: [String: [UInt8]]) -> SourceError? {
@@ -77,7 +78,8 @@ struct PaginatedSourceTests {
 
     @Test func anAbsurdPageCountFailsAtOnce() throws {
         let start = ContinuousClock.now
-        let error = try #require(sourceError(["pages/page-1.json": Array(Self.page(1, of: 9_000_000_000_000_000_000, ids: [1]).utf8)]))
+        let error = try #require(
+            sourceError(["pages/page-1.json": Array(Self.page(1, of: 9_000_000_000_000_000_000, ids: [1]).utf8)]))
         #expect(error.message == "the dump claims 9000000000000000000 pages but 1 page files were found")
         #expect(ContinuousClock.now - start < .seconds(10))
     }
@@ -91,42 +93,52 @@ struct PaginatedSourceTests {
     }
 
     @Test func aMissingPageFailsTheRun() throws {
-        let error = try #require(sourceError([
-            "pages/page-1.json": Array(Self.page(1, of: 3, ids: [1]).utf8),
-            "pages/page-3.json": Array(Self.page(3, of: 3, ids: [3]).utf8),
-        ]))
+        let error = try #require(
+            sourceError([
+                "pages/page-1.json": Array(Self.page(1, of: 3, ids: [1]).utf8),
+                "pages/page-3.json": Array(Self.page(3, of: 3, ids: [3]).utf8),
+            ]))
         #expect(error.message == "1 of 3 pages missing: page 2")
     }
 
     @Test func pagesThatDisagreeFailTheRun() throws {
-        let count = try #require(sourceError([
-            "pages/page-1.json": Array(Self.page(1, of: 2, ids: [1]).utf8),
-            "pages/page-2.json": Array(Self.page(2, of: 3, ids: [2]).utf8),
-        ]))
+        let count = try #require(
+            sourceError([
+                "pages/page-1.json": Array(Self.page(1, of: 2, ids: [1]).utf8),
+                "pages/page-2.json": Array(Self.page(2, of: 3, ids: [2]).utf8),
+            ]))
         #expect(count.message.contains("the page count disagrees"))
         #expect(count.location.file.hasSuffix("page-2.json"))
         #expect(count.location.pointer == "/page")
-        let twice = try #require(sourceError([
-            "pages/page-1.json": Array(Self.page(1, of: 2, ids: [1]).utf8),
-            "pages/page-2.json": Array(Self.page(1, of: 2, ids: [2]).utf8),
-        ]))
+        let twice = try #require(
+            sourceError([
+                "pages/page-1.json": Array(Self.page(1, of: 2, ids: [1]).utf8),
+                "pages/page-2.json": Array(Self.page(1, of: 2, ids: [2]).utf8),
+            ]))
         #expect(twice.message.contains("page 1 appears twice"))
-        let missingNumber = try #require(sourceError(["pages/page-1.json": Array(#"{"total_pages": 1, "results": []}"#.utf8)]))
+        let missingNumber = try #require(
+            sourceError(["pages/page-1.json": Array(#"{"total_pages": 1, "results": []}"#.utf8)]))
         #expect(missingNumber.message == "no page-number at /page in this page file")
-        let badNumber = try #require(sourceError(["pages/page-1.json": Array(#"{"page": "one", "total_pages": 1, "results": []}"#.utf8)]))
+        let badNumber = try #require(
+            sourceError(["pages/page-1.json": Array(#"{"page": "one", "total_pages": 1, "results": []}"#.utf8)]))
         #expect(badNumber.message.contains("must be a whole number of at least 1"))
     }
 
     @Test func pageKeysNeedRecords() {
-        let errors = Harness.definitionErrors(Self.yaml.replacingOccurrences(of: "    records: /results\n", with: ""), files: ["pages/p.json": "[]"])
+        let errors = Harness.definitionErrors(
+            Self.yaml.replacingOccurrences(of: "    records: /results\n", with: ""), files: ["pages/p.json": "[]"])
         #expect(errors.first?.message.contains("'page-number' needs 'records'") == true)
     }
 
     /// A page large enough to be parsed on several threads, with `before` and `after`
     /// written around its records array.
-    static func bigPage(before: String = #""page": 1, "total_pages": 1, "#, after: String = "", corruptRecord: Int? = nil) -> String {
+    static func bigPage(
+        before: String = #""page": 1, "total_pages": 1, "#, after: String = "", corruptRecord: Int? = nil
+    ) -> String {
         let results = (1...6_000).map { id in
-            id == corruptRecord ? #"{"_id": \#(id), "name": "c\#(id)" "x": 1}"# : #"{"_id": \#(id), "name": "city number \#(id) with a longer name"}"#
+            id == corruptRecord
+                ? #"{"_id": \#(id), "name": "c\#(id)" "x": 1}"#
+                : #"{"_id": \#(id), "name": "city number \#(id) with a longer name"}"#
         }.joined(separator: ",\n")
         return "{\(before)\"results\": [\n\(results)\n]\(after)}"
     }
@@ -136,17 +148,23 @@ struct PaginatedSourceTests {
         let good = try run(["pages/page-1.json": Array(Self.bigPage().utf8)])
         #expect(good.records("cities").count == 6_000)
         // After the records array: the array is parsed, the rest of the document checked.
-        let after = try #require(sourceError(["pages/page-1.json": Array(Self.bigPage(after: #", "next": [1 2]"#).utf8)]))
+        let after = try #require(
+            sourceError(["pages/page-1.json": Array(Self.bigPage(after: #", "next": [1 2]"#).utf8)]))
         #expect(after.rule == "json-syntax")
         #expect(after.message.contains("expected ',' or ']'"), "\(after.message)")
         #expect(after.location.line == 6_002)
         // Before it, where finding the records pointer reads past a missing comma.
-        let before = try #require(sourceError(["pages/page-1.json": Array(Self.bigPage(before: #""page": 1 "total_pages": 1, "#).utf8)]))
+        let before = try #require(
+            sourceError(["pages/page-1.json": Array(Self.bigPage(before: #""page": 1 "total_pages": 1, "#).utf8)]))
         #expect(before.rule == "json-syntax")
         #expect(before.location.line == 1)
         #expect(before.location.column == 12)
         // Inside and before: the first error in the file is the one reported.
-        let both = try #require(sourceError(["pages/page-1.json": Array(Self.bigPage(before: #""page": 1 "total_pages": 1, "#, corruptRecord: 5_000).utf8)]))
+        let both = try #require(
+            sourceError([
+                "pages/page-1.json": Array(
+                    Self.bigPage(before: #""page": 1 "total_pages": 1, "#, corruptRecord: 5_000).utf8)
+            ]))
         #expect(both.location.line == 1)
         // Inside only: the record's own line, found by parsing.
         let inside = try #require(sourceError(["pages/page-1.json": Array(Self.bigPage(corruptRecord: 5_000).utf8)]))

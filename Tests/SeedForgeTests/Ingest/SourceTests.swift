@@ -4,7 +4,9 @@ import Testing
 
 @Suite("Ingest: JSON and NDJSON sources")
 struct SourceTests {
-    static func pipeline(kind: String = "json", path: String = "data.json", extra: String = "", fields: String? = nil) -> String {
+    static func pipeline(
+        kind: String = "json", path: String = "data.json", extra: String = "", fields: String? = nil
+    ) -> String {
         """
         name: ingest
         sources:
@@ -32,13 +34,17 @@ struct SourceTests {
     }
 
     @Test func mapsFieldsFromPointersAndChecksTypes() throws {
-        let result = try Harness.run(Self.pipeline(), files: ["data.json": """
-            [{"id": 1, "name": "Hurzuf", "coord": {"lon": 34.28, "lat": 44.55}},
-             {"id": 136256.0, "name": "Float id", "coord": {"lat": 28}},
-             {"id": "7", "name": 5, "coord": {"lat": "north"}},
-             {"id": 136256.5, "name": "Fractional id"},
-             "not an object"]
-            """])
+        let result = try Harness.run(
+            Self.pipeline(),
+            files: [
+                "data.json": """
+                [{"id": 1, "name": "Hurzuf", "coord": {"lon": 34.28, "lat": 44.55}},
+                 {"id": 136256.0, "name": "Float id", "coord": {"lat": 28}},
+                 {"id": "7", "name": 5, "coord": {"lat": "north"}},
+                 {"id": 136256.5, "name": "Fractional id"},
+                 "not an object"]
+                """
+            ])
         #expect(result.records("items").map { $0["id"] } == [.int(1), .int(136256)])
         #expect(result.records("items").map { $0["lat"] } == [.double(44.55), .int(28)])
         let rejects = result.rejects("items")
@@ -63,10 +69,14 @@ struct SourceTests {
         ("[{\"id\": 1},\n {\"id\": 2},\n]", 3, 1, "trailing comma before ']'"),
         ("", 1, 1, "the file is empty"),
         ("  \n ", 2, 2, "the file is empty"),
-        ("{\"id\": 1}", 1, 1, "expected a JSON array of records, found an object; if the records are inside it, set 'records'"),
+        (
+            "{\"id\": 1}", 1, 1,
+            "expected a JSON array of records, found an object; if the records are inside it, set 'records'"
+        ),
         ("[{\"id\": 1}] [", 1, 13, "unexpected data after the end of the JSON document"),
     ])
-    func malformedJSONFailsTheSourceWithFileLineAndColumn(data: String, line: Int, column: Int, message: String) throws {
+    func malformedJSONFailsTheSourceWithFileLineAndColumn(data: String, line: Int, column: Int, message: String) throws
+    {
         let error = try #require(sourceError(Self.pipeline(), data))
         #expect(error.location.file.hasSuffix("data.json"))
         #expect(error.location.line == line)
@@ -92,7 +102,8 @@ struct SourceTests {
         let dir = try TempDir()
         try dir.write("data.ndjson", bytes: bytes)
         let pipeline = try Harness.load(yaml, in: dir)
-        let result = try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path, writeOutputs: false, logger: Harness.silent))
+        let result = try Runner.run(
+            pipeline, options: RunOptions(outputRoot: dir.path, writeOutputs: false, logger: Harness.silent))
         #expect(result.records("items").map { $0["id"] } == [.int(1), .int(7)])
         let rejects = result.rejects("items")
         #expect(rejects.map { $0.findings[0].rule } == ["json-syntax", "json-syntax", "json-syntax", "duplicate-key"])

@@ -31,8 +31,13 @@ struct JSONReaderTests {
     }
 
     @Test func readsEveryKindOfValue() throws {
-        let value = try read(#"{"s":"héllo","i":707860,"d":44.549999,"neg":-3,"e":1.5e3,"t":true,"f":false,"n":null,"a":[1,[2]],"o":{}}"#)
-        guard case .object(let object) = value else { Issue.record("not an object"); return }
+        let value = try read(
+            #"{"s":"héllo","i":707860,"d":44.549999,"neg":-3,"e":1.5e3,"t":true,"f":false,"n":null,"a":[1,[2]],"o":{}}"#
+        )
+        guard case .object(let object) = value else {
+            Issue.record("not an object")
+            return
+        }
         #expect(object.keys == ["s", "i", "d", "neg", "e", "t", "f", "n", "a", "o"])
         #expect(object["s"] == .string("héllo"))
         #expect(object["i"] == .int(707860))
@@ -150,7 +155,8 @@ struct JSONWriterTests {
 
     @Test func prettyOutputKeepsScalarArraysOnOneLine() {
         var writer = JSONWriter()
-        writer.writePretty(.object(JSONObject([("c", .array([.double(-31.8552), .double(116.0019)])), ("o", .object(JSONObject()))])))
+        writer.writePretty(
+            .object(JSONObject([("c", .array([.double(-31.8552), .double(116.0019)])), ("o", .object(JSONObject()))])))
         #expect(String(decoding: writer.bytes, as: UTF8.self) == "{\n  \"c\": [-31.8552, 116.0019],\n  \"o\": {}\n}")
     }
 }

@@ -22,8 +22,11 @@ struct SourceTextTests {
     @Test func columnsOnAVeryLongLineMatchACountFromTheLineStart() {
         var line = "\u{FEFF}["
         var generator = SystemRandomNumberGenerator()
-        let pieces = ["{\"name\":\"Kyiv\"},", "{\"name\":\"Zu\u{0308}rich\"},", "{\"name\":\"東京\"},", "{\"flag\":\"🇺🇦\"},", "{\"e\":\"e\u{301}\u{301}\"},"]
-        var nextBreak = 150_000                                       // three lines, each far longer than 64 KB
+        let pieces = [
+            "{\"name\":\"Kyiv\"},", "{\"name\":\"Zu\u{0308}rich\"},", "{\"name\":\"東京\"},", "{\"flag\":\"🇺🇦\"},",
+            "{\"e\":\"e\u{301}\u{301}\"},",
+        ]
+        var nextBreak = 150_000  // three lines, each far longer than 64 KB
         while line.utf8.count < 400_000 {
             line += pieces[Int.random(in: 0..<pieces.count, using: &generator)]
             if line.utf8.count > nextBreak {
@@ -36,10 +39,12 @@ struct SourceTextTests {
         let text = SourceText(displayPath: "min.json", bytes: bytes)
         let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
         // Offsets at the start of each ASCII byte (character boundaries), in random order.
-        let offsets = (0..<2_000).map { _ in Int.random(in: 3..<bytes.count, using: &generator) }.filter { bytes[$0] < 0x80 && bytes[$0] != 0x0A }
+        let offsets = (0..<2_000).map { _ in Int.random(in: 3..<bytes.count, using: &generator) }.filter {
+            bytes[$0] < 0x80 && bytes[$0] != 0x0A
+        }
         for offset in offsets {
             let lineIndex = starts.lastIndex { $0 <= offset }!
-            let from = lineIndex == 0 ? 3 : starts[lineIndex]   // the byte order mark is no character
+            let from = lineIndex == 0 ? 3 : starts[lineIndex]  // the byte order mark is no character
             let expected = String(decoding: bytes[from..<offset], as: UTF8.self).count + 1
             let got = text.lineAndColumn(ofOffset: offset)
             #expect(got.line == lineIndex + 1 && got.column == expected, "offset \(offset)")
@@ -87,6 +92,8 @@ struct SourceTextTests {
             #expect(cached.lineAndColumn(ofOffset: offset) == fresh.lineAndColumn(ofOffset: offset))
         }
         // Going backwards falls back to counting from the line start.
-        #expect(cached.lineAndColumn(ofOffset: offsets[3]) == SourceText(displayPath: "x", bytes: bytes).lineAndColumn(ofOffset: offsets[3]))
+        #expect(
+            cached.lineAndColumn(ofOffset: offsets[3])
+                == SourceText(displayPath: "x", bytes: bytes).lineAndColumn(ofOffset: offsets[3]))
     }
 }

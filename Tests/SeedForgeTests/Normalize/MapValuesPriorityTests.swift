@@ -23,20 +23,28 @@ struct MapValuesPriorityTests {
         """
     }
 
-    static let places = #"[{"types":["cafe","church","point_of_interest"]},{"types":["point_of_interest","restaurant"]},{"types":["park"]},{"types":[]}]"#
+    static let places =
+        #"[{"types":["cafe","church","point_of_interest"]},{"types":["point_of_interest","restaurant"]},{"types":["park"]},{"types":[]}]"#
 
     @Test func theListOrderWinsByDefault() throws {
         let result = try Harness.run(Self.yaml(nil), files: ["nearby.json": Self.places])
-        #expect(result.records("nearby").map { $0["category"] } == [.string("Restaurant"), .string("Restaurant"), .string("Other"), .string("Other")])
+        #expect(
+            result.records("nearby").map { $0["category"] } == [
+                .string("Restaurant"), .string("Restaurant"), .string("Other"), .string("Other"),
+            ])
     }
 
     @Test func priorityMapTakesTheValueWrittenFirstInTheMap() throws {
         let result = try Harness.run(Self.yaml("map"), files: ["nearby.json": Self.places])
-        #expect(result.records("nearby").map { $0["category"] } == [.string("Place of Worship"), .string("Restaurant"), .string("Other"), .string("Other")])
+        #expect(
+            result.records("nearby").map { $0["category"] } == [
+                .string("Place of Worship"), .string("Restaurant"), .string("Other"), .string("Other"),
+            ])
     }
 
     @Test func priorityOnAFieldThatIsNoListIsADefinitionError() {
-        let errors = Harness.definitionErrors("""
+        let errors = Harness.definitionErrors(
+            """
             name: t
             sources:
               items: {kind: json, path: data.json, fields: {category: string}}

@@ -27,7 +27,8 @@ struct NormalizeTests {
     @Test func textJudgedCleanIsWhatCollapsingCharacterByCharacterGives() {
         let reference = Trim.collapsedByCharacter
         let pieces = [
-            "a", "Zü", " ", "  ", "\t", "\n", "\u{85}", "\u{A0}", "\u{1680}", "\u{2003}", "\u{200A}", "\u{200B}", "\u{2028}",
+            "a", "Zü", " ", "  ", "\t", "\n", "\u{85}", "\u{A0}", "\u{1680}", "\u{2003}", "\u{200A}", "\u{200B}",
+            "\u{2028}",
             "\u{202F}", "\u{205F}", "\u{3000}", "\u{301}", "\u{600}", "é", "ł", "🐝", "东京", "-",
         ]
         var generator = SystemRandomNumberGenerator()
@@ -60,9 +61,12 @@ struct NormalizeTests {
 
     @Test func stableIDMatchesTheDocumentedAlgorithm() {
         // Computed independently with Python: sha256("montana honey bee company\x1f19 s tracy ave, bozeman, mt 59715, usa")
-        let (id, _) = StableID.derive([.string("Montana Honey Bee Company"), .string("19 S Tracy Ave, Bozeman, MT 59715, USA")], prefix: "shop-")
+        let (id, _) = StableID.derive(
+            [.string("Montana Honey Bee Company"), .string("19 S Tracy Ave, Bozeman, MT 59715, USA")], prefix: "shop-")
         #expect(id == "shop-6862d7ec5a78e77d")
-        let (same, _) = StableID.derive([.string("  montana honey  bee company "), .string("19 S Tracy Ave, Bozeman, MT 59715, USA")], prefix: "shop-")
+        let (same, _) = StableID.derive(
+            [.string("  montana honey  bee company "), .string("19 S Tracy Ave, Bozeman, MT 59715, USA")],
+            prefix: "shop-")
         #expect(same == id)
         let (composed, _) = StableID.derive([.string("Zu\u{308}rich")], prefix: "")
         #expect(composed == StableID.derive([.string("Zürich")], prefix: "").id)
@@ -99,7 +103,9 @@ struct ConvertTests {
                 - {normalize: convert, collection: items, field: link, to: url, base-url: "https://shop.example.com/c/"}
                 - {normalize: convert, collection: items, field: label, to: text}
                 """,
-            records: #"[{"id": 1, "price": "1.234,56 €", "link": "p/a.html", "label": "Fish &amp; Chips &eacute;&#233;&#x41;\n  now"}, {"id": 2, "price": "free", "link": "x"}]"#)
+            records:
+                #"[{"id": 1, "price": "1.234,56 €", "link": "p/a.html", "label": "Fish &amp; Chips &eacute;&#233;&#x41;\n  now"}, {"id": 2, "price": "free", "link": "x"}]"#
+        )
         let first = try #require(result.records("items").first)
         #expect(first["amount"] == .decimal("1234.56"))
         #expect(first["currency"] == .string("EUR"))

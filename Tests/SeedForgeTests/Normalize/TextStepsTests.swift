@@ -7,7 +7,8 @@ import Testing
 @Suite("Normalize: template, coalesce, replace")
 struct TextStepsTests {
     static func run(_ steps: String, _ records: String) throws -> RunResult {
-        try Harness.run("""
+        try Harness.run(
+            """
             name: t
             sources:
               shops: {kind: json, path: shops.json, fields: {name: string, nick: string, address: string, city: string, rating: number}}
@@ -21,19 +22,24 @@ struct TextStepsTests {
     @Test func templateLeavesOutMissingFieldsWithTheirSeparator() throws {
         // Text between two placeholders goes with the field after it; text before the
         // first and after the last is always written; {{ and }} are braces.
-        let result = try Self.run("""
+        let result = try Self.run(
+            """
               - normalize: template
                 collection: shops
                 template: "{{{name}: {address}, {city}}} – {rating}"
                 into: line
-            """, #"[{"name":"Hive","address":"1 Bee St","city":"Turin","rating":4.5},{"name":"Comb","address":null,"city":"Ghent","rating":4},{"name":null,"address":"","city":null}]"#)
-        #expect(result.records("shops").map { $0["line"] } == [
-            .string("{Hive: 1 Bee St, Turin} – 4.5"), .string("{Comb, Ghent} – 4"), .null,
-        ])
+            """,
+            #"[{"name":"Hive","address":"1 Bee St","city":"Turin","rating":4.5},{"name":"Comb","address":null,"city":"Ghent","rating":4},{"name":null,"address":"","city":null}]"#
+        )
+        #expect(
+            result.records("shops").map { $0["line"] } == [
+                .string("{Hive: 1 Bee St, Turin} – 4.5"), .string("{Comb, Ghent} – 4"), .null,
+            ])
     }
 
     @Test func templateNullFieldsNullMakesTheResultNull() throws {
-        let result = try Self.run("""
+        let result = try Self.run(
+            """
               - normalize: template
                 collection: shops
                 template: "{address}, {city}"
@@ -45,7 +51,8 @@ struct TextStepsTests {
 
     @Test func templateMistakesAreDefinitionErrorsOnTheirLine() {
         func error(_ template: String) -> String? {
-            Harness.definitionErrors("""
+            Harness.definitionErrors(
+                """
                 name: t
                 sources:
                   shops: {kind: json, path: data.json, fields: {name: string}}
@@ -56,16 +63,20 @@ struct TextStepsTests {
                     into: line
                 outputs:
                   - {file: shops.json, collection: shops}
-                """).first.map { "\($0.line): \($0.message)" }
+                """
+            ).first.map { "\($0.line): \($0.message)" }
         }
-        #expect(error("{nam}")?.hasPrefix("7: unknown field 'nam' in collection 'shops'; did you mean 'name'?") == true, "\(error("{nam}") ?? "")")
+        #expect(
+            error("{nam}")?.hasPrefix("7: unknown field 'nam' in collection 'shops'; did you mean 'name'?") == true,
+            "\(error("{nam}") ?? "")")
         #expect(error("{name") == "7: 'template' has an unmatched '{'; write {{ or }} for a brace")
         #expect(error("plain") == "7: 'template' names no field; write placeholders such as {city}")
         #expect(error("{}") == "7: 'template' has an empty placeholder {}; name a field, or write {{ for a brace")
     }
 
     @Test func coalesceTakesTheFirstValue() throws {
-        let result = try Self.run("""
+        let result = try Self.run(
+            """
               - normalize: coalesce
                 collection: shops
                 from: [nick, name]
@@ -76,7 +87,8 @@ struct TextStepsTests {
     }
 
     @Test func replaceRewritesMatchesAndCountsChangedRecords() throws {
-        let result = try Self.run("""
+        let result = try Self.run(
+            """
               - normalize: replace
                 collection: shops
                 field: name
@@ -89,7 +101,9 @@ struct TextStepsTests {
                 pattern: "^(\\\\d+) (.*)$"
                 with: "$2 $1"
                 into: streetFirst
-            """, #"[{"name":"The Hive (closed)","address":"1 Bee St"},{"name":"Comb (Temporarily Closed)"},{"name":"Drone"}]"#)
+            """,
+            #"[{"name":"The Hive (closed)","address":"1 Bee St"},{"name":"Comb (Temporarily Closed)"},{"name":"Drone"}]"#
+        )
         let shops = result.records("shops")
         #expect(shops.map { $0["name"] } == [.string("The Hive"), .string("Comb"), .string("Drone")])
         #expect(shops.map { $0["streetFirst"] } == [.string("Bee St 1"), .null, .null])
@@ -100,7 +114,8 @@ struct TextStepsTests {
 
     @Test func replaceRefusesABadPatternAndNonTextFields() {
         func error(_ field: String, _ pattern: String) -> String? {
-            Harness.definitionErrors("""
+            Harness.definitionErrors(
+                """
                 name: t
                 sources:
                   shops: {kind: json, path: data.json, fields: {name: string, rating: number}}
@@ -112,7 +127,8 @@ struct TextStepsTests {
                     with: x
                 outputs:
                   - {file: shops.json, collection: shops}
-                """).first.map { "\($0.line): \($0.message)" }
+                """
+            ).first.map { "\($0.line): \($0.message)" }
         }
         #expect(error("name", "(unclosed") == "8: 'pattern' is not a valid ICU regular expression: (unclosed")
         #expect(error("rating", "a") == "7: 'rating' is number; replace rewrites text fields")
@@ -127,20 +143,34 @@ struct TextStepsEndToEndTests {
         let result = try CLI.run(["run", "Fixtures/text-steps/shop-labels.yml", "--out", dir.path])
         #expect(result.status == 0, "\(result.stderr)")
         let shops = try #require(jsonObject(dir.bytes("shop-labels/shops.json")) as? [[String: Any]])
-        #expect(shops.map { $0["name"] as? String } == ["The Hive", "Golden Comb", "Nectar & Co", "Drone Honey", "Farmers’ Market Café"])
-        #expect(shops.map { $0["label"] as? String } == ["The Hive", "Comb", "Nectar & Co", "Drone", "Farmers’ Market Café"])
-        #expect(shops.map { $0["addressLine"] as? String } == ["1 Bee St, Turin (IT)", "12 Rue du Miel (FR)", "Ghent (BE)", nil, "2 Quay St, Brisbane (AU)"])
+        #expect(
+            shops.map { $0["name"] as? String } == [
+                "The Hive", "Golden Comb", "Nectar & Co", "Drone Honey", "Farmers’ Market Café",
+            ])
+        #expect(
+            shops.map { $0["label"] as? String } == [
+                "The Hive", "Comb", "Nectar & Co", "Drone", "Farmers’ Market Café",
+            ])
+        #expect(
+            shops.map { $0["addressLine"] as? String } == [
+                "1 Bee St, Turin (IT)", "12 Rue du Miel (FR)", "Ghent (BE)", nil, "2 Quay St, Brisbane (AU)",
+            ])
         let manifest = try #require(jsonObject(dir.bytes("shop-labels/manifest.json")) as? [String: Any])
         let steps = try #require(manifest["steps"] as? [[String: Any]])
         #expect(steps.first { $0["step"] as? String == "normalize: replace" }?["changed"] as? Int == 2)
         #expect(steps.first { $0["step"] as? String == "normalize: coalesce" }?["changed"] == nil)
         #expect(steps.first { $0["step"] as? String == "normalize: repair-text" }?["changed"] as? Int == 1)
         #expect(shops.map { $0["isOpen"] as? Bool } == [false, true, true, nil, true])
-        #expect(shops.map { $0["products"] as? [String] } == [["honey", "candles"], ["honey"], nil, ["pollen", "propolis"], ["honey"]])
+        #expect(
+            shops.map { $0["products"] as? [String] } == [
+                ["honey", "candles"], ["honey"], nil, ["pollen", "propolis"], ["honey"],
+            ])
         let rejects = try dir.read("shop-labels/rejects.ndjson")
         #expect(rejects.contains(#""rule":"boolean""#) && rejects.contains(#""id":"queen""#), "\(rejects)")
         let kinds = try CLI.run(["kinds"])
-        for kind in ["template", "coalesce", "replace", "to-boolean", "split", "repair-text"] { #expect(kinds.stdout.contains(kind)) }
+        for kind in ["template", "coalesce", "replace", "to-boolean", "split", "repair-text"] {
+            #expect(kinds.stdout.contains(kind))
+        }
     }
 }
 
@@ -169,16 +199,27 @@ struct BooleanAndSplitTests {
         """
 
     @Test func spellingsBecomeBooleansAndTextBecomesLists() throws {
-        let result = try Harness.run(Self.yaml, files: ["places.json": #"[{"open":"OPEN","tags":"Beach / Hike"},{"open":0,"tags":"Beach"},{"open":true,"tags":" / "},{"open":"maybe"},{"open":null}]"#])
+        let result = try Harness.run(
+            Self.yaml,
+            files: [
+                "places.json":
+                    #"[{"open":"OPEN","tags":"Beach / Hike"},{"open":0,"tags":"Beach"},{"open":true,"tags":" / "},{"open":"maybe"},{"open":null}]"#
+            ])
         let places = result.records("places")
         #expect(places.map { $0["isOpen"] } == [.bool(true), .bool(false), .bool(true), .null, .null])
-        #expect(places.map { $0["tagList"] } == [.array([.string("Beach"), .string("Hike")]), .array([.string("Beach")]), .array([]), .null, .null])
+        #expect(
+            places.map { $0["tagList"] } == [
+                .array([.string("Beach"), .string("Hike")]), .array([.string("Beach")]), .array([]), .null, .null,
+            ])
         #expect(result.state.warnings.map(\.finding.rule) == ["boolean"])
-        #expect(result.state.warnings.first?.finding.message.hasPrefix(#"open "maybe" is not a spelling of true or false"#) == true)
+        #expect(
+            result.state.warnings.first?.finding.message.hasPrefix(#"open "maybe" is not a spelling of true or false"#)
+                == true)
     }
 
     @Test func aSpellingOfBothIsADefinitionError() {
-        let errors = Harness.definitionErrors("""
+        let errors = Harness.definitionErrors(
+            """
             name: t
             sources:
               places: {kind: json, path: data.json, fields: {open: string}}
@@ -215,4 +256,3 @@ struct RepairTextTests {
         #expect(RepairText.repaired("plain ASCII") == nil)
     }
 }
-

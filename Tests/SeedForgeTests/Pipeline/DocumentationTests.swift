@@ -11,7 +11,8 @@ import Yams
 /// somewhere in the file.
 @Suite("Documentation")
 struct DocumentationTests {
-    static let readme = (try? String(contentsOf: CLI.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    static let readme =
+        (try? String(contentsOf: CLI.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
 
     /// The text of a `### heading` section, up to the next heading.
     static func section(_ heading: String) -> Substring {
@@ -28,7 +29,9 @@ struct DocumentationTests {
         let kinds = readme[reference.upperBound...]
         guard let start = kinds.range(of: "**`\(name)`**") else { return nil }
         let rest = kinds[start.upperBound...]
-        let end = [rest.range(of: "\n- **`")?.lowerBound, rest.range(of: "\n#")?.lowerBound].compactMap { $0 }.min() ?? rest.endIndex
+        let end =
+            [rest.range(of: "\n- **`")?.lowerBound, rest.range(of: "\n#")?.lowerBound].compactMap { $0 }.min()
+            ?? rest.endIndex
         return rest[..<end]
     }
 
@@ -47,7 +50,10 @@ struct DocumentationTests {
         let entry = try #require(Self.entry(name), "the kinds reference has no entry **`\(name)`**")
         let places = [entry] + Self.shared(spec)
         for key in spec.keys {
-            #expect(places.contains { $0.contains("`\(key.name)`") }, "README documents key '\(key.name)' of \(spec.stage.rawValue): \(name) neither in its entry nor in the section its stage shares")
+            #expect(
+                places.contains { $0.contains("`\(key.name)`") },
+                "README documents key '\(key.name)' of \(spec.stage.rawValue): \(name) neither in its entry nor in the section its stage shares"
+            )
         }
     }
 
@@ -60,29 +66,40 @@ struct DocumentationTests {
         let body: Node? = spec.stage == .ingest ? node.mapping?.values.first : node.sequence?.first
         let keys = try #require(body?.mapping?.keys.compactMap(\.string), "example of \(name) has no mapping of keys")
         // Besides its own keys: a source's `kind`, a step's stage key, an output's common keys.
-        let common: [String] = switch spec.stage {
-        case .ingest: ["kind"]
-        case .emit: ["file", "format", "collection", "fields", "where"]
-        default: [spec.stage.rawValue]
-        }
+        let common: [String] =
+            switch spec.stage {
+            case .ingest: ["kind"]
+            case .emit: ["file", "format", "collection", "fields", "where"]
+            default: [spec.stage.rawValue]
+            }
         let allowed = Set(spec.keys.map(\.name) + common)
-        for key in keys { #expect(allowed.contains(key), "example of \(name) uses '\(key)', which is not one of its keys") }
+        for key in keys {
+            #expect(allowed.contains(key), "example of \(name) uses '\(key)', which is not one of its keys")
+        }
         if spec.stage == .ingest { #expect(body?.mapping?["kind"]?.string == name) }
-        if [.validate, .normalize, .enrich, .aggregate].contains(spec.stage) { #expect(body?.mapping?[Node(spec.stage.rawValue)]?.string == name) }
+        if [.validate, .normalize, .enrich, .aggregate].contains(spec.stage) {
+            #expect(body?.mapping?[Node(spec.stage.rawValue)]?.string == name)
+        }
     }
 
     /// The `kind` key's help (in every source kind's `seedforge kinds` entry) names every
     /// source kind there is.
     @Test func theKindKeyNamesEverySourceKind() throws {
         let kind = try #require(SourceKeys.common.first { $0.name == "kind" })
-        for source in Registry.sources { #expect(kind.summary.contains(source.spec.name), "'kind' help lacks \(source.spec.name)") }
+        for source in Registry.sources {
+            #expect(kind.summary.contains(source.spec.name), "'kind' help lacks \(source.spec.name)")
+        }
     }
 
     @Test func readmeDocumentsTopLevelKeysLimitsAndExitCodes() throws {
         let readme = Self.readme
         // Every top-level key has a row in "Top-level keys", every limit a row in "Input limits".
-        for key in Loader.topKeys { #expect(Self.section("Top-level keys").contains("| `\(key)` |"), "README lacks top-level key \(key)") }
-        for key in InputLimits.keys { #expect(Self.section("Input limits").contains("| `\(key)` |"), "README lacks limit \(key)") }
+        for key in Loader.topKeys {
+            #expect(Self.section("Top-level keys").contains("| `\(key)` |"), "README lacks top-level key \(key)")
+        }
+        for key in InputLimits.keys {
+            #expect(Self.section("Input limits").contains("| `\(key)` |"), "README lacks limit \(key)")
+        }
         for code in [0, 1, 2, 3] { #expect(readme.contains("| \(code) |")) }
         #expect(readme.hasPrefix("# seedforge\n\n```sh\nmake run"))
     }

@@ -8,7 +8,8 @@ import Testing
 @Suite("Lint: what run would reject is a definition error")
 struct LintRefusesWhatRunRejectsTests {
     @Test func aWildcardInARecordsPointerIsRefused() {
-        let errors = Harness.definitionErrors("""
+        let errors = Harness.definitionErrors(
+            """
             name: t
             sources:
               cities:
@@ -25,7 +26,8 @@ struct LintRefusesWhatRunRejectsTests {
     }
 
     @Test func aWildcardInAFieldPointerIsRefused() {
-        let errors = Harness.definitionErrors("""
+        let errors = Harness.definitionErrors(
+            """
             name: t
             sources:
               shops:
@@ -36,7 +38,9 @@ struct LintRefusesWhatRunRejectsTests {
               - {file: shops.json, collection: shops}
             """)
         #expect(errors.first?.line == 6)
-        #expect(errors.first?.message.contains("'from' of field 'lat': '*' in /coordinates/* is not a wildcard") == true, "\(errors)")
+        #expect(
+            errors.first?.message.contains("'from' of field 'lat': '*' in /coordinates/* is not a wildcard") == true,
+            "\(errors)")
     }
 
     static func html(_ field: String) -> String {
@@ -59,18 +63,27 @@ struct LintRefusesWhatRunRejectsTests {
         let files = ["page.html": "<article><h3>Clover honey</h3><p class=price>£5.00</p></article>"]
         let text = Harness.definitionErrors(Self.html("      tags: {select: p, type: array}"), files: files)
         #expect(text.first?.line == 9)
-        #expect(text.first?.message == "field 'tags' cannot be of type array: it takes text from the page, so every record would be rejected; use type string (the default) or any", "\(text)")
-        let price = Harness.definitionErrors(Self.html("      price: {select: p.price, convert: price-amount, type: boolean}"), files: files)
+        #expect(
+            text.first?.message
+                == "field 'tags' cannot be of type array: it takes text from the page, so every record would be rejected; use type string (the default) or any",
+            "\(text)")
+        let price = Harness.definitionErrors(
+            Self.html("      price: {select: p.price, convert: price-amount, type: boolean}"), files: files)
         #expect(price.first?.message.contains("convert: price-amount gives number values") == true, "\(price)")
-        let mapped = Harness.definitionErrors(Self.html("      stars: {select: p, take: class, map: {One: 1, Two: 2}, type: string}"), files: files)
+        let mapped = Harness.definitionErrors(
+            Self.html("      stars: {select: p, take: class, map: {One: 1, Two: 2}, type: string}"), files: files)
         #expect(mapped.first?.message.contains("its map gives number values") == true, "\(mapped)")
         // What fits stays allowed.
-        #expect(Harness.definitionErrors(Self.html("      price: {select: p.price, convert: price-amount, type: number}"), files: files).isEmpty)
+        #expect(
+            Harness.definitionErrors(
+                Self.html("      price: {select: p.price, convert: price-amount, type: number}"), files: files
+            ).isEmpty)
         #expect(Harness.definitionErrors(Self.html("      tags: {select: p, type: any}"), files: files).isEmpty)
     }
 
     @Test func stableIDAddsTheIDFieldWhenTheSourceHasNone() throws {
-        let result = try Harness.run("""
+        let result = try Harness.run(
+            """
             name: t
             sources:
               shops: {kind: json, path: shops.json, fields: {name: string, address: string}}
@@ -82,7 +95,11 @@ struct LintRefusesWhatRunRejectsTests {
                 prefix: shop-
             outputs:
               - {file: shops.json, collection: shops}
-            """, files: ["shops.json": #"[{"name":"Montana Honey Bee Company","address":"19 S Tracy Ave, Bozeman, MT 59715, USA"}]"#])
+            """,
+            files: [
+                "shops.json":
+                    #"[{"name":"Montana Honey Bee Company","address":"19 S Tracy Ave, Bozeman, MT 59715, USA"}]"#
+            ])
         // The id the README documents for this shop.
         #expect(result.records("shops").first?["id"] == .string("shop-6862d7ec5a78e77d"))
     }
@@ -91,7 +108,9 @@ struct LintRefusesWhatRunRejectsTests {
     @Test func lintRefusesThemWithTheYAMLLine() throws {
         let dir = try TempDir()
         try dir.write("data.json", #"{"lisbon": {"ratings": [{"rating": 4}]}}"#)
-        try dir.write("p.yml", """
+        try dir.write(
+            "p.yml",
+            """
             name: t
             sources:
               cities: {kind: json, path: data.json, records: /*/ratings, fields: {rating: number}}

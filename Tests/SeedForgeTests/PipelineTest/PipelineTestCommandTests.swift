@@ -26,7 +26,8 @@ struct PipelineTestCommandTests {
     }
 
     @Test func passingCasesExit0AndCountThem() throws {
-        let dir = try workspace("""
+        let dir = try workspace(
+            """
             cases:
               - name: sorted and checked
                 input:
@@ -48,7 +49,8 @@ struct PipelineTestCommandTests {
     }
 
     @Test func aFailingCasePrintsEveryDifferenceAndExits1() throws {
-        let dir = try workspace("""
+        let dir = try workspace(
+            """
             cases:
               - name: wrong expectations
                 input:
@@ -59,19 +61,21 @@ struct PipelineTestCommandTests {
             """)
         let result = try CLI.run(["test", "shops.test.yml"], cwd: dir.path)
         #expect(result.status == 1)
-        #expect(result.stdout == """
-            FAIL shops.test.yml:2: wrong expectations
-              - shops[0].id: expected "b", got "a"
-              - shops[0].rating: expected 4.0, got 2
-              - shops[1].id: expected "a", got "b"
-              - rejects: expected 1, got 0
-            0 passed, 1 failed
+        #expect(
+            result.stdout == """
+                FAIL shops.test.yml:2: wrong expectations
+                  - shops[0].id: expected "b", got "a"
+                  - shops[0].rating: expected 4.0, got 2
+                  - shops[1].id: expected "a", got "b"
+                  - rejects: expected 1, got 0
+                0 passed, 1 failed
 
-            """)
+                """)
     }
 
     @Test func mistakesInTestFilesAreDefinitionErrors() throws {
-        let dir = try workspace("""
+        let dir = try workspace(
+            """
             cases:
               - name: typo
                 input:
@@ -80,8 +84,14 @@ struct PipelineTestCommandTests {
             """)
         let result = try CLI.run(["test", "shops.yml"], cwd: dir.path)
         #expect(result.status == 2)
-        #expect(result.stderr.contains("shops.test.yml:4:7: error: case 'typo': unknown collection 'shop'; did you mean 'shops'?"), "\(result.stderr)")
-        #expect(result.stderr.contains("shops.test.yml:5:5: error: unknown key 'expectt' in case 1; did you mean 'expect'?"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "shops.test.yml:4:7: error: case 'typo': unknown collection 'shop'; did you mean 'shops'?"),
+            "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "shops.test.yml:5:5: error: unknown key 'expectt' in case 1; did you mean 'expect'?"),
+            "\(result.stderr)")
         try FileManager.default.removeItem(atPath: dir.path + "/shops.test.yml")
         let missing = try CLI.run(["test", "shops.yml"], cwd: dir.path)
         #expect(missing.status == 2)
@@ -91,7 +101,9 @@ struct PipelineTestCommandTests {
     @Test func inputForAComputedCollectionIsADefinitionError() throws {
         let dir = try TempDir()
         try dir.write("shops.json", "[]")
-        try dir.write("stats.yml", """
+        try dir.write(
+            "stats.yml",
+            """
             name: stats
             sources:
               shops: {kind: json, path: shops.json, id: id, fields: {id: string, city: string}}
@@ -101,7 +113,9 @@ struct PipelineTestCommandTests {
               - {file: shops.json, collection: shops}
               - {file: cities.json, collection: cities}
             """)
-        try dir.write("stats.test.yml", """
+        try dir.write(
+            "stats.test.yml",
+            """
             cases:
               - name: fed the statistics
                 input:
@@ -110,11 +124,15 @@ struct PipelineTestCommandTests {
             """)
         let result = try CLI.run(["test", "stats.yml"], cwd: dir.path)
         #expect(result.status == 2)
-        #expect(result.stderr.contains("stats.test.yml:4:7: error: case 'fed the statistics': 'cities' is computed by group-stats"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "stats.test.yml:4:7: error: case 'fed the statistics': 'cities' is computed by group-stats"),
+            "\(result.stderr)")
     }
 
     @Test func unreadableInputsFailTheCase() throws {
-        let dir = try workspace("""
+        let dir = try workspace(
+            """
             cases:
               - name: broken fixture
                 input:
@@ -126,12 +144,17 @@ struct PipelineTestCommandTests {
         try dir.write("broken.json", "not json")
         let result = try CLI.run(["test", "shops.yml"], cwd: dir.path)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("  - the input could not be read: broken.json:1:1: expected a JSON array of records, found something else"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "  - the input could not be read: broken.json:1:1: expected a JSON array of records, found something else"
+            ), "\(result.stdout)")
     }
 
     @Test func everyFindingWarningsNestedValuesAndMissingFields() throws {
         let dir = try TempDir()
-        try dir.write("shops.yml", """
+        try dir.write(
+            "shops.yml",
+            """
             name: shops
             sources:
               shops: {kind: json, path: shops.json, id: id, fields: {id: string, name: string, rating: number, loc: object}}
@@ -143,7 +166,9 @@ struct PipelineTestCommandTests {
               - {file: shops.json, collection: shops}
             """)
         try dir.write("shops.json", "[]")
-        try dir.write("shops.test.yml", """
+        try dir.write(
+            "shops.test.yml",
+            """
             cases:
               - name: all findings, warnings and nested subsets
                 input:
@@ -165,12 +190,17 @@ struct PipelineTestCommandTests {
             """)
         let result = try CLI.run(["test", "shops.yml"], cwd: dir.path)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("PASS shops.test.yml:2: all findings, warnings and nested subsets"), "\(result.stdout)")
-        #expect(result.stdout.contains("  - shops[0]: there is no field 'raiting'; did you mean 'rating'?"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("PASS shops.test.yml:2: all findings, warnings and nested subsets"),
+            "\(result.stdout)")
+        #expect(
+            result.stdout.contains("  - shops[0]: there is no field 'raiting'; did you mean 'rating'?"),
+            "\(result.stdout)")
     }
 
     @Test func casesThatCheckNothingAreRefused() throws {
-        let dir = try workspace("""
+        let dir = try workspace(
+            """
             cases:
               - name: nothing to check
                 input:
@@ -191,7 +221,10 @@ struct PipelineTestCommandTests {
             .filter { $0.hasSuffix(".yml") && !$0.hasSuffix(".test.yml") }.sorted()
         #expect(!pipelines.isEmpty)
         for name in pipelines {
-            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name.replacingOccurrences(of: ".yml", with: ".test.yml")).path), "\(name) has no test file")
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: folder.appendingPathComponent(name.replacingOccurrences(of: ".yml", with: ".test.yml")).path
+                ), "\(name) has no test file")
         }
         let result = try CLI.run(["test"] + pipelines.map { "pipelines/\($0)" })
         #expect(result.status == 0, "\(result.stdout)")
@@ -201,11 +234,18 @@ struct PipelineTestCommandTests {
     @Test func yamlExtensionPipelinesFindTheirTestFiles() throws {
         let dir = try TempDir()
         try dir.write("d.json", "[]")
-        try dir.write("p.yaml", "name: p\nsources:\n  items: {kind: json, path: d.json, fields: {id: integer}}\noutputs:\n  - {file: i.json, collection: items}\n")
-        try dir.write("p.test.yaml", "cases:\n  - name: one record\n    input:\n      items: [{id: 1}]\n    expect:\n      items: 1\n")
+        try dir.write(
+            "p.yaml",
+            "name: p\nsources:\n  items: {kind: json, path: d.json, fields: {id: integer}}\noutputs:\n  - {file: i.json, collection: items}\n"
+        )
+        try dir.write(
+            "p.test.yaml",
+            "cases:\n  - name: one record\n    input:\n      items: [{id: 1}]\n    expect:\n      items: 1\n")
         for argument in ["p.test.yaml", "p.yaml"] {
             let run = try CLI.run(["test", argument], cwd: dir.path)
-            #expect(run.status == 0 && run.stdout.contains("1 passed, 0 failed"), "\(argument): \(run.stdout) \(run.stderr)")
+            #expect(
+                run.status == 0 && run.stdout.contains("1 passed, 0 failed"), "\(argument): \(run.stdout) \(run.stderr)"
+            )
         }
     }
 }

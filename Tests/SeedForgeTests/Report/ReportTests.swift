@@ -35,20 +35,23 @@ struct ReportTests {
             findings.first { $0["rule"] as? String == rule && ($0["file"] as? String)?.hasSuffix(file) == true }
                 .map { "\($0["line"]!):\($0["column"]!) \($0["pointer"]!)" }
         }
-        #expect(place("type", "shops-1.json") == "12:15 /1/rating")          // wrong type
-        #expect(place("required", "shops-1.json") == "16:3 /2/name")         // missing field (at its record)
-        #expect(place("url", "shops-1.json") == "27:16 /3/website")          // bad URL
-        #expect(place("range", "shops-2.json") == "1:197 /1/rating")         // out of range, minified, after "Ápiculture Éclair" and "🐝"
-        #expect(place("unique", "shops-2.json") == "1:269 /2/id")            // duplicate id
-        #expect(place("range", "shops-3.json") == "2:89 /0/latitude")        // CRLF file, after "Miód Łódź"
-        #expect(place("json-syntax", "shops-4.json") == "3:27 ")             // truncated file
+        #expect(place("type", "shops-1.json") == "12:15 /1/rating")  // wrong type
+        #expect(place("required", "shops-1.json") == "16:3 /2/name")  // missing field (at its record)
+        #expect(place("url", "shops-1.json") == "27:16 /3/website")  // bad URL
+        #expect(place("range", "shops-2.json") == "1:197 /1/rating")  // out of range, minified, after "Ápiculture Éclair" and "🐝"
+        #expect(place("unique", "shops-2.json") == "1:269 /2/id")  // duplicate id
+        #expect(place("range", "shops-3.json") == "2:89 /0/latitude")  // CRLF file, after "Miód Łódź"
+        #expect(place("json-syntax", "shops-4.json") == "3:27 ")  // truncated file
         let summary = try #require(report["summary"] as? [String: Int])
         #expect(summary == ["errors": 7, "warnings": 1, "files": 4, "listed": 8, "thresholdFailures": 0])
     }
 
     @Test func junitIsWellFormedXMLWithTheStructureCISystemsRead() throws {
         let xml = try validate(["--format", "junit"]).stdout
-        let document = try #require(xml.withCString { xmlReadMemory($0, Int32(strlen($0)), "report.xml", "UTF-8", Int32(XML_PARSE_NONET.rawValue)) })
+        let document = try #require(
+            xml.withCString {
+                xmlReadMemory($0, Int32(strlen($0)), "report.xml", "UTF-8", Int32(XML_PARSE_NONET.rawValue))
+            })
         defer { xmlFreeDoc(document) }
         let context = try #require(xmlXPathNewContext(document))
         defer { xmlXPathFreeContext(context) }
@@ -66,11 +69,16 @@ struct ReportTests {
         #expect(strings("/testsuites/@failures") == ["6"])
         #expect(strings("/testsuites/@errors") == ["0"])
         #expect(strings("/testsuites/testsuite/@name") == ["validation-demo"])
-        #expect(strings("/testsuites/testsuite/testcase/@name") == ["required", "range", "url", "unique", "length", "type", "json-syntax"])
+        #expect(
+            strings("/testsuites/testsuite/testcase/@name") == [
+                "required", "range", "url", "unique", "length", "type", "json-syntax",
+            ])
         #expect(strings("//testcase[@name='range']/failure/@message") == ["2 findings"])
         #expect(strings("//testcase[@name='length']/failure").isEmpty)
         #expect(strings("//testcase[@name='length']/system-out").first?.contains("shops-3.json:3:27: warning") == true)
-        #expect(strings("//testcase[@name='json-syntax']/failure").first == "Fixtures/validation/shops-4.json:3:27: error: unterminated string (truncated file?)")
+        #expect(
+            strings("//testcase[@name='json-syntax']/failure").first
+                == "Fixtures/validation/shops-4.json:3:27: error: unterminated string (truncated file?)")
     }
 
     @Test func maxFindingsCapsTheListingNeverTheExitCode() throws {
@@ -79,13 +87,18 @@ struct ReportTests {
         #expect(result.stdout.contains("... 6 more findings not listed (--max-findings 2)"))
         #expect(result.stdout.hasSuffix("7 errors, 1 warning in 4 files\n"))
         let github = try validate(["--format", "github", "--max-findings", "0"])
-        #expect(github.stdout == "::notice title=seedforge::8 more findings not listed (--max-findings)\n7 errors, 1 warning in 4 files\n")
+        #expect(
+            github.stdout
+                == "::notice title=seedforge::8 more findings not listed (--max-findings)\n7 errors, 1 warning in 4 files\n"
+        )
         #expect(github.status == 1)
     }
 
     @Test func warningsFailOnlyWithStrict() throws {
         let dir = try TempDir()
-        try dir.write("p.yml", """
+        try dir.write(
+            "p.yml",
+            """
             name: warn
             sources:
               items: {kind: json, path: d.json, fields: {name: string}}
@@ -122,20 +135,27 @@ struct ReportTests {
         #expect(ReportOptions.colorWanted(isTerminal: true, environment: ["NO_COLOR": ""]))
         #expect(!ReportOptions.colorWanted(isTerminal: false, environment: [:]))
         var report = ValidationReport()
-        report.add(SourceError(location: Location(file: "a.json", line: 1, column: 2, pointer: ""), message: "bad"), pipeline: "p")
+        report.add(
+            SourceError(location: Location(file: "a.json", line: 1, column: 2, pointer: ""), message: "bad"),
+            pipeline: "p")
         #expect(TextReport.render(report, options: ReportOptions(color: true)).contains("\u{1B}[31merror"))
         #expect(!TextReport.render(report, options: ReportOptions(color: false)).contains("\u{1B}"))
     }
 
     @Test func theReadmeCIGlobWorksWithTestFilesBesideThePipelines() throws {
-        let result = try CLI.run(["validate", "pipelines/cities.yml", "pipelines/cities.test.yml", "pipelines/honey-shops.yml", "pipelines/honey-shops.test.yml", "pipelines/cities.yml", "--format", "github"])
+        let result = try CLI.run([
+            "validate", "pipelines/cities.yml", "pipelines/cities.test.yml", "pipelines/honey-shops.yml",
+            "pipelines/honey-shops.test.yml", "pipelines/cities.yml", "--format", "github",
+        ])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.hasSuffix("26 errors, 0 warnings in 4 files\n"))
     }
 
     @Test func aBadPageNumberIsAFindingNotAnInternalError() throws {
         let dir = try TempDir()
-        try dir.write("p.yml", """
+        try dir.write(
+            "p.yml",
+            """
             name: paged
             sources:
               cities: {kind: json, path: "page-*.json", records: /results, page-number: /page, page-count: /total_pages, fields: {id: {type: integer, from: /_id}}}
@@ -150,17 +170,20 @@ struct ReportTests {
         let findings = try #require(report["findings"] as? [[String: Any]])
         // Page 2 reports its own number; the gap it leaves is not reported again as a
         // missing page (a page that cannot be read would always count as missing).
-        #expect(findings.map { "\($0["rule"]!) \($0["file"]!) \($0["pointer"]!) \($0["message"]!)" } == [
-            "source page-2.json /page the page-number at /page must be a whole number of at least 1, found 0",
-        ])
+        #expect(
+            findings.map { "\($0["rule"]!) \($0["file"]!) \($0["pointer"]!) \($0["message"]!)" } == [
+                "source page-2.json /page the page-number at /page must be a whole number of at least 1, found 0"
+            ])
     }
 
     @Test func thresholdsOfAWarningRuleCountItsWarnings() throws {
         let result = try RuleHarness.run(
             fields: "id: integer\nrating: number",
-            steps: "- validate: range\n  collection: items\n  field: rating\n  max: 5\n  severity: warning\n  max-rejects: 0",
+            steps:
+                "- validate: range\n  collection: items\n  field: rating\n  max: 5\n  severity: warning\n  max-rejects: 0",
             records: #"[{"id":1,"rating":9}]"#)
-        #expect(result.thresholdFailures == ["validate: range warned about 1 items records, more than its max-rejects 0"])
+        #expect(
+            result.thresholdFailures == ["validate: range warned about 1 items records, more than its max-rejects 0"])
     }
 
     @Test func githubEscapesWhatWorkflowCommandsRequire() {
@@ -181,21 +204,33 @@ struct OneLineFindingsTests {
         for format in ["text", "github", "junit"] {
             let result = try CLI.run(["validate", ReportTests.pipeline, "--format", format])
             #expect(result.status == 1, "\(result.stderr)")
-            let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("rating 9.6 is above the maximum 5") }, "\(format)")
+            let line = try #require(
+                result.stdout.split(separator: "\n").first { $0.contains("rating 9.6 is above the maximum 5") },
+                "\(format)")
             #expect(line.contains("1:197") || line.contains("line=1,col=197"), "\(format): \(line)")
             #expect(line.contains(#"id "#) && line.contains("at /"), "\(format): \(line)")
         }
-        let json = try #require(jsonObject(Data(CLI.run(["validate", ReportTests.pipeline, "--format", "json"]).stdout.utf8)) as? [String: Any])
-        let finding = try #require((json["findings"] as? [[String: Any]])?.first { ($0["message"] as? String)?.contains("9.6") == true })
+        let json = try #require(
+            jsonObject(Data(CLI.run(["validate", ReportTests.pipeline, "--format", "json"]).stdout.utf8))
+                as? [String: Any])
+        let finding = try #require(
+            (json["findings"] as? [[String: Any]])?.first { ($0["message"] as? String)?.contains("9.6") == true })
         let (id, pointer) = (try #require(finding["id"] as? String), try #require(finding["pointer"] as? String))
         let github = try CLI.run(["validate", ReportTests.pipeline, "--format", "github"]).stdout
-        #expect(github.contains("(id \"\(id)\", at \(pointer), field rating)"), "the same id and pointer as the JSON format")
+        #expect(
+            github.contains("(id \"\(id)\", at \(pointer), field rating)"), "the same id and pointer as the JSON format"
+        )
     }
 
     @Test func aThresholdFailureSaysWhichRulesRejected() throws {
         let dir = try TempDir()
-        try dir.write("cities.json", #"[{"id":1,"name":"Hurzuf","lat":"44.55"},{"id":2,"name":"Novyi Svit","lat":"44.83"},{"id":3,"name":"","lat":44.6}]"#)
-        try dir.write("cities.yml", """
+        try dir.write(
+            "cities.json",
+            #"[{"id":1,"name":"Hurzuf","lat":"44.55"},{"id":2,"name":"Novyi Svit","lat":"44.83"},{"id":3,"name":"","lat":44.6}]"#
+        )
+        try dir.write(
+            "cities.yml",
+            """
             name: cities
             sources:
               cities: {kind: json, path: cities.json, id: id, fields: {id: integer, name: string, lat: number}}
@@ -208,6 +243,9 @@ struct OneLineFindingsTests {
             """)
         let result = try CLI.run(["run", "cities.yml", "--out", "out"], cwd: dir.path)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("3 of 3 cities records rejected (100%), more than thresholds.max-reject-fraction 0.5: rejected by type (field lat) 2, required (field name) 1"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "3 of 3 cities records rejected (100%), more than thresholds.max-reject-fraction 0.5: rejected by type (field lat) 2, required (field name) 1"
+            ), "\(result.stderr)")
     }
 }

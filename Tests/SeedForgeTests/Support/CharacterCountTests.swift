@@ -18,7 +18,8 @@ struct CharacterCountTests {
 
     @Test func agreesOnRandomMixesAndInvalidBytes() {
         let pieces: [[UInt8]] = [
-            Array("ab".utf8), Array("\r".utf8), Array("\n".utf8), Array("\u{301}".utf8), Array("é".utf8), Array("🏳️‍🌈".utf8),
+            Array("ab".utf8), Array("\r".utf8), Array("\n".utf8), Array("\u{301}".utf8), Array("é".utf8),
+            Array("🏳️‍🌈".utf8),
             [0xFF], [0xC3], Array("{\"name\":\"".utf8), Array("ł".utf8), Array("\u{600}".utf8), Array(" ".utf8),
         ]
         var generator = SystemRandomNumberGenerator()

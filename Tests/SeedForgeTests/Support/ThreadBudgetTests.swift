@@ -52,7 +52,9 @@ struct ThreadBudgetTests {
         let threads = Threads(1)
         let caller = pthread_self()
         let ran = threads.run(8) { index in
-            Parallel.chunks(10_000, threads: threads, minimumChunk: 100) { _ in pthread_equal(pthread_self(), caller) != 0 }.allSatisfy { $0 }
+            Parallel.chunks(10_000, threads: threads, minimumChunk: 100) { _ in
+                pthread_equal(pthread_self(), caller) != 0
+            }.allSatisfy { $0 }
         }
         #expect(ran.allSatisfy { $0 })
         #expect(threads.peak == 1)

@@ -24,13 +24,14 @@ struct TripRuleTests {
                 """)
         // 4: 08:00Z then 09:30Z is in order though the local hour goes down.
         #expect(RuleHarness.keptIDs(result) == [.int(1), .int(3), .int(4), .int(6)])
-        #expect(result.rejects("items").map(\.findings[0].message) == [
-            #"endDate "2025-06-01" is before startDate "2025-06-14""#,
-            #"endDate "2025-06-01T11:30:00+02:00" is before startDate "2025-06-01T10:00:00Z""#,
-            #"startDate "2025-02-30" is not a number, a date (YYYY-MM-DD) or an RFC 3339 timestamp, so its order cannot be checked"#,
-            #"endDate "2025-06-02T00:00:00Z" is a timestamp and startDate "2025-06-01" is a date; they cannot be compared"#,
-            "endDate 1 is before startDate 3",
-        ])
+        #expect(
+            result.rejects("items").map(\.findings[0].message) == [
+                #"endDate "2025-06-01" is before startDate "2025-06-14""#,
+                #"endDate "2025-06-01T11:30:00+02:00" is before startDate "2025-06-01T10:00:00Z""#,
+                #"startDate "2025-02-30" is not a number, a date (YYYY-MM-DD) or an RFC 3339 timestamp, so its order cannot be checked"#,
+                #"endDate "2025-06-02T00:00:00Z" is a timestamp and startDate "2025-06-01" is a date; they cannot be compared"#,
+                "endDate 1 is before startDate 3",
+            ])
         #expect(result.rejects("items")[0].findings[0].field == "endDate")
     }
 
@@ -48,13 +49,20 @@ struct TripRuleTests {
                  {"id":7,"a":1,"c":null}]
                 """)
         #expect(RuleHarness.keptIDs(result) == [.int(5), .int(7)])
-        #expect(result.rejects("items").map { $0.findings.map(\.message) } == [
-            [#"c "2025-05-01" is before a "2025-05-10""#],
-            [#"b "soon" is not a number, a date (YYYY-MM-DD) or an RFC 3339 timestamp, so its order cannot be checked"#, #"c "2025-05-01" is before a "2025-05-10""#],
-            [#"c "2025-01-01T00:00:00.0000002Z" is before a "2025-01-01T00:00:00.000000300Z""#],
-            ["c 9007199254740992 is before a 9007199254740993"],
-            [#"b "2025-05-02T00:00:00Z" is a timestamp and a "2025-05-01" is a date; they cannot be compared"#, #"c "2025-04-30" is before a "2025-05-01""#],
-        ])
+        #expect(
+            result.rejects("items").map { $0.findings.map(\.message) } == [
+                [#"c "2025-05-01" is before a "2025-05-10""#],
+                [
+                    #"b "soon" is not a number, a date (YYYY-MM-DD) or an RFC 3339 timestamp, so its order cannot be checked"#,
+                    #"c "2025-05-01" is before a "2025-05-10""#,
+                ],
+                [#"c "2025-01-01T00:00:00.0000002Z" is before a "2025-01-01T00:00:00.000000300Z""#],
+                ["c 9007199254740992 is before a 9007199254740993"],
+                [
+                    #"b "2025-05-02T00:00:00Z" is a timestamp and a "2025-05-01" is a date; they cannot be compared"#,
+                    #"c "2025-04-30" is before a "2025-05-01""#,
+                ],
+            ])
     }
 
     @Test func strictOrderRefusesEqualValues() throws {
@@ -78,29 +86,35 @@ struct TripRuleTests {
                  {"id":5,"isVisited":false,"rating":null,"visitedDate":"2025-01-01"}]
                 """)
         #expect(RuleHarness.keptIDs(result) == [.int(1), .int(3)])
-        #expect(result.rejects("items").map { $0.findings.map(\.message) } == [
-            ["rating 5 is given, but isVisited is false: rating only applies when isVisited is true"],
-            ["rating 2 is given, but isVisited is not given: rating only applies when isVisited is true"],
-            [#"visitedDate "2025-01-01" is given, but isVisited is false: visitedDate only applies when isVisited is true"#],
-        ])
+        #expect(
+            result.rejects("items").map { $0.findings.map(\.message) } == [
+                ["rating 5 is given, but isVisited is false: rating only applies when isVisited is true"],
+                ["rating 2 is given, but isVisited is not given: rating only applies when isVisited is true"],
+                [
+                    #"visitedDate "2025-01-01" is given, but isVisited is false: visitedDate only applies when isVisited is true"#
+                ],
+            ])
     }
 
     @Test func aWhenValueThatIsNotABooleanIsAFinding() throws {
         let result = try RuleHarness.run(
             fields: "id: integer\nvisited: any\nrating: number",
             steps: "- validate: only-when\n  collection: items\n  field: rating\n  when: visited",
-            records: #"[{"id":1,"visited":"true","rating":4},{"id":2,"visited":"true"},{"id":3,"visited":1,"rating":2}]"#)
+            records:
+                #"[{"id":1,"visited":"true","rating":4},{"id":2,"visited":"true"},{"id":3,"visited":1,"rating":2}]"#)
         #expect(RuleHarness.keptIDs(result) == [.int(2)])
-        #expect(result.rejects("items").map(\.findings[0].message) == [
-            #"visited "true" is not true or false, so whether rating may be given cannot be checked"#,
-            "visited 1 is not true or false, so whether rating may be given cannot be checked",
-        ])
+        #expect(
+            result.rejects("items").map(\.findings[0].message) == [
+                #"visited "true" is not true or false, so whether rating may be given cannot be checked"#,
+                "visited 1 is not true or false, so whether rating may be given cannot be checked",
+            ])
         #expect(result.rejects("items").first?.findings.first?.field == "visited")
     }
 
     @Test func mistakesAreDefinitionErrors() {
         func messages(_ step: String) -> [String] {
-            Harness.definitionErrors("""
+            Harness.definitionErrors(
+                """
                 name: t
                 sources:
                   items: {kind: json, path: data.json, fields: {a: string, b: string, flag: string}}
@@ -108,12 +122,25 @@ struct TripRuleTests {
                   - \(step)
                 outputs:
                   - {file: i.json, collection: items}
-                """).map(\.message)
+                """
+            ).map(\.message)
         }
-        #expect(messages("{validate: order, collection: items, fields: [a]}").contains { $0.contains("needs two or more fields") })
-        #expect(messages("{validate: only-when, collection: items, field: a, when: flag}").contains { $0.contains("'when' needs a boolean field; 'flag' is string") })
-        #expect(messages("{validate: only-when, collection: items, field: a, when: a}").contains { $0.contains("'when' needs a boolean field") })
+        #expect(
+            messages("{validate: order, collection: items, fields: [a]}").contains {
+                $0.contains("needs two or more fields")
+            })
+        #expect(
+            messages("{validate: only-when, collection: items, field: a, when: flag}").contains {
+                $0.contains("'when' needs a boolean field; 'flag' is string")
+            })
+        #expect(
+            messages("{validate: only-when, collection: items, field: a, when: a}").contains {
+                $0.contains("'when' needs a boolean field")
+            })
         #expect(messages("{validate: order, collection: items, fields: [a, flag], strict: true}").isEmpty)
-        #expect(messages("{validate: order, collection: items, fields: [a, a]}").contains { $0.contains("field 'a' is listed twice in 'fields'") })
+        #expect(
+            messages("{validate: order, collection: items, fields: [a, a]}").contains {
+                $0.contains("field 'a' is listed twice in 'fields'")
+            })
     }
 }

@@ -17,7 +17,8 @@ public enum CSSSelector {
         public var description: String { message }
     }
 
-    public static let supported = "tag, *, .class, #id, [attr], [attr=value] (also ~= ^= $= *=), :nth-child(N), :first-child, descendant (space) and child (>) combinators, groups with ','"
+    public static let supported =
+        "tag, *, .class, #id, [attr], [attr=value] (also ~= ^= $= *=), :nth-child(N), :first-child, descendant (space) and child (>) combinators, groups with ','"
 
     /// XPath for the selector. `relative` selectors search below a context node (an
     /// item); others search the whole document.
@@ -70,7 +71,8 @@ public enum CSSSelector {
                 continue
             }
             if let other = scanner.peek, "+~".contains(other) {
-                throw SyntaxError(message: "the '\(other)' combinator is not supported in '\(selector)'; supported: \(supported)")
+                throw SyntaxError(
+                    message: "the '\(other)' combinator is not supported in '\(selector)'; supported: \(supported)")
             }
             xpath += combinator + (try compound(&scanner, selector))
             combinator = "//"
@@ -174,7 +176,9 @@ public enum CSSSelector {
         case "^=": return "starts-with(@\(name), \(v))"
         case "*=": return "contains(@\(name), \(v))"
         case "$=": return "substring(@\(name), string-length(@\(name)) - \(value.unicodeScalars.count - 1))=\(v)"
-        default: throw SyntaxError(message: "attribute operator '\(op)' is not supported in '\(selector)'; supported: =, ~=, ^=, $=, *=")
+        default:
+            throw SyntaxError(
+                message: "attribute operator '\(op)' is not supported in '\(selector)'; supported: =, ~=, ^=, $=, *=")
         }
     }
 

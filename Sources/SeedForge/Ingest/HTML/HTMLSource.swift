@@ -11,16 +11,28 @@ import Foundation
 public struct HTMLSource: PagewiseSource {
     public static let spec = KindSpec(
         stage: .ingest, name: "html",
-        summary: "Records from saved HTML pages (libxml2): an items selector, and per field a selector, what to take and a converter.",
+        summary:
+            "Records from saved HTML pages (libxml2): an items selector, and per field a selector, what to take and a converter.",
         keys: [
             KeySpec("kind", required: true, "html"),
-            KeySpec("path", required: true, "the pages: a glob, or with 'next' the start page (relative to the pipeline's folder)"),
+            KeySpec(
+                "path", required: true,
+                "the pages: a glob, or with 'next' the start page (relative to the pipeline's folder)"),
             KeySpec("items", required: true, "selector of one record's element on a page (CSS subset or xpath:...)"),
-            KeySpec("fields", required: true, "per field: {select: SELECTOR, take: text|attr:NAME|class, map: {word: value}, convert: url|price-amount|price-currency|number|integer, type: T, required: true|false}"),
-            KeySpec("next", "selector of the link to the next page (its href, relative to the page): the pages are followed from 'path'"),
+            KeySpec(
+                "fields", required: true,
+                "per field: {select: SELECTOR, take: text|attr:NAME|class, map: {word: value}, convert: url|price-amount|price-currency|number|integer, type: T, required: true|false}"
+            ),
+            KeySpec(
+                "next",
+                "selector of the link to the next page (its href, relative to the page): the pages are followed from 'path'"
+            ),
             KeySpec("max-pages", "most pages to follow with 'next' (default 1000)"),
             FollowCheck.MissingPage.key,
-            KeySpec("base-url", "the site address the saved pages came from: relative links resolve against it (default: file:// addresses of the pages)"),
+            KeySpec(
+                "base-url",
+                "the site address the saved pages came from: relative links resolve against it (default: file:// addresses of the pages)"
+            ),
             KeySpec("id", "the field that identifies a record"),
             KeySpec("unknown-fields", "not used by html sources"),
         ],
@@ -40,7 +52,9 @@ public struct HTMLSource: PagewiseSource {
             """)
 
     public enum Take: Sendable, Equatable {
-        case text, attribute(String), classWord
+        case text
+        case attribute(String)
+        case classWord
     }
 
     public typealias Convert = Converters.Target
@@ -71,7 +85,8 @@ public struct HTMLSource: PagewiseSource {
         fields = try Self.parseFields(config).fields
         if let nextNode = config["next"] {
             if let path = try config.string("path"), path.contains(where: { "*?[".contains($0) }) {
-                throw nextNode.error("'next' follows links from one start page: give 'path' a single file, not the glob '\(path)'")
+                throw nextNode.error(
+                    "'next' follows links from one start page: give 'path' a single file, not the glob '\(path)'")
             }
             nextXPath = try Self.xpath(try nextNode.string("'next'"), relative: false, at: nextNode)
         } else {
@@ -82,7 +97,8 @@ public struct HTMLSource: PagewiseSource {
         if maxPages < 1 { throw config["max-pages"]!.error("'max-pages' must be at least 1") }
         if let base = try config.string("base-url") {
             guard let url = URL(string: base.hasSuffix("/") ? base : base + "/"), url.scheme != nil else {
-                throw config["base-url"]!.error("'base-url' must be an absolute URL such as https://shop.example.com/catalogue/")
+                throw config["base-url"]!.error(
+                    "'base-url' must be an absolute URL such as https://shop.example.com/catalogue/")
             }
             baseURL = url
         } else {
@@ -97,13 +113,20 @@ public struct HTMLSource: PagewiseSource {
         } catch let error as CSSSelector.SyntaxError {
             throw node.error("selector '\(selector)': \(error.message)")
         }
-        guard HTMLDocument.compiles(xpath) else { throw node.error("selector '\(selector)' is not valid XPath: \(xpath)") }
+        guard HTMLDocument.compiles(xpath) else {
+            throw node.error("selector '\(selector)' is not valid XPath: \(xpath)")
+        }
         return xpath
     }
 
-    public static func declaredFields(_ config: ConfigMap, what: String) throws -> (fields: [FieldSpec], errors: [DefinitionError]) {
+    public static func declaredFields(
+        _ config: ConfigMap, what: String
+    ) throws -> (fields: [FieldSpec], errors: [DefinitionError]) {
         let (fields, errors) = try parseFields(config)
-        return (fields.map { FieldSpec(name: $0.name, type: $0.type, sourcePath: FieldPath(components: [.key($0.name)])) }, errors)
+        return (
+            fields.map { FieldSpec(name: $0.name, type: $0.type, sourcePath: FieldPath(components: [.key($0.name)])) },
+            errors
+        )
     }
 
     static func parseFields(_ config: ConfigMap) throws -> (fields: [Field], errors: [DefinitionError]) {
@@ -127,20 +150,31 @@ public struct HTMLSource: PagewiseSource {
                 switch takeText {
                 case "text": take = .text
                 case "class": take = .classWord
-                case let text where text.hasPrefix("attr:") && text.count > 5: take = .attribute(String(text.dropFirst(5)))
-                default: throw spec["take"]!.error("'take' of field '\(name)' must be text, class or attr:NAME, found '\(takeText)'")
+                case let text where text.hasPrefix("attr:") && text.count > 5:
+                    take = .attribute(String(text.dropFirst(5)))
+                default:
+                    throw spec["take"]!.error(
+                        "'take' of field '\(name)' must be text, class or attr:NAME, found '\(takeText)'")
                 }
                 var map: [String: Value]?
                 if let mapNode = spec["map"] {
                     var table: [String: Value] = [:]
                     for (word, mapped) in try mapNode.mapping("'map' of field '\(name)'").mapping {
-                        table[try ConfigNode(node: word, file: config.file).string("a word")] = try ConfigNode(node: mapped, file: config.file).value()
+                        table[try ConfigNode(node: word, file: config.file).string("a word")] = try ConfigNode(
+                            node: mapped, file: config.file
+                        ).value()
                     }
                     map = table
                 }
-                if take == .classWord, map == nil { throw spec.error("field '\(name)' takes a class word: give the 'map' from words to values") }
+                if take == .classWord, map == nil {
+                    throw spec.error("field '\(name)' takes a class word: give the 'map' from words to values")
+                }
                 let convert = try spec.choice("convert", Convert.self, choices: Convert.allCases.filter { $0 != .text })
-                if convert == .text { throw spec["convert"]!.error("field '\(name)': convert: text is for other sources (a field's text is already decoded and collapsed); leave it out") }
+                if convert == .text {
+                    throw spec["convert"]!.error(
+                        "field '\(name)': convert: text is for other sources (a field's text is already decoded and collapsed); leave it out"
+                    )
+                }
                 let required = try spec.bool("required") ?? false
                 let defaultType: FieldType
                 switch convert {
@@ -148,7 +182,9 @@ public struct HTMLSource: PagewiseSource {
                 case .number: defaultType = .number
                 case .integer: defaultType = .integer
                 default:
-                    if let values = map?.values, values.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
+                    if let values = map?.values,
+                        values.allSatisfy({ if case .int = $0 { return true } else { return false } })
+                    {
                         defaultType = .integer
                     } else if let values = map?.values, values.allSatisfy({ $0.number != nil }) {
                         defaultType = .number
@@ -160,16 +196,30 @@ public struct HTMLSource: PagewiseSource {
                 // What the field can hold: the page's text, a converter's result or the map's
                 // values. A type none of them fits (`type: array` on text) would reject every
                 // record at run time: refuse it now.
-                let produced = map != nil && convert != nil ? [] : map.map { Array($0.values) } ?? [convert?.sample ?? .string("text")]
-                if let typeNode = spec["type"], let bad = produced.first(where: { !$0.isNull && FieldMapping.convert($0, to: type) == nil }) {
-                    let source = map != nil ? "its map gives \(bad.typeName) values" : convert.map { "convert: \($0.rawValue) gives \(bad.typeName) values" } ?? "it takes text from the page"
-                    throw typeNode.error("field '\(name)' cannot be of type \(type.rawValue): \(source), so every record would be rejected; use type \(defaultType.rawValue) (the default) or any")
+                let produced =
+                    map != nil && convert != nil
+                    ? [] : map.map { Array($0.values) } ?? [convert?.sample ?? .string("text")]
+                if let typeNode = spec["type"],
+                    let bad = produced.first(where: { !$0.isNull && FieldMapping.convert($0, to: type) == nil })
+                {
+                    let source =
+                        map != nil
+                        ? "its map gives \(bad.typeName) values"
+                        : convert.map { "convert: \($0.rawValue) gives \(bad.typeName) values" }
+                            ?? "it takes text from the page"
+                    throw typeNode.error(
+                        "field '\(name)' cannot be of type \(type.rawValue): \(source), so every record would be rejected; use type \(defaultType.rawValue) (the default) or any"
+                    )
                 }
-                return Field(name: name, selector: selector, xpath: xpath, take: take, map: map, convert: convert, required: required, type: type)
+                return Field(
+                    name: name, selector: selector, xpath: xpath, take: take, map: map, convert: convert,
+                    required: required, type: type)
             }
             if let field { fields.append(field) }
         }
-        if fields.isEmpty, collector.errors.isEmpty { collector.errors.append(node.error("'fields' declares no field")) }
+        if fields.isEmpty, collector.errors.isEmpty {
+            collector.errors.append(node.error("'fields' declares no field"))
+        }
         return (fields, collector.errors)
     }
 
@@ -187,7 +237,9 @@ public struct HTMLSource: PagewiseSource {
         var page = ExtractedPage()
         text.fieldSelectors = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.selector) })
         func pageFinding(_ rule: String, _ message: String, offset: Int = 0) -> Finding {
-            Finding(rule: rule, severity: .warning, message: message, location: text.location(ofOffset: offset, pointer: "page \(text.pageNumber)"))
+            Finding(
+                rule: rule, severity: .warning, message: message,
+                location: text.location(ofOffset: offset, pointer: "page \(text.pageNumber)"))
         }
         var bytes = text.bytes.array
         let hasBOM = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
@@ -195,30 +247,44 @@ public struct HTMLSource: PagewiseSource {
             page.fileFindings.append(pageFinding("empty-page", "the page is empty"))
             return page
         }
-        let utf16 = bytes.count >= 2 && ((bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF))
+        let utf16 =
+            bytes.count >= 2 && ((bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF))
         if !utf16, bytes.prefix(8192).contains(0) {
-            page.fileFindings.append(pageFinding("not-html", "the file is binary, not an HTML page (it holds NUL bytes); skipped"))
+            page.fileFindings.append(
+                pageFinding("not-html", "the file is binary, not an HTML page (it holds NUL bytes); skipped"))
             return page
         }
         if !utf16, let firstNUL = bytes.firstIndex(of: 0) {
             // libxml2 would stop reading at a NUL: replace each with U+FFFD, as browsers do.
             let count = bytes.filter { $0 == 0 }.count
-            page.fileFindings.append(pageFinding("nul-bytes", "\(count) NUL byte\(count == 1 ? "" : "s") replaced by U+FFFD", offset: firstNUL))
+            page.fileFindings.append(
+                pageFinding(
+                    "nul-bytes", "\(count) NUL byte\(count == 1 ? "" : "s") replaced by U+FFFD", offset: firstNUL))
             bytes = bytes.flatMap { $0 == 0 ? [0xEF, 0xBF, 0xBD] : [$0] }
         }
         let decision = PageEncoding.decide(bytes)
-        if let finding = decision.finding { page.fileFindings.append(pageFinding(finding.rule, finding.message, offset: finding.offset)) }
-        guard let document = HTMLDocument(bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding) else {
+        if let finding = decision.finding {
+            page.fileFindings.append(pageFinding(finding.rule, finding.message, offset: finding.offset))
+        }
+        guard
+            let document = HTMLDocument(
+                bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding)
+        else {
             page.fileFindings.append(pageFinding("html-parse", "libxml2 could not read the page at all; skipped"))
             return page
         }
         if document.errorCount > 0, let first = document.firstError {
             let offset = first.line > 0 ? text.offset(ofLine: first.line) : 0
-            page.fileFindings.append(pageFinding("html-markup", "\(document.errorCount) markup error\(document.errorCount == 1 ? "" : "s") recovered from; the first: \(first.message)", offset: offset))
+            page.fileFindings.append(
+                pageFinding(
+                    "html-markup",
+                    "\(document.errorCount) markup error\(document.errorCount == 1 ? "" : "s") recovered from; the first: \(first.message)",
+                    offset: offset))
         }
         let items = document.select(itemsXPath)
         if items.isEmpty {
-            page.fileFindings.append(pageFinding("no-items", "no element matches the items selector '\(itemsSelector)' on this page"))
+            page.fileFindings.append(
+                pageFinding("no-items", "no element matches the items selector '\(itemsSelector)' on this page"))
         }
         let pageURL = pageAddress(text)
         for (index, item) in items.enumerated() {
@@ -229,17 +295,25 @@ public struct HTMLSource: PagewiseSource {
                 let value: Value
                 let problem: (rule: String, message: String, value: Value)?
                 do {
-                    (value, problem) = try extract(field, from: item, in: document, page: pageURL, maxValueBytes: limits.maxValueBytes)
+                    (value, problem) = try extract(
+                        field, from: item, in: document, page: pageURL, maxValueBytes: limits.maxValueBytes)
                 } catch let error as TextTooLong {
                     let location = origin.location(of: FieldPath(components: [.key(field.name)]))
                     let what = "the text of field '\(field.name)' of item \(index + 1) (\(error.length) bytes)"
-                    return ExtractedPage(failure: SourceError(location: location, message: InputLimits.exceeded(what, key: "max-value-bytes", limit: limits.maxValueBytes)))
+                    return ExtractedPage(
+                        failure: SourceError(
+                            location: location,
+                            message: InputLimits.exceeded(what, key: "max-value-bytes", limit: limits.maxValueBytes)))
                 } catch {
                     preconditionFailure("extract throws only TextTooLong")
                 }
                 object.appendUnchecked(field.name, value)
                 if let problem {
-                    findings.append(Finding(rule: problem.rule, message: problem.message, location: origin.location(of: FieldPath(components: [.key(field.name)])), field: field.name, value: problem.value))
+                    findings.append(
+                        Finding(
+                            rule: problem.rule, message: problem.message,
+                            location: origin.location(of: FieldPath(components: [.key(field.name)])), field: field.name,
+                            value: problem.value))
                 }
             }
             page.entries.append(.withFindings(.object(object), origin, findings))
@@ -263,32 +337,56 @@ public struct HTMLSource: PagewiseSource {
                 if computed.utf8.count > maxValueBytes { throw TextTooLong(length: computed.utf8.count) }
                 return convert(computed, field, page: page)
             }
-            return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item", .null) : nil)
+            return (
+                .null,
+                field.required
+                    ? (
+                        "missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item",
+                        .null
+                    ) : nil
+            )
         }
         var raw: String?
         switch field.take {
         case .text: raw = HTMLDocument.text(node)
         case .attribute(let name): raw = HTMLDocument.attribute(name, of: node).map(Trim.collapsed)
         case .classWord:
-            let words = (HTMLDocument.attribute("class", of: node) ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+            let words = (HTMLDocument.attribute("class", of: node) ?? "").split(whereSeparator: \.isWhitespace).map(
+                String.init)
             guard let mapped = words.lazy.compactMap({ field.map?[$0] }).first else {
-                let problem = field.required || !words.isEmpty
-                    ? ("class-map", "\(field.name): no class word of '\(words.joined(separator: " "))' is in the field's map", Value.string(words.joined(separator: " "))) : nil
+                let problem =
+                    field.required || !words.isEmpty
+                    ? (
+                        "class-map",
+                        "\(field.name): no class word of '\(words.joined(separator: " "))' is in the field's map",
+                        Value.string(words.joined(separator: " "))
+                    ) : nil
                 return (.null, problem)
             }
             return (mapped, nil)
         }
         guard let text = raw, !text.isEmpty else {
-            return (.null, field.required ? ("missing-field", "\(field.name): selector '\(field.selector)' found no \(field.take == .text ? "text" : "attribute value")", .null) : nil)
+            return (
+                .null,
+                field.required
+                    ? (
+                        "missing-field",
+                        "\(field.name): selector '\(field.selector)' found no \(field.take == .text ? "text" : "attribute value")",
+                        .null
+                    ) : nil
+            )
         }
         if text.utf8.count > maxValueBytes { throw TextTooLong(length: text.utf8.count) }
         return convert(text, field, page: page)
     }
 
     /// A field's text through its map or converter.
-    func convert(_ text: String, _ field: Field, page: URL?) -> (Value, (rule: String, message: String, value: Value)?) {
+    func convert(_ text: String, _ field: Field, page: URL?) -> (Value, (rule: String, message: String, value: Value)?)
+    {
         if let map = field.map {
-            guard let mapped = map[text] else { return (.null, ("class-map", "\(field.name): '\(text)' is not in the field's map", .string(text))) }
+            guard let mapped = map[text] else {
+                return (.null, ("class-map", "\(field.name): '\(text)' is not in the field's map", .string(text)))
+            }
             return (mapped, nil)
         }
         guard let target = field.convert else { return (.string(text), nil) }
@@ -302,7 +400,10 @@ public struct HTMLSource: PagewiseSource {
     /// folder, or the page's file:// address.
     func pageAddress(_ text: SourceText) -> URL? {
         guard let baseURL else { return URL(fileURLWithPath: text.absolutePath ?? text.displayPath) }
-        let relative = text.absolutePath.map { Paths.relative($0, to: text.sourceRoot ?? ($0 as NSString).deletingLastPathComponent) } ?? text.displayPath
+        let relative =
+            text.absolutePath.map {
+                Paths.relative($0, to: text.sourceRoot ?? ($0 as NSString).deletingLastPathComponent)
+            } ?? text.displayPath
         let encoded = relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative
         return URL(string: encoded, relativeTo: baseURL)
     }
@@ -311,19 +412,27 @@ public struct HTMLSource: PagewiseSource {
         guard let nextXPath else { return nil }
         let bytes = text.bytes.array
         let decision = PageEncoding.decide(bytes)
-        guard let document = HTMLDocument(bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding) else { return nil }
+        guard
+            let document = HTMLDocument(
+                bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding)
+        else { return nil }
         let href: String? = withExtendedLifetime(document) {
-            document.select(nextXPath).first.flatMap { HTMLDocument.attribute("href", of: $0) }?.trimmingCharacters(in: .whitespaces)
+            document.select(nextXPath).first.flatMap { HTMLDocument.attribute("href", of: $0) }?.trimmingCharacters(
+                in: .whitespaces)
         }
         guard let href, !href.isEmpty else { return nil }
         // Saved pages: the query and fragment do not name another file; escapes do.
         var target = String(href.split(separator: "#", omittingEmptySubsequences: false)[0])
         target = String(target.split(separator: "?", omittingEmptySubsequences: false)[0])
         if target.contains("://") || target.hasPrefix("/") {
-            return .refused("the next link '\(href)' leaves the saved pages (an address or a site-root path, not a relative link); stopped here")
+            return .refused(
+                "the next link '\(href)' leaves the saved pages (an address or a site-root path, not a relative link); stopped here"
+            )
         }
         target = target.removingPercentEncoding ?? target
-        return .file(URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()).standardizedFileURL.path, link: nil)
+        return .file(
+            URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent())
+                .standardizedFileURL.path, link: nil)
     }
 
     /// A page without items (pipeline tests of HTML sources use fixture pages: there is no

@@ -13,7 +13,8 @@ enum PageEncoding {
 
     /// Labels browsers read as windows-1252 (WHATWG Encoding), so seedforge does too.
     static let windows1252Labels: Set<String> = [
-        "windows-1252", "cp1252", "x-cp1252", "iso-8859-1", "iso8859-1", "latin1", "l1", "us-ascii", "ascii", "iso_8859-1", "cp819", "ibm819",
+        "windows-1252", "cp1252", "x-cp1252", "iso-8859-1", "iso8859-1", "latin1", "l1", "us-ascii", "ascii",
+        "iso_8859-1", "cp819", "ibm819",
     ]
 
     static func decide(_ bytes: [UInt8]) -> Decision {
@@ -21,9 +22,12 @@ enum PageEncoding {
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
             let little = bytes[0] == 0xFF
             let units = stride(from: 2, to: bytes.count - 1, by: 2).map { index -> UInt16 in
-                little ? UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8 : UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+                little
+                    ? UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8
+                    : UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
             }
-            return Decision(encoding: "UTF-8", finding: nil, transcoded: Array(String(decoding: units, as: UTF16.self).utf8))
+            return Decision(
+                encoding: "UTF-8", finding: nil, transcoded: Array(String(decoding: units, as: UTF16.self).utf8))
         }
         var declared = declaredCharset(bytes)
         if let name = declared, name.hasPrefix("utf-16") || name.hasPrefix("utf-32") || name.hasPrefix("ucs") {
@@ -33,7 +37,12 @@ enum PageEncoding {
         let invalid = firstInvalidUTF8(bytes)
         guard let invalid else {
             if let declared, !isUTF8(declared), bytes.contains(where: { $0 >= 0x80 }) {
-                return Decision(encoding: "UTF-8", finding: ("charset-mismatch", "the page declares charset \(declared) but its bytes are UTF-8; read as UTF-8", 0))
+                return Decision(
+                    encoding: "UTF-8",
+                    finding: (
+                        "charset-mismatch",
+                        "the page declares charset \(declared) but its bytes are UTF-8; read as UTF-8", 0
+                    ))
             }
             return Decision(encoding: "UTF-8", finding: nil)
         }
@@ -43,19 +52,27 @@ enum PageEncoding {
         if let declared, !isUTF8(declared) {
             if HTMLDocument.knowsEncoding(declared) { return Decision(encoding: declared, finding: nil) }
             return Decision(
-                encoding: "UTF-8", finding: ("charset-unknown", "the page declares charset \(declared), which seedforge cannot read, and its bytes are not UTF-8; read as windows-1252", invalid),
+                encoding: "UTF-8",
+                finding: (
+                    "charset-unknown",
+                    "the page declares charset \(declared), which seedforge cannot read, and its bytes are not UTF-8; read as windows-1252",
+                    invalid
+                ),
                 transcoded: windows1252ToUTF8(bytes))
         }
         let claim = declared.map { "declares \($0)" } ?? "declares no charset"
         return Decision(
-            encoding: "UTF-8", finding: ("invalid-utf8", "the page \(claim) but its bytes are not UTF-8; read as windows-1252", invalid),
+            encoding: "UTF-8",
+            finding: ("invalid-utf8", "the page \(claim) but its bytes are not UTF-8; read as windows-1252", invalid),
             transcoded: windows1252ToUTF8(bytes))
     }
 
     /// The characters windows-1252 puts at 0x80...0x9F (undefined ones kept as C1 controls).
     static let windows1252High: [UInt32] = [
-        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
-        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D,
+        0x017D, 0x8F,
+        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D,
+        0x017E, 0x0178,
     ]
 
     /// Windows-1252 bytes as UTF-8 (line breaks stay where they were).
@@ -99,7 +116,9 @@ enum PageEncoding {
             }
             guard let (count, low, high) = UTF8Lead.sequence(lead) else { return index }
             for step in 1...count {
-                guard index + step < bytes.count, bytes[index + step] >= (step == 1 ? low : 0x80), bytes[index + step] <= (step == 1 ? high : 0xBF) else { return index }
+                guard index + step < bytes.count, bytes[index + step] >= (step == 1 ? low : 0x80),
+                    bytes[index + step] <= (step == 1 ? high : 0xBF)
+                else { return index }
             }
             index += count + 1
         }

@@ -5,7 +5,8 @@ import Testing
 
 @Suite("Ingest: CSS selectors and converters")
 struct CSSAndConverterTests {
-    static let page = Array("""
+    static let page = Array(
+        """
         <html><body><div id="main"><ul>
           <li class="card new" data-sku="A-1"><a href="/a" title="Alpha">A</a></li>
           <li class="card"><a href="b.html" title="Beta's">B</a></li>
@@ -20,9 +21,9 @@ struct CSSAndConverterTests {
 
     @Test func theSupportedSubsetSelectsWhatCSSWould() throws {
         #expect(try names("li.card") == ["A", "B", "C"])
-        #expect(try names(".card") == ["A", "B", "C"])                    // not "cardigan"
+        #expect(try names(".card") == ["A", "B", "C"])  // not "cardigan"
         #expect(try names("#main > ul > li.new") == ["A"])
-        #expect(try names("li > a") == ["A", "B"])                        // child, not descendant
+        #expect(try names("li > a") == ["A", "B"])  // child, not descendant
         #expect(try names("li a") == ["A", "B", "C"])
         #expect(try names("[data-sku]") == ["A", "C"])
         #expect(try names("li[data-sku=C-3]") == ["C"])
@@ -35,7 +36,9 @@ struct CSSAndConverterTests {
         #expect(try names("xpath: //li[3]//a") == ["C"])
     }
 
-    @Test(arguments: ["li + li", "li ~ li", "a:hover", "li:nth-child(odd)", "[data-sku|=A]", "li >", "", "li[", ".", "#"])
+    @Test(arguments: [
+        "li + li", "li ~ li", "a:hover", "li:nth-child(odd)", "[data-sku|=A]", "li >", "", "li[", ".", "#",
+    ])
     func unsupportedSelectorsSaySo(selector: String) {
         #expect(throws: CSSSelector.SyntaxError.self) { try CSSSelector.xpath(selector, relative: false) }
     }
@@ -47,8 +50,10 @@ struct CSSAndConverterTests {
     }
 
     @Test(arguments: [
-        ("£51.77", "51.77", "GBP"), ("$1,299.00", "1299", "USD"), ("1.234,56 €", "1234.56", "EUR"), ("EUR 12", "12", "EUR"),
-        ("12,50 EUR", "12.5", "EUR"), ("¥1,200", "1200", "JPY"), ("R$ 1.999,90", "1999.9", "BRL"), ("CHF 7.05", "7.05", "CHF"),
+        ("£51.77", "51.77", "GBP"), ("$1,299.00", "1299", "USD"), ("1.234,56 €", "1234.56", "EUR"),
+        ("EUR 12", "12", "EUR"),
+        ("12,50 EUR", "12.5", "EUR"), ("¥1,200", "1200", "JPY"), ("R$ 1.999,90", "1999.9", "BRL"),
+        ("CHF 7.05", "7.05", "CHF"),
         ("\u{00A0}£ 0.99 ", "0.99", "GBP"), ("1 299,00 €", "1299", "EUR"),
     ])
     func pricesBecomeExactAmountsAndCurrencies(text: String, amount: String, currency: String) throws {
@@ -74,7 +79,9 @@ struct CSSAndConverterTests {
 
     @Test func urlsResolveAgainstThePage() {
         let page = URL(string: "https://shop.example.com/catalogue/page-2.html")
-        #expect(Converters.absoluteURL("products/a.html", base: page) == "https://shop.example.com/catalogue/products/a.html")
+        #expect(
+            Converters.absoluteURL("products/a.html", base: page)
+                == "https://shop.example.com/catalogue/products/a.html")
         #expect(Converters.absoluteURL("../media/a.jpg", base: page) == "https://shop.example.com/media/a.jpg")
         #expect(Converters.absoluteURL("/top.html", base: page) == "https://shop.example.com/top.html")
         #expect(Converters.absoluteURL("https://cdn.example.com/x.jpg", base: page) == "https://cdn.example.com/x.jpg")
@@ -108,20 +115,26 @@ struct HTMLRobustnessTests {
         let dir = try TempDir()
         for (name, bytes) in files { try dir.write("pages/" + name, bytes: bytes) }
         let pipeline = try Harness.load(Self.pipeline, in: dir)
-        return try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
+        return try Runner.run(
+            pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
     }
 
-    func warnings(_ result: RunResult) -> [String] { result.state.warnings.map { "\($0.finding.rule) \($0.finding.location!.file.split(separator: "/").last!)" } }
+    func warnings(_ result: RunResult) -> [String] {
+        result.state.warnings.map { "\($0.finding.rule) \($0.finding.location!.file.split(separator: "/").last!)" }
+    }
 
     @Test func unclosedAndMisnestedTagsAreRecovered() throws {
-        let html = Self.page(#"<li class="item"><span class="name">Alpha<span class="price">£1.50</li><li class="item"><b><i><span class="name">Beta</b></i></span><p>"#)
+        let html = Self.page(
+            #"<li class="item"><span class="name">Alpha<span class="price">£1.50</li><li class="item"><b><i><span class="name">Beta</b></i></span><p>"#
+        )
         let result = try run(["broken.html": Array(html.utf8)])
         #expect(result.records("items").map { $0["name"] } == [.string("Alpha£1.50"), .string("Beta")])
         #expect(warnings(result) == ["html-markup broken.html"])
     }
 
     @Test func aPageDeclaringAnotherCharsetButWrittenInUTF8IsReadAsUTF8() throws {
-        let html = Self.page(#"<li class="item"><span class="name">Zürich</span></li>"#, head: #"<meta charset="iso-8859-1">"#)
+        let html = Self.page(
+            #"<li class="item"><span class="name">Zürich</span></li>"#, head: #"<meta charset="iso-8859-1">"#)
         let result = try run(["mismatch.html": Array(html.utf8)])
         #expect(result.records("items").first?["name"] == .string("Zürich"))
         #expect(warnings(result) == ["charset-mismatch mismatch.html"])
@@ -130,7 +143,7 @@ struct HTMLRobustnessTests {
     @Test func invalidUTF8BytesAreReportedAndReadAsWindows1252() throws {
         let parts = Self.page(#"<li class="item"><span class="name">Caf@</span></li>"#).split(separator: "@")
         var bytes = Array(parts[0].utf8)
-        bytes += [0xE9]   // é in windows-1252, invalid in UTF-8
+        bytes += [0xE9]  // é in windows-1252, invalid in UTF-8
         bytes += Array(parts[1].utf8)
         let result = try run(["latin.html": bytes])
         #expect(result.records("items").first?["name"] == .string("Café"))
@@ -141,8 +154,10 @@ struct HTMLRobustnessTests {
     }
 
     @Test func aMetaCharsetAloneIsHonoured() throws {
-        var bytes = Array(#"<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body><ul><li class="item"><span class="name">Cr"#.utf8)
-        bytes += [0xE8, 0x6D, 0x65]   // "ème" in windows-1252
+        var bytes = Array(
+            #"<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body><ul><li class="item"><span class="name">Cr"#
+                .utf8)
+        bytes += [0xE8, 0x6D, 0x65]  // "ème" in windows-1252
         bytes += Array("</span></li></ul></body></html>".utf8)
         let result = try run(["meta.html": bytes])
         #expect(result.records("items").first?["name"] == .string("Crème"))
@@ -158,11 +173,12 @@ struct HTMLRobustnessTests {
         ])
         #expect(warnings(result) == ["empty-page a-empty.html", "not-html b-binary.html", "no-items c-none.html"])
         #expect(result.records("items").count == 1)
-        #expect(result.counts[0].read == 1)   // accounting: only the good item was a record
+        #expect(result.counts[0].read == 1)  // accounting: only the good item was a record
     }
 
     @Test func aTwentyMegabytePageIsRead() throws {
-        let item = #"<li class="item"><span class="name">Item with a fairly long name to fill the page quickly</span><span class="price">£12.34</span></li>"#
+        let item =
+            #"<li class="item"><span class="name">Item with a fairly long name to fill the page quickly</span><span class="price">£12.34</span></li>"#
         let count = 20_000_000 / item.utf8.count + 1
         let html = Self.page(String(repeating: item, count: count))
         #expect(html.utf8.count > 20_000_000)
@@ -173,7 +189,9 @@ struct HTMLRobustnessTests {
 
     @Test func deeplyNestedMarkupDoesNotCrash() throws {
         let depth = 20_000
-        let html = Self.page(String(repeating: "<div>", count: depth) + #"<li class="item"><span class="name">Deep</span></li>"# + String(repeating: "</div>", count: depth))
+        let html = Self.page(
+            String(repeating: "<div>", count: depth) + #"<li class="item"><span class="name">Deep</span></li>"#
+                + String(repeating: "</div>", count: depth))
         let result = try run(["deep.html": Array(html.utf8)])
         #expect(result.state.warnings.allSatisfy { ["html-markup", "no-items"].contains($0.finding.rule) })
         #expect(result.records("items").count <= 1)
@@ -189,10 +207,16 @@ struct HTMLRobustnessTests {
     }
 
     @Test func libxml2ParsesSafelyOnSeveralThreads() throws {
-        let pages = (0..<64).map { n in Array(Self.page((0..<50).map { #"<li class="item"><span class="name">P\#(n)-\#($0)</span></li>"# }.joined()).utf8) }
+        let pages = (0..<64).map { n in
+            Array(
+                Self.page((0..<50).map { #"<li class="item"><span class="name">P\#(n)-\#($0)</span></li>"# }.joined())
+                    .utf8)
+        }
         let xpath = try CSSSelector.xpath("li.item span.name", relative: false)
         let results = Threads(4).run(pages.count) { index in
-            HTMLDocument(bytes: pages[index], url: "p\(index).html", encoding: "UTF-8").map { $0.select(xpath).map(HTMLDocument.text) } ?? []
+            HTMLDocument(bytes: pages[index], url: "p\(index).html", encoding: "UTF-8").map {
+                $0.select(xpath).map(HTMLDocument.text)
+            } ?? []
         }
         for (index, names) in results.enumerated() {
             #expect(names == (0..<50).map { "P\(index)-\($0)" })
@@ -220,7 +244,8 @@ struct NextLinkTests {
         let dir = try TempDir()
         for (name, html) in pages { try dir.write(name, html) }
         let pipeline = try Harness.load(Self.pipeline.replacingOccurrences(of: "MAX", with: "\(max)"), in: dir)
-        return try Runner.run(pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
+        return try Runner.run(
+            pipeline, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
     }
 
     func page(_ item: String, next: String?) -> String {
@@ -228,26 +253,40 @@ struct NextLinkTests {
     }
 
     @Test func linksAreFollowedInOrder() throws {
-        let result = try run(["site/page-1.html": page("one", next: "page-2.html"), "site/page-2.html": page("two", next: "more/page-3.html#top"), "site/more/page-3.html": page("three", next: nil)])
+        let result = try run([
+            "site/page-1.html": page("one", next: "page-2.html"),
+            "site/page-2.html": page("two", next: "more/page-3.html#top"),
+            "site/more/page-3.html": page("three", next: nil),
+        ])
         #expect(result.records("items").map { $0["name"] } == [.string("one"), .string("two"), .string("three")])
         #expect(result.state.warnings.isEmpty)
     }
 
     @Test func loopsFoldersAndLimitsStopWithAWarning() throws {
-        let loop = try run(["site/page-1.html": page("one", next: "page-2.html"), "site/page-2.html": page("two", next: "page-1.html")])
+        let loop = try run([
+            "site/page-1.html": page("one", next: "page-2.html"), "site/page-2.html": page("two", next: "page-1.html"),
+        ])
         #expect(loop.records("items").count == 2)
         #expect(loop.state.warnings.first?.finding.message.contains("read already (a loop)") == true)
-        let outside = try run(["site/page-1.html": page("one", next: "../elsewhere.html"), "elsewhere.html": page("x", next: nil)])
+        let outside = try run([
+            "site/page-1.html": page("one", next: "../elsewhere.html"), "elsewhere.html": page("x", next: nil),
+        ])
         #expect(outside.records("items").count == 1)
         #expect(outside.state.warnings.first?.finding.message.contains("outside the folder of the start page") == true)
         let web = try run(["site/page-1.html": page("one", next: "https://example.com/page-2.html")])
         #expect(web.state.warnings.first?.finding.message.contains("leaves the saved pages") == true)
-        let limited = try run(["site/page-1.html": page("one", next: "page-2.html"), "site/page-2.html": page("two", next: "page-3.html"), "site/page-3.html": page("three", next: nil)], max: 2)
+        let limited = try run(
+            [
+                "site/page-1.html": page("one", next: "page-2.html"),
+                "site/page-2.html": page("two", next: "page-3.html"), "site/page-3.html": page("three", next: nil),
+            ], max: 2)
         #expect(limited.records("items").count == 2)
         #expect(limited.state.warnings.first?.finding.message.contains("max-pages (2) reached") == true)
         // A page that was not saved loses the pages after it: an error (validate keeps checking).
         let missing = try run(["site/page-1.html": page("one", next: "page-9.html")])
         #expect(missing.records("items").count == 1 && missing.state.warnings.isEmpty)
-        #expect(missing.state.sourceErrors.first?.error.message.contains("page-9.html, which does not exist (a page was not saved)") == true)
+        #expect(
+            missing.state.sourceErrors.first?.error.message.contains(
+                "page-9.html, which does not exist (a page was not saved)") == true)
     }
 }
