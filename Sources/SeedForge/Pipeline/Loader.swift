@@ -382,7 +382,9 @@ public enum Loader {
                 "unknown output format '\(formatName)'\(Suggestion.phrase(for: formatName, in: names)); formats: \(names.joined(separator: ", "))"
             )
         }
-        let errors = config.unknownKeys(allowed: formatType.spec.keys.map(\.name) + ["where"])
+        // `where` is refused below with its own message where the format does not take it.
+        let keys = formatType.spec.keys.map(\.name)
+        let errors = config.unknownKeys(allowed: keys.contains("where") ? keys : keys + ["where"])
         if let whereNode = config["where"], !formatType.spec.keys.contains(where: { $0.name == "where" }) {
             throw whereNode.error(
                 "'where' cannot filter a \(formatName) output: its pages and index cover the whole collection; filter with a step before it, or write the subset as json, ndjson, csv or sqlite"
