@@ -83,19 +83,24 @@ struct SetAndMapIntoTests {
         #expect(result.state.warnings.isEmpty && result.rejects("items").isEmpty)
     }
 
+    /// The definition errors of a one-step pipeline over `items` with these fields.
+    static func messages(_ step: String, fields: String) -> [String] {
+        Harness.definitionErrors(
+            """
+            name: m
+            sources:
+              items: {kind: json, path: data.json, fields: \(fields)}
+            steps:
+              - \(step)
+            outputs:
+              - {file: i.json, collection: items}
+            """
+        ).map(\.message)
+    }
+
     @Test func intoAndDefaultAreChecked() {
         func messages(_ step: String, fields: String = "{types: array, c: string}") -> [String] {
-            Harness.definitionErrors(
-                """
-                name: m
-                sources:
-                  items: {kind: json, path: data.json, fields: \(fields)}
-                steps:
-                  - \(step)
-                outputs:
-                  - {file: i.json, collection: items}
-                """
-            ).map(\.message)
+            Self.messages(step, fields: fields)
         }
         #expect(
             messages("{normalize: map-values, collection: items, field: types, map: {A: [a]}}").contains {
@@ -137,19 +142,7 @@ struct SetAndMapIntoTests {
     }
 
     @Test func nonFiniteConstantsAreDefinitionErrorsNotCrashes() {
-        func messages(_ step: String) -> [String] {
-            Harness.definitionErrors(
-                """
-                name: s
-                sources:
-                  items: {kind: json, path: data.json, fields: {id: integer, v: any}}
-                steps:
-                  - \(step)
-                outputs:
-                  - {file: i.json, collection: items}
-                """
-            ).map(\.message)
-        }
+        func messages(_ step: String) -> [String] { Self.messages(step, fields: "{id: integer, v: any}") }
         #expect(
             messages("{normalize: set, collection: items, fields: {f: .inf}}").contains {
                 $0.contains("'.inf' is not a finite number")
