@@ -1,42 +1,57 @@
 import Foundation
 
 /// Whether the dataset a run would replace already is what the run would write: its
-/// manifest records the same seedforge version, the same pipeline definition (SHA-256 of
-/// the file) and the same input files, each with the bytes it has now, and every output it
-/// lists is still there. Then a nightly run has nothing to do.
+/// manifest was written by the same build of seedforge for the same pipeline definition
+/// (SHA-256 of the file) from the same input files, each with the bytes it has now, and
+/// every output it lists is still there as written. Then a nightly run has nothing to do.
 ///
-/// An input whose size and modification time equal what the manifest recorded is not
-/// read; any other is hashed, so a file touched but rewritten with the same bytes is not a
-/// change. A source that follows links (`next`, `next-page-token`) may have read more
-/// files than its `path` names: the manifest's list of them counts, and since each page
-/// names the next in its own bytes, equal pages mean an equal chain.
+/// An input whose stamp (size, inode, modification and status-change time) equals what
+/// the manifest recorded is not read; any other is hashed, so a file touched but rewritten
+/// with the same bytes is not a change. A source that follows links (`next`,
+/// `next-page-token`) may have read more files than its `path` names: the manifest's list
+/// of them counts, and since each page names the next in its own bytes, equal pages mean
+/// an equal chain.
 enum UpToDate {
     /// Nil when the dataset at `target` is up to date with `pipeline`; otherwise why not
     /// (for `--verbose`).
     static func staleness(of target: URL, for pipeline: Pipeline) -> String? {
         let manifestURL = target.appendingPathComponent(SideOutputs.manifestFile)
-        guard let data = try? Data(contentsOf: manifestURL),
-            let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        guard let bytes = try? FileBytes.read(path: manifestURL.path),
+            let manifest = bytes.withUnsafeBufferPointer({ buffer -> Value? in
+                var reader = JSONReader(bytes: buffer)
+                return try? reader.readValue()
+            })
         else { return "no manifest of a previous run" }
-        let run = manifest["run"] as? [String: Any] ?? [:]
-        guard (manifest["tool"] as? [String: Any])?["version"] as? String == SeedForgeVersion.current,
-            run["build"] as? String == SeedForgeVersion.build
+        func text(_ value: Value, _ pointer: String) -> String? {
+            value.value(at: FieldPath(parsing: pointer)!)?.string
+        }
+        func number(_ value: Value, _ key: String) -> Int? {
+            guard case .int(let number)? = value.value(at: FieldPath(components: [.key(key)])) else { return nil }
+            return Int(number)
+        }
+        func list(_ pointer: String) -> [Value] {
+            guard case .array(let items)? = manifest.value(at: FieldPath(parsing: pointer)!) else { return [] }
+            return items
+        }
+
+        guard text(manifest, "/tool/version") == SeedForgeVersion.current,
+            text(manifest, "/run/build") == SeedForgeVersion.build
         else { return "made by another build of seedforge" }
-        guard (manifest["pipeline"] as? [String: Any])?["sha256"] as? String == pipeline.fileSHA256 else {
+        guard text(manifest, "/pipeline/sha256") == pipeline.fileSHA256 else {
             return "the pipeline definition changed"
         }
-        guard let inputs = manifest["inputs"] as? [[String: Any]] else { return "the manifest lists no inputs" }
         let recordedStamps = Dictionary(
-            (run["inputs"] as? [[String: Any]] ?? []).compactMap { entry -> (String, String)? in
-                guard let file = entry["file"] as? String, let stamp = entry["stamp"] as? String else { return nil }
+            list("/run/inputs").compactMap { entry -> (String, String)? in
+                guard let file = text(entry, "/file"), let stamp = text(entry, "/stamp") else { return nil }
                 return (file, stamp)
             },
             uniquingKeysWith: { first, _ in first })
 
         // The files each collection would be read from, against those it was read from.
+        let inputs = list("/inputs")
         var recordedByCollection: [String: [String]] = [:]
         for input in inputs {
-            guard let collection = input["collection"] as? String, let file = input["file"] as? String else {
+            guard let collection = text(input, "/collection"), let file = text(input, "/file") else {
                 return "the manifest's inputs are unreadable"
             }
             recordedByCollection[collection, default: []].append(file)
@@ -60,13 +75,13 @@ enum UpToDate {
         }
 
         for input in inputs {
-            guard let file = input["file"] as? String, let sha256 = input["sha256"] as? String,
-                let bytes = (input["bytes"] as? NSNumber)?.intValue
+            guard let file = text(input, "/file"), let sha256 = text(input, "/sha256"),
+                let size = number(input, "bytes")
             else { return "the manifest's inputs are unreadable" }
             let path = URL(
                 fileURLWithPath: file, relativeTo: URL(fileURLWithPath: pipeline.baseDirectory, isDirectory: true)
             ).path
-            guard let stamp = FileStamp.of(path), stamp.bytes == bytes else { return "\(file) changed" }
+            guard let stamp = FileStamp.of(path), stamp.bytes == size else { return "\(file) changed" }
             if recordedStamps[file] == stamp.text { continue }
             guard let contents = try? FileBytes.read(path: path), SHA256.hex(buffer: contents.buffer) == sha256 else {
                 return "\(file) changed"
@@ -74,14 +89,14 @@ enum UpToDate {
         }
 
         // Every output is still there with its files and bytes, none written after the manifest.
-        guard let written = FileStamp.of(manifestURL.path)?.modified else { return "no manifest of a previous run" }
-        for output in manifest["outputs"] as? [[String: Any]] ?? [] {
-            guard let file = output["file"] as? String, let bytes = (output["bytes"] as? NSNumber)?.intValue,
-                let count = (output["files"] as? NSNumber)?.intValue
+        guard let written = bytes.stamp?.modified else { return "no manifest of a previous run" }
+        for output in list("/outputs") {
+            guard let file = text(output, "/file"), let size = number(output, "bytes"),
+                let count = number(output, "files")
             else { return "the manifest's outputs are unreadable" }
             guard let found = DatasetFiles.stamps(under: target.appendingPathComponent(file).path),
                 found.count == count,
-                found.reduce(0, { $0 + $1.bytes }) == bytes, found.allSatisfy({ $0.modified <= written })
+                found.reduce(0, { $0 + $1.bytes }) == size, found.allSatisfy({ $0.modified <= written })
             else { return "\(file) in the dataset was changed or removed" }
         }
         return nil
