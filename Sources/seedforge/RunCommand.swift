@@ -54,7 +54,7 @@ struct RunCommand: ParsableCommand {
                     pipeline,
                     options: RunOptions(
                         outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads,
-                        force: force))
+                        force: force, memoryLimit: parallel.memoryLimit))
                 finished.append(result)
                 if log.logFormat == .json {
                     logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])

@@ -62,7 +62,10 @@ struct ValidateCommand: ParsableCommand {
             do {
                 report.add(
                     try Runner.run(
-                        pipeline, options: RunOptions(writeOutputs: false, logger: logger, threads: parallel.threads)))
+                        pipeline,
+                        options: RunOptions(
+                            writeOutputs: false, logger: logger, threads: parallel.threads,
+                            memoryLimit: parallel.memoryLimit)))
             } catch let error as SourceError {
                 report.add(error, pipeline: pipeline.name)
             } catch {

@@ -88,21 +88,21 @@ public struct Append: Step {
     }
 
     public func run(_ state: RunState) throws {
-        let moved = state.collections.removeValue(forKey: collection) ?? []
-        // Locations of moved records resolve field names through their files' tables: a
-        // dropped name must not resolve (a later field may take it, computed).
+        // Batch by batch: neither collection is held whole when spilled.
+        let target = state.store(into)
         var seen: Set<ObjectIdentifier> = []
-        for record in moved where seen.insert(ObjectIdentifier(record.origin.source)).inserted {
-            record.origin.source.fieldPaths = record.origin.source.fieldPaths?.filter { carried.contains($0.key) }
+        var moved = 0
+        try state.forEachRecord(collection) { record in
+            // Locations of moved records resolve field names through their files' tables:
+            // a dropped name must not resolve (a later field may take it, computed).
+            if seen.insert(ObjectIdentifier(record.origin.source)).inserted {
+                record.origin.source.fieldPaths = record.origin.source.fieldPaths?.filter { carried.contains($0.key) }
+            }
+            target.append(Record(values: sources.map { $0.map { record[$0] } ?? .null }, origin: record.origin))
+            moved += 1
         }
-        var records = state.collections.removeValue(forKey: into) ?? []
-        records.reserveCapacity(records.count + moved.count)
-        for record in moved {
-            records.append(Record(values: sources.map { $0.map { record[$0] } ?? .null }, origin: record.origin))
-        }
-        state.collections[into] = records
-        state.collections[collection] = []
-        state.appendedOut[collection, default: 0] += moved.count
-        state.appendedIn[into, default: 0] += moved.count
+        state.setRecords(collection, [])
+        state.appendedOut[collection, default: 0] += moved
+        state.appendedIn[into, default: 0] += moved
     }
 }

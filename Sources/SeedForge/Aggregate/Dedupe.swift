@@ -180,7 +180,9 @@ public struct Dedupe: Step {
 
     public func run(_ state: RunState) throws {
         if within != nil || across != nil { return try runGrouped(state) }
-        let records = state.records(collection)
+        let store = state.store(collection)
+        if store.isSpilled { return try runSpilled(store, state) }
+        let records = store.resident
         // Keep-by keys are made only for records whose key collides: most records have none.
         let preference: (Int) -> ByteKey? = { preferenceKey(records[$0]) }
         // All keys in one table; each record learns the first record sharing its key,
@@ -188,10 +190,65 @@ public struct Dedupe: Step {
         let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in
             appendKey(of: records[index], to: &key)
         }
+        let winnerOf = winners(table.firstWithEqualKey(threads: state.threads), preference)
+        remove(winnerOf, from: records, state)
+    }
+
+    /// A collection spilled to disk: its keys are made batch by batch into one table (the
+    /// records stay on disk), the keep-by keys of records whose key collides are read in
+    /// a second pass, and only the duplicates and their winners are held to log them;
+    /// a last pass drops the losers and writes the filled winners.
+    func runSpilled(_ store: RecordStore, _ state: RunState) throws {
+        var table = KeyTable()
+        try store.forEachBatch { batch in
+            table.append(
+                contentsOf: KeyTable.build(count: batch.count, threads: state.threads) { index, key in
+                    appendKey(of: batch[batch.startIndex + index], to: &key)
+                })
+        }
         let groupOf = table.firstWithEqualKey(threads: state.threads)
-        var winner = [Int](repeating: -1, count: records.count)
+        table = KeyTable()
+        var members = [Int](repeating: 0, count: groupOf.count)
+        for group in groupOf where group >= 0 { members[group] += 1 }
+        func collides(_ index: Int) -> Bool { groupOf[index] >= 0 && members[groupOf[index]] > 1 }
+        var preferences: [Int: ByteKey] = [:]
+        if keepBy != nil {
+            var position = 0
+            try store.forEachBatch { batch in
+                for record in batch {
+                    if collides(position), let key = preferenceKey(record) { preferences[position] = key }
+                    position += 1
+                }
+            }
+        }
+        let winnerOf = winners(groupOf) { preferences[$0] }
+        var involved: [Int: Record] = [:]
+        let wanted = Set(winnerOf.keys).union(winnerOf.values)
+        var position = 0
+        try store.forEachBatch { batch in
+            for record in batch {
+                if wanted.contains(position) { involved[position] = record }
+                position += 1
+            }
+        }
+        let filled = settle(winnerOf, record: { involved[$0]! }, state)
+        position = 0
+        try store.rewrite { records in
+            let base = position
+            position += records.count
+            guard records.indices.contains(where: { wanted.contains(base + $0) }) else { return }
+            records = records.indices.compactMap { index in
+                winnerOf[base + index] != nil ? nil : filled[base + index] ?? records[index]
+            }
+        }
+    }
+
+    /// The winner of each duplicate (loser position → winner position), taking records in
+    /// input order: the first of a group stands until a later one `beats` it.
+    func winners(_ groupOf: [Int], _ preference: (Int) -> ByteKey?) -> [Int: Int] {
+        var winner = [Int](repeating: -1, count: groupOf.count)
         var losers: [(index: Int, group: Int)] = []
-        for index in records.indices {
+        for index in groupOf.indices {
             let group = groupOf[index]
             guard group >= 0 else { continue }
             if group == index {
@@ -203,7 +260,7 @@ public struct Dedupe: Step {
                 losers.append((index, group))
             }
         }
-        remove(Dictionary(uniqueKeysWithValues: losers.map { ($0.index, winner[$0.group]) }), from: records, state)
+        return Dictionary(uniqueKeysWithValues: losers.map { ($0.index, winner[$0.group]) })
     }
 
     /// Dedupe by key and distance, or across a field: see the type's comment. Each record,
@@ -292,22 +349,34 @@ public struct Dedupe: Step {
     /// Moves each loser (record index → its winner's index) to the duplicates log, in input
     /// order, and keeps the rest.
     func remove(_ winnerOf: [Int: Int], from records: [Record], _ state: RunState, distances: [Int: Double] = [:]) {
-        var records = records
-        var removed = [Bool](repeating: false, count: records.count)
+        let filled = settle(winnerOf, record: { records[$0] }, state, distances: distances)
+        var kept: [Record] = []
+        kept.reserveCapacity(records.count - winnerOf.count)
+        for index in records.indices where winnerOf[index] == nil { kept.append(filled[index] ?? records[index]) }
+        state.setRecords(collection, kept)
+    }
+
+    /// Logs each loser with its winner, in input order, the winner taking the `fill` fields
+    /// it lacks; returns the winners that took some (position → filled record).
+    func settle(
+        _ winnerOf: [Int: Int], record: (Int) -> Record, _ state: RunState, distances: [Int: Double] = [:]
+    ) -> [Int: Record] {
+        var changed: [Int: Record] = [:]
         let schema = state.schemas[collection]!
         for index in winnerOf.keys.sorted() {
-            removed[index] = true
-            let winner = winnerOf[index]!
+            let winnerIndex = winnerOf[index]!
+            let loser = record(index)
+            var winner = changed[winnerIndex] ?? record(winnerIndex)
             var filled: [String] = []
-            for field in fill where records[winner][field].isNull && !records[index][field].isNull {
-                records[winner][field] = records[index][field]
+            for field in fill where winner[field].isNull && !loser[field].isNull {
+                winner[field] = loser[field]
                 filled.append(schema[field].name)
             }
+            if !filled.isEmpty { changed[winnerIndex] = winner }
             state.removeDuplicate(
-                records[index], in: collection, winner: records[winner],
-                key: loggedKey(of: records[index]), step: "aggregate: dedupe", filled: filled,
-                distanceKm: distances[index].map { (1000 * $0).rounded() / 1000 })
+                loser, in: collection, winner: winner, key: loggedKey(of: loser), step: "aggregate: dedupe",
+                filled: filled, distanceKm: distances[index].map { (1000 * $0).rounded() / 1000 })
         }
-        state.collections[collection] = records.indices.filter { !removed[$0] }.map { records[$0] }
+        return changed
     }
 }

@@ -212,6 +212,6 @@ public struct GroupStats: Step {
             }
             if let origin { out.append(Record(values: values, origin: origin)) }
         }
-        state.collections[into] = out
+        state.setRecords(into, out)
     }
 }

@@ -76,23 +76,32 @@ public struct Sort: Step {
         return list
     }
 
-    public func run(_ state: RunState) throws {
-        let records = state.records(collection)
-        let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in
-            let record = records[index]
-            for part in keys {
-                let value = record[part.field]
-                if part.timestamp, case .string(let text) = value, let instant = Timestamp.parse(text) {
-                    key.append(.double(instant), text: .exact, descending: part.descending)
-                } else {
-                    key.append(value, text: part.collation, descending: part.descending)
-                }
+    /// Writes the record's sort key: bytes whose order is the records' order.
+    func appendKey(of record: Record, to key: inout ByteKey) {
+        for part in keys {
+            let value = record[part.field]
+            if part.timestamp, case .string(let text) = value, let instant = Timestamp.parse(text) {
+                key.append(.double(instant), text: .exact, descending: part.descending)
+            } else {
+                key.append(value, text: part.collation, descending: part.descending)
             }
+        }
+    }
+
+    public func run(_ state: RunState) throws {
+        let store = state.store(collection)
+        if store.isSpilled {
+            // Past the memory limit: sorted runs on disk, merged (see `SortedRuns`).
+            return try SortedRuns.sort(store, space: state.spill, threads: state.threads) { appendKey(of: $0, to: &$1) }
+        }
+        let records = store.resident
+        let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in
+            appendKey(of: records[index], to: &key)
             return true
         }
         // Ties keep input order, so the result never depends on the sort algorithm.
         let order = table.sortedPositions(threads: state.threads)
-        state.collections[collection] = order.map { records[$0] }
+        state.setRecords(collection, order.map { records[$0] })
     }
 }
 

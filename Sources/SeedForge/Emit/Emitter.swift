@@ -21,14 +21,17 @@ enum Emitter {
                         file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes),
                         bytes: bytes.count, files: 1))
             }
+            // Spilled records are decoded by the outputs concurrently: make the codec first.
+            _ = state.spill.codec()
             // Outputs are independent files: write them concurrently, list them in order.
             let written: [Result<Manifest.Output, Error>] = state.threads.run(pipeline.outputs.count) { index in
                 let output = pipeline.outputs[index]
-                let records = output.selected(state.records(output.collection))
+                let store = state.store(output.collection)
                 let writer = OutputWriter(
                     folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
                 let clock = ContinuousClock.now
                 return Result {
+                    let records = try output.selected(store)
                     try output.format.write(
                         records, fields: output.fields.map { state.schemas[output.collection]![$0] },
                         ids: output.fields, into: writer)

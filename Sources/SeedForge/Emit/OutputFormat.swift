@@ -8,7 +8,14 @@ public protocol OutputFormat: Sendable {
     /// Reads the format's own keys. `collection` is the collection being written.
     init(config: ConfigMap, plan: PipelinePlan, collection: String) throws
     /// Writes the records: one file at `out.file`, or a folder of files under it.
-    func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws
+    func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws
+}
+
+extension OutputFormat {
+    /// Writes records held in memory.
+    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+        try write(OutputRecords(records), fields: fields, ids: ids, into: out)
+    }
 }
 
 /// A format whose records are JSON objects (json, ndjson, pages): its `fields:` may write a
@@ -38,19 +45,25 @@ extension SingleFileFormat {
     /// Records rendered and written per batch: the memory an output holds at once.
     static var batchSize: Int { 65_536 }
 
-    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+    public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         try out.stream { file in
             try file.write(head(count: records.count, fields: fields))
-            var start = 0
-            while start < records.count {
-                let end = min(start + Self.batchSize, records.count)
-                let pieces = Parallel.chunks(end - start, threads: out.threads, minimumChunk: 4_096) { range in
-                    render(
-                        records[(start + range.lowerBound)..<(start + range.upperBound)], fields: fields, ids: ids,
-                        first: start + range.lowerBound == 0)
+            // Position in the file of the batch's first record.
+            var written = 0
+            try records.forEachBatch { batch in
+                var start = batch.startIndex
+                while start < batch.endIndex {
+                    let end = min(start + Self.batchSize, batch.endIndex)
+                    let first = written + (start - batch.startIndex)
+                    let pieces = Parallel.chunks(end - start, threads: out.threads, minimumChunk: 4_096) { range in
+                        render(
+                            batch[(start + range.lowerBound)..<(start + range.upperBound)], fields: fields, ids: ids,
+                            first: first + range.lowerBound == 0)
+                    }
+                    for piece in pieces { try file.write(piece) }
+                    start = end
                 }
-                for piece in pieces { try file.write(piece) }
-                start = end
+                written += batch.count
             }
             try file.write(tail(count: records.count))
         }
@@ -221,6 +234,21 @@ public struct OutputDefinition: Sendable {
     /// The records this output writes: those matching every `where` condition, with
     /// `fixed-decimals` applied.
     func selected(_ records: [Record]) -> [Record] { fixedDecimals.apply(filter.apply(records)) }
+
+    /// The records this output writes from a collection's store: its `where` and fixed
+    /// decimals applied batch by batch when the collection is spilled (a first pass
+    /// counts the records a `where` keeps).
+    func selected(_ store: RecordStore) throws -> OutputRecords {
+        guard store.isSpilled else { return OutputRecords(selected(store.resident)) }
+        var count = store.count
+        if !filter.conditions.isEmpty {
+            count = 0
+            try store.forEachBatch { batch in count += filter.apply(Array(batch)).count }
+        }
+        return OutputRecords(count: count) { body in
+            try store.forEachBatch { batch in try body(selected(Array(batch))[...]) }
+        }
+    }
 
     /// Where this output writes a field inside each record: its key when that is a
     /// top-level key, else a JSON Pointer (`/coord/lat`); nil when it does not write it.

@@ -37,28 +37,42 @@ public struct PagesFormat: StructuredFormat {
     /// The file name of page `number` (1-based) inside the folder.
     public static func fileName(page number: Int) -> String { "\(number).json" }
 
-    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
-        let pageCount = (records.count + size - 1) / size
+    public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         let size = self.size
-        func page(_ number: Int) -> ArraySlice<Record> {
-            records[(number - 1) * size..<min(number * size, records.count)]
+        var entries: [Value] = []
+        // Pages are cut from each batch of records; a page a batch ends in the middle of is
+        // completed with the next batch's first records.
+        var carried: [Record] = []
+        func writePages(_ records: ArraySlice<Record>, last: Bool) throws {
+            let full = last ? (records.count + size - 1) / size : records.count / size
+            let firstNumber = entries.count + 1
+            func page(_ index: Int) -> ArraySlice<Record> {
+                let start = records.startIndex + index * size
+                return records[start..<min(start + size, records.endIndex)]
+            }
+            try out.writeFiles(full) { index in
+                (
+                    Self.fileName(page: firstNumber + index),
+                    JSONFormat(layout: layout).render(page(index), fields: fields, ids: ids)
+                )
+            }
+            for index in 0..<full {
+                let records = page(index)
+                entries.append(
+                    .object(
+                        JSONObject([
+                            ("page", .int(Int64(firstNumber + index))),
+                            ("file", .string(Self.fileName(page: firstNumber + index))),
+                            ("records", .int(Int64(records.count))), ("first", records.first![key]),
+                            ("last", records.last![key]),
+                        ])))
+            }
+            carried = Array(records[min(records.startIndex + full * size, records.endIndex)...])
         }
-        try out.writeFiles(pageCount) { index in
-            (
-                Self.fileName(page: index + 1),
-                JSONFormat(layout: layout).render(page(index + 1), fields: fields, ids: ids)
-            )
+        try records.forEachBatch { batch in
+            try carried.isEmpty ? writePages(batch, last: false) : writePages((carried + batch)[...], last: false)
         }
-        let entries: [Value] = (0..<pageCount).map { index in
-            let number = index + 1
-            let records = page(number)
-            return .object(
-                JSONObject([
-                    ("page", .int(Int64(number))), ("file", .string(Self.fileName(page: number))),
-                    ("records", .int(Int64(records.count))), ("first", records.first![key]),
-                    ("last", records.last![key]),
-                ]))
-        }
+        if !carried.isEmpty { try writePages(carried[...], last: true) }
         let index = Value.object(
             JSONObject([
                 ("total", .int(Int64(records.count))), ("pageSize", .int(Int64(size))),

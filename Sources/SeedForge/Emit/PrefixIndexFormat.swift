@@ -102,7 +102,7 @@ public struct PrefixIndexFormat: OutputFormat {
         display.map { pages?.place(of: $0, schema: schema) ?? schema[$0].name }
     }
 
-    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+    public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         let bytes = sortedByKey ? try keysInDatasetOrder(records) : try keysSorted(records)
         try out.write(bytes, to: "keys.tsv")
         let pagesOutput = out.outputs.first { $0.file == pages }
@@ -141,9 +141,9 @@ public struct PrefixIndexFormat: OutputFormat {
 
     /// Several keys: every (key, position) pair, sorted by key then position; null keys are
     /// left out (the empty prefix lists every record anyway).
-    func keysSorted(_ records: [Record]) throws -> [UInt8] {
+    func keysSorted(_ records: OutputRecords) throws -> [UInt8] {
         var pairs: [(key: [UInt8], position: Int)] = []
-        for (position, record) in records.enumerated() {
+        try records.forEach { position, record in
             var seen: [[UInt8]] = []
             for (key, name) in zip(keys, keyNames) {
                 guard let bytes = try Self.keyBytes(record[key], name, position), !seen.contains(bytes) else {
@@ -153,6 +153,7 @@ public struct PrefixIndexFormat: OutputFormat {
                 pairs.append((bytes, position))
             }
         }
+
         pairs.sort { $0.key == $1.key ? $0.position < $1.position : $0.key.lexicographicallyPrecedes($1.key) }
         var out: [UInt8] = []
         for pair in pairs {
@@ -164,11 +165,11 @@ public struct PrefixIndexFormat: OutputFormat {
         return out
     }
 
-    func keysInDatasetOrder(_ records: [Record]) throws -> [UInt8] {
+    func keysInDatasetOrder(_ records: OutputRecords) throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * 24)
         var previous: [UInt8] = []
-        for (position, record) in records.enumerated() {
+        try records.forEach { position, record in
             let keyBytes = try Self.keyBytes(record[key], keyName, position) ?? [0xFF]
             guard !keyBytes.lexicographicallyPrecedes(previous) else {
                 throw DataFailure(

@@ -87,7 +87,7 @@ public struct SQLiteFormat: OutputFormat {
         }
     }
 
-    public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+    public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         let path = try out.stagingPath()
         try? FileManager.default.removeItem(atPath: path)
         var configuration = Configuration()
@@ -106,7 +106,7 @@ public struct SQLiteFormat: OutputFormat {
                     let insert = try db.makeStatement(sql: "INSERT INTO \"\(table)\" VALUES (\(placeholders))")
                     // Bound with SQLite's C API: one call per value, no per-row arrays.
                     let handle = insert.sqliteStatement
-                    for record in records {
+                    try records.forEach { _, record in
                         for (index, id) in ids.enumerated() { Self.bind(record[id], to: handle, at: Int32(index + 1)) }
                         let status = sqlite3_step(handle)
                         guard status == SQLITE_DONE else {

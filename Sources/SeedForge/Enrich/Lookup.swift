@@ -107,7 +107,7 @@ public struct Lookup: Step {
         let rejectedKeys = Set(
             state.rejects.lazy.filter { $0.collection == from }.compactMap { $0.record?[fromKey].joinKey })
         let spec = state.schemas[collection]![key]
-        state.transformRecords(collection, step: step, parallel: true) { record in
+        try state.transformRecords(collection, step: step, parallel: true) { record in
             let value = record[key]
             let match = value.isNull ? nil : index[value.joinKey]
             take.apply(to: &record, from: match.map { candidates[$0] })

@@ -116,7 +116,7 @@ public struct Nearest: Step {
         }
         let schema = state.schemas[collection]!
         let (latName, lonName) = (schema[latitude].name, schema[longitude].name)
-        state.transformRecords(collection, step: step, parallel: true) { record in
+        try state.transformRecords(collection, step: step, parallel: true) { record in
             take.apply(to: &record, from: nil)
             record[distanceField] = .null
             guard let point = Coordinates.of(record, latitude, longitude) else {

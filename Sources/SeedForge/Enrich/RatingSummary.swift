@@ -69,12 +69,13 @@ public struct RatingSummary: Step {
     public func run(_ state: RunState) throws {
         // An exact sum and count per record: the mean of decimal ratings is exact.
         var totals: [Value: NumberTotal] = [:]
-        let targets = Set(state.records(collection).map { $0[key].joinKey })
+        var targets: Set<Value> = []
+        try state.forEachRecord(collection) { targets.insert($0[key].joinKey) }
         let rejectedTargets = Set(state.rejects.lazy.filter { $0.collection == collection }.compactMap(\.id))
         let keyName = state.schemas[collection]![key].name
         let foreignName = state.schemas[reviews]![foreignKey].name
         let foreignSpec = state.schemas[reviews]![foreignKey]
-        state.transformRecords(reviews, step: "enrich: rating-summary") { review in
+        try state.transformRecords(reviews, step: "enrich: rating-summary") { review in
             let target = review[foreignKey]
             guard targets.contains(target.joinKey), !target.isNull else {
                 let shown = RuleFields.describe(target)
@@ -91,7 +92,7 @@ public struct RatingSummary: Step {
             totals[target.joinKey, default: NumberTotal()].add(review[rating])
             return []
         }
-        state.transformRecords(collection, step: "enrich: rating-summary") { record in
+        try state.transformRecords(collection, step: "enrich: rating-summary") { record in
             let summary = totals[record[key].joinKey] ?? NumberTotal()
             let seed = seedRating.map { record[$0] } ?? .null
             record[countField] = .int(Int64(summary.count))

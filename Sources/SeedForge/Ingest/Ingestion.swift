@@ -128,7 +128,7 @@ enum Ingestion {
                 let problems = unreadable > 0 ? [] : PageSequence.problems(pages)
                 if let problem = problems.first, options.writeOutputs { throw problem }
                 state.sourceErrors += problems.map { (source.collection, $0) }
-                state.orderByPage(source.collection, pages: pages)
+                try state.orderByPage(source.collection, pages: pages)
             }
             recordIngest(source, state: state, since: clock, logger: logger)
         }
@@ -140,7 +140,7 @@ enum Ingestion {
         _ source: SourceDefinition, state: RunState, since clock: ContinuousClock.Instant, logger: Logger
     ) {
         let read = state.ingested[source.collection] ?? 0
-        let kept = state.records(source.collection).count
+        let kept = state.count(source.collection)
         state.stepStats.append(
             StepStat(
                 label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,

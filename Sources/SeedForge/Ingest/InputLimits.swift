@@ -16,6 +16,9 @@ public struct InputLimits: Sendable, Equatable {
     public var maxFileBytes: Int
     public var maxValueBytes: Int
     public var maxRecordBytes: Int
+    /// Bytes of records a run holds in memory before it spills them to disk (nil: half
+    /// the machine's memory; `--memory-limit` overrides it).
+    public var maxMemory: Int?
 
     public static let defaultMaxFileBytes = 1 << 30
     public static let defaultMaxValueBytes = 16 << 20
@@ -33,7 +36,7 @@ public struct InputLimits: Sendable, Equatable {
     }
 
     /// The YAML keys under `limits:`.
-    static let keys = ["max-file-bytes", "max-value-bytes", "max-record-bytes"]
+    static let keys = ["max-file-bytes", "max-value-bytes", "max-record-bytes", "max-memory"]
 
     /// "`what` exceeds limits.KEY (SIZE); raise it ...": the end of every limit message.
     static func exceeded(_ what: String, key: String, limit: Int) -> String {

@@ -129,7 +129,7 @@ public struct IngestSink {
         findings.insert(contentsOf: more, at: 0)
         if let sourceFinding { findings.insert(sourceFinding, at: 0) }
         if state.settle(record, findings: findings, in: collection, step: { _ in "ingest" }), let record {
-            state.collections[collection, default: []].append(record)
+            state.store(collection).append(record)
         }
     }
 
@@ -156,7 +156,7 @@ public struct IngestSink {
                 case .record(var record):
                     record.origin.index += base
                     count += 1
-                    state.collections[collection, default: []].append(record)
+                    state.store(collection).append(record)
                 case .deferred(let raw, var origin, let duplicateKey):
                     origin.index += base
                     let finding = duplicateKey.map { JSONSource.duplicateKey(origin.source, at: $0, origin: origin) }

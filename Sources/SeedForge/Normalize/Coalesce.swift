@@ -39,7 +39,7 @@ public struct Coalesce: Step {
     }
 
     public func run(_ state: RunState) throws {
-        state.transformRecords(collection, step: "normalize: coalesce", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: coalesce", parallel: true) { record in
             var chosen = Value.null
             for field in from where Self.hasValue(record[field]) {
                 chosen = record[field]

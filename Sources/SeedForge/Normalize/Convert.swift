@@ -68,7 +68,7 @@ public struct Convert: Step {
 
     public func run(_ state: RunState) throws {
         let spec = state.schemas[collection]![field]
-        state.transformRecords(collection, step: "normalize: convert", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: convert", parallel: true) { record in
             guard case .string(let text) = record[field] else {
                 if into != field { record[into] = .null }
                 return []

@@ -152,7 +152,7 @@ public struct MapValues: Step {
 
     public func run(_ state: RunState) throws {
         let spec = state.schemas[collection]![field]
-        state.transformRecords(collection, step: "normalize: map-values", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: map-values", parallel: true) { record in
             let value = record[field]
             if let mapped = value.isNull ? nil : mapped(value) {
                 record[target] = .string(mapped)

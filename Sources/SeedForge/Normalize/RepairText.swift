@@ -29,7 +29,7 @@ public struct RepairText: Step {
 
     public func run(_ state: RunState) throws {
         let changed = Counter()
-        state.transformRecords(collection, step: "normalize: repair-text", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: repair-text", parallel: true) { record in
             var didChange = false
             for field in fields {
                 guard case .string(let text) = record[field], let repaired = Self.repaired(text) else { continue }

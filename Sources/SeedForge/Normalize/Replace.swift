@@ -61,7 +61,7 @@ public struct Replace: Step {
 
     public func run(_ state: RunState) throws {
         let changed = Counter()
-        state.transformRecords(collection, step: "normalize: replace", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: replace", parallel: true) { record in
             var didChange = false
             for (field, target) in zip(fields, targets) {
                 guard case .string(let text) = record[field] else {

@@ -42,7 +42,7 @@ public struct SearchKey: Step {
     }
 
     public func run(_ state: RunState) throws {
-        state.transformRecords(collection, step: "normalize: search-key", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: search-key", parallel: true) { record in
             let text: String?
             if from.count == 1 {
                 // One source field (a name): no list of parts to join.

@@ -77,7 +77,7 @@ public struct SetValues: Step {
     }
 
     public func run(_ state: RunState) throws {
-        state.transformRecords(collection, step: "normalize: set", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: set", parallel: true) { record in
             for (field, value) in assignments { record[field] = value }
             return []
         }

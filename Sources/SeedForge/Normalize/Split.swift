@@ -38,7 +38,7 @@ public struct Split: Step {
     }
 
     public func run(_ state: RunState) throws {
-        state.transformRecords(collection, step: "normalize: split", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: split", parallel: true) { record in
             guard case .string(let text) = record[field] else {
                 record[into] = .null
                 return []

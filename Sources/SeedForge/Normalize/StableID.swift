@@ -63,16 +63,15 @@ public struct StableID: Step {
     }
 
     public func run(_ state: RunState) throws {
-        let records = state.records(collection)
         // Ids given explicitly, to detect a derived id that lands on one of them.
         var explicit: [String: Record] = [:]
-        for record in records {
+        try state.forEachRecord(collection) { record in
             if case .string(let id) = record[field], !id.allSatisfy(\.isWhitespace) {
                 explicit[id] = explicit[id] ?? record
             }
         }
         var derivedContent: [String: String] = [:]
-        state.transformRecords(collection, step: "normalize: stable-id") { record in
+        try state.transformRecords(collection, step: "normalize: stable-id") { record in
             switch record[field] {
             case .null: break
             case .string(let text) where text.allSatisfy(\.isWhitespace): break

@@ -102,7 +102,7 @@ public struct Template: Step {
     public func run(_ state: RunState) throws {
         let fieldPositions = parts.indices.filter { if case .field = parts[$0] { return true } else { return false } }
         let (first, last) = (fieldPositions.first!, fieldPositions.last!)
-        state.transformRecords(collection, step: "normalize: template", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: template", parallel: true) { record in
             var out = ""
             var separator = ""
             var wroteField = false

@@ -64,7 +64,7 @@ public struct ToBoolean: Step {
 
     public func run(_ state: RunState) throws {
         let spec = state.schemas[collection]![field]
-        state.transformRecords(collection, step: "normalize: to-boolean", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: to-boolean", parallel: true) { record in
             let value = record[field]
             let text: String
             switch value {

@@ -31,7 +31,7 @@ public struct Trim: Step {
     }
 
     public func run(_ state: RunState) throws {
-        state.transformRecords(collection, step: "normalize: trim", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: trim", parallel: true) { record in
             for field in fields {
                 guard case .string(let text) = record[field] else { continue }
                 // Most text has nothing to trim or collapse: left as it is, not rewritten.

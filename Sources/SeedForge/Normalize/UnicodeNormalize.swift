@@ -27,7 +27,7 @@ public struct UnicodeNormalize: Step {
     }
 
     public func run(_ state: RunState) throws {
-        state.transformRecords(collection, step: "normalize: unicode", parallel: true) { record in
+        try state.transformRecords(collection, step: "normalize: unicode", parallel: true) { record in
             for field in fields {
                 guard case .string(let text) = record[field], !Self.isPrintableASCII(text) else { continue }
                 record[field] = .string(Self.normalized(text, stripControl: stripControl))

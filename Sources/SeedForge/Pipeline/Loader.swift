@@ -454,6 +454,7 @@ public enum Loader {
         if let bytes = size("max-file-bytes") { limits.maxFileBytes = bytes }
         if let bytes = size("max-value-bytes") { limits.maxValueBytes = bytes }
         if let bytes = size("max-record-bytes") { limits.maxRecordBytes = bytes }
+        if let bytes = size("max-memory") { limits.maxMemory = bytes }
         if !errors.isEmpty { throw DefinitionErrors(errors) }
         return limits
     }

@@ -27,7 +27,7 @@ enum RunAccounting {
         // Accounting: every record read is emitted, rejected or a logged duplicate.
         var accounting: [CollectionAccount] = []
         for collection in pipeline.collections where !pipeline.derivedCollections.contains(collection) {
-            let kept = state.records(collection).count
+            let kept = state.count(collection)
             // Reference data that an output writes anyway counts as emitted.
             let isReference = pipeline.referenceCollections.contains(collection) && !pipeline.writes(collection)
             let entry = CollectionAccount(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A record set aside by a rule, with every finding that rejected it.
 public struct Rejection: Sendable {
     public let collection: String
@@ -59,7 +61,11 @@ public struct StepStat: Sendable {
 /// make "nothing is lost" checkable.
 public final class RunState {
     public let schemas: [String: Schema]
-    public var collections: [String: [Record]] = [:]
+    /// Each collection's records (see `RecordStore`: in memory, or spilled to disk past
+    /// the memory limit).
+    private var stores: [String: RecordStore] = [:]
+    /// The memory limit and where records beyond it go.
+    let spill: SpillSpace
     public private(set) var rejects: [Rejection] = []
     public private(set) var duplicates: [Duplicate] = []
     public private(set) var warnings: [Warning] = []
@@ -94,12 +100,51 @@ public final class RunState {
         for source in sources { source.bytes.releaseResidentPages() }
     }
 
-    public init(schemas: [String: Schema], threads: Threads) {
+    /// `memoryLimit`: bytes of records held in memory before the oldest are spilled to
+    /// `spillFolder` (default: half the machine's memory, a folder under the system's
+    /// temporary folder).
+    public init(schemas: [String: Schema], threads: Threads, memoryLimit: Int? = nil, spillFolder: String? = nil) {
         self.schemas = schemas
         self.threads = threads
+        spill = SpillSpace(
+            limit: memoryLimit ?? SpillSpace.defaultLimit(),
+            folder: spillFolder
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "seedforge-spill-\(getpid())-\(UUID().uuidString)"
+                ).path,
+            threads: threads)
+        spill.sources = { [unowned self] in self.sources }
     }
 
-    public func records(_ collection: String) -> [Record] { collections[collection] ?? [] }
+    /// Every record of a collection, in order (read back from disk when spilled).
+    public func records(_ collection: String) -> [Record] { stores[collection]?.all() ?? [] }
+
+    /// How many records a collection holds.
+    public func count(_ collection: String) -> Int { stores[collection]?.count ?? 0 }
+
+    /// The store of a collection (made empty when it has none yet).
+    func store(_ collection: String) -> RecordStore {
+        if let store = stores[collection] { return store }
+        let store = RecordStore(width: schemas[collection]?.fields.count ?? 0, space: spill)
+        stores[collection] = store
+        return store
+    }
+
+    /// Replaces a collection's records (a step's result).
+    public func setRecords(_ collection: String, _ records: [Record]) {
+        store(collection).replace(with: records)
+    }
+
+    /// Calls `body` with every record of a collection, in order, without holding a
+    /// spilled collection whole.
+    func forEachRecord(_ collection: String, _ body: (Record) throws -> Void) throws {
+        try stores[collection]?.forEachBatch { batch in
+            for record in batch { try body(record) }
+        }
+    }
+
+    /// Takes a collection's records out, leaving it empty.
+    func takeRecords(_ collection: String) -> [Record] { stores[collection]?.take() ?? [] }
 
     public func id(of record: Record, in collection: String) -> Value? {
         guard let field = schemas[collection]?.idField else { return nil }
@@ -159,15 +204,22 @@ public final class RunState {
 
     /// Puts the records of a paginated source in page-number order (files are read in
     /// natural name order, which may differ from the pages' own numbers).
-    func orderByPage(_ collection: String, pages: [PageMetadata]) {
+    func orderByPage(_ collection: String, pages: [PageMetadata]) throws {
         let number = Dictionary(uniqueKeysWithValues: pages.map { ($0.file, $0.number) })
-        let records = self.records(collection)
+        let store = store(collection)
+        if store.isSpilled {
+            // Sorted runs on disk by page number; ties keep input order, as below.
+            return try SortedRuns.sort(store, space: spill, threads: threads) { record, key in
+                key.appendNumber(Double(number[record.origin.source.displayPath] ?? 0))
+            }
+        }
+        let records = store.resident
         let order = records.indices.sorted { a, b in
             let pa = number[records[a].origin.source.displayPath] ?? 0
             let pb = number[records[b].origin.source.displayPath] ?? 0
             return pa != pb ? pa < pb : a < b
         }
-        if order != Array(records.indices) { collections[collection] = order.map { records[$0] } }
+        if order != Array(records.indices) { setRecords(collection, order.map { records[$0] }) }
     }
 
     public func rejectedCount(_ collection: String) -> Int { rejects.lazy.filter { $0.collection == collection }.count }

@@ -12,13 +12,18 @@ public struct RunOptions {
     public var threads: Int
     /// Run even when the dataset already is what the run would write (see `UpToDate`).
     public var force: Bool
+    /// Bytes of records a run may hold in memory before it spills them to disk
+    /// (`--memory-limit`); nil: the pipeline's `limits: max-memory`, else half the
+    /// machine's memory.
+    public var memoryLimit: Int?
 
     public init(
         outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
         threads: Int? = nil,
-        force: Bool = false
+        force: Bool = false, memoryLimit: Int? = nil
     ) {
         self.force = force
+        self.memoryLimit = memoryLimit
         self.outputRoot = outputRoot
         self.lockTimeout = lockTimeout
         self.writeOutputs = writeOutputs
@@ -92,8 +97,16 @@ public enum Runner {
             }
         }
 
-        let state = RunState(schemas: pipeline.schemas, threads: Threads(options.threads))
+        // Records beyond the memory limit go to `OUT/.NAME.spill` (validation: a folder
+        // under the system's temporary folder); a killed run's folder is removed here.
+        let spillFolder = options.writeOutputs ? root.appendingPathComponent(".\(pipeline.name).spill").path : nil
+        if let spillFolder { try? FileManager.default.removeItem(atPath: spillFolder) }
+        let state = RunState(
+            schemas: pipeline.schemas, threads: Threads(options.threads),
+            memoryLimit: options.memoryLimit ?? pipeline.limits.maxMemory, spillFolder: spillFolder)
+        defer { state.spill.remove() }
         let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
+        try state.spill.check()
         var thresholdFailures = try StepRunner.run(pipeline, state: state, logger: logger)
         let counts = try RunAccounting.balance(pipeline, state: state)
         thresholdFailures += RunAccounting.checkThresholds(pipeline, accounting: counts, rejects: state.rejects)
@@ -105,6 +118,16 @@ public enum Runner {
         }
         if !thresholdFailures.isEmpty {
             throw ThresholdError(dataset: pipeline.name, failures: thresholdFailures)
+        }
+        if state.spill.spills > 0 {
+            logger.info(
+                "memory limit \(ByteSize.format(state.spill.limit)): \(state.spill.spilledRecords) records (\(state.spill.spilledBytes) bytes) written to disk in \(state.spill.spills) batches"
+            )
+        }
+        for (step, records) in state.spill.heldWhole {
+            logger.notice(
+                "\(step) held all \(records) records of a spilled collection in memory at once: the memory limit \(ByteSize.format(state.spill.limit)) may have been exceeded (see the README's memory table for the steps that do)"
+            )
         }
         try Emitter.write(
             pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started, logger: logger

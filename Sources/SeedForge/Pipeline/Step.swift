@@ -15,6 +15,9 @@ public protocol Rule: Sendable {
     static var spec: KindSpec { get }
     init(config: ConfigMap, plan: PipelinePlan, collection: String) throws
     func check(_ record: Record, _ findings: inout RuleFindings)
+    /// Whether the rule compares records with each other (`unique`): it then sees the
+    /// whole collection at once, even when it is spilled to disk.
+    static var comparesRecords: Bool { get }
     /// Checks a whole collection, returning findings per record (in order). A default
     /// calls `check` record by record; rules that compare records override it.
     func checkAll(
@@ -62,32 +65,28 @@ extension RunState {
     /// for any thread count.
     func transformRecords(
         _ collection: String, step: String, parallel: Bool = false, _ body: (inout Record) -> [Finding]
-    ) {
-        // Taking the array out of the state leaves it uniquely owned: records change in
-        // place, without copying their values.
-        var records = collections.removeValue(forKey: collection) ?? []
-        let count = records.count
-        let flagged: [[(Int, [Finding])]] = records.withUnsafeMutableBufferPointer { buffer in
-            nonisolated(unsafe) let buffer = buffer
-            return Parallel.chunks(count, threads: parallel ? threads : 1) { range in
-                var found: [(Int, [Finding])] = []
-                for index in range {
-                    let findings = body(&buffer[index])
-                    if !findings.isEmpty { found.append((index, findings)) }
+    ) throws {
+        // Batch by batch: a collection spilled to disk is read back one batch at a time.
+        try store(collection).rewrite { records in
+            let count = records.count
+            let flagged: [[(Int, [Finding])]] = records.withUnsafeMutableBufferPointer { buffer in
+                nonisolated(unsafe) let buffer = buffer
+                return Parallel.chunks(count, threads: parallel ? threads : 1) { range in
+                    var found: [(Int, [Finding])] = []
+                    for index in range {
+                        let findings = body(&buffer[index])
+                        if !findings.isEmpty { found.append((index, findings)) }
+                    }
+                    return found
                 }
-                return found
             }
-        }
-        var rejected: [Bool]?
-        for (index, findings) in flagged.joined() {
-            if settle(records[index], findings: findings, in: collection, step: { _ in step }) { continue }
-            if rejected == nil { rejected = [Bool](repeating: false, count: count) }
-            rejected![index] = true
-        }
-        if let rejected {
-            collections[collection] = records.indices.filter { !rejected[$0] }.map { records[$0] }
-        } else {
-            collections[collection] = records
+            var rejected: [Bool]?
+            for (index, findings) in flagged.joined() {
+                if settle(records[index], findings: findings, in: collection, step: { _ in step }) { continue }
+                if rejected == nil { rejected = [Bool](repeating: false, count: count) }
+                rejected![index] = true
+            }
+            if let rejected { records = records.indices.filter { !rejected[$0] }.map { records[$0] } }
         }
     }
 }

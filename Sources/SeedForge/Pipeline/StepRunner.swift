@@ -14,23 +14,25 @@ enum StepRunner {
                     block.append(step)
                     index += 1
                 }
-                thresholdFailures += runValidation(block, state: state, logger: logger)
+                thresholdFailures += try runValidation(block, state: state, logger: logger)
                 state.releaseSourcePages()
                 continue
             }
             guard case .step(let step, let stage, _) = pipeline.steps[index] else { break }
             let label = pipeline.steps[index].label
             let before = (
-                state.records(step.collection).count, state.rejects.count, state.duplicates.count, state.warnings.count
+                state.count(step.collection), state.rejects.count, state.duplicates.count, state.warnings.count
             )
             let clock = ContinuousClock.now
             state.changedByStep = nil
+            state.spill.step = label
             try step.run(state)
+            try state.spill.check()
             state.releaseSourcePages()
             state.stepStats.append(
                 StepStat(
                     label: label, stage: stage, collection: step.collection, recordsIn: before.0,
-                    recordsOut: state.records(step.collection).count, rejected: state.rejects.count - before.1,
+                    recordsOut: state.count(step.collection), rejected: state.rejects.count - before.1,
                     duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
                     seconds: Runner.seconds(since: clock), changed: state.changedByStep))
             let stat = state.stepStats[state.stepStats.count - 1]
@@ -40,60 +42,83 @@ enum StepRunner {
             logger.info("\(line)")
             index += 1
         }
+        state.spill.step = "emit"
         return thresholdFailures
     }
 
     /// Runs consecutive validate steps as one pass per collection, so a record that
     /// breaks several rules is rejected once, with all its findings. Returns per-rule
     /// threshold failures.
-    static func runValidation(_ block: [ValidateStep], state: RunState, logger: Logger) -> [String] {
+    static func runValidation(_ block: [ValidateStep], state: RunState, logger: Logger) throws -> [String] {
         var failures: [String] = []
         var collections: [String] = []
         for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
         for collection in collections {
-            let records = state.records(collection)
+            let steps = block.filter { $0.collection == collection }
+            state.spill.step = steps.map(\.label).joined(separator: ", ")
             let schema = state.schemas[collection]!
-            var perRecord = [[Finding]](repeating: [], count: records.count)
-            for step in block where step.collection == collection {
-                let clock = ContinuousClock.now
-                let results = step.rule.checkAll(
-                    records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
-                var flagged = 0
-                var warned = 0
-                for (position, findings) in results.enumerated() where !findings.isEmpty {
-                    perRecord[position] += findings
-                    if findings.contains(where: { $0.severity == .error }) { flagged += 1 } else { warned += 1 }
+            let total = state.count(collection)
+            var flagged = [Int](repeating: 0, count: steps.count)
+            var warned = [Int](repeating: 0, count: steps.count)
+            var seconds = [Double](repeating: 0, count: steps.count)
+            // Checks a run of records with every rule, and keeps those no error rejects.
+            func pass(_ records: inout [Record]) {
+                var perRecord = [[Finding]](repeating: [], count: records.count)
+                for (number, step) in steps.enumerated() {
+                    let clock = ContinuousClock.now
+                    let results = step.rule.checkAll(
+                        records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
+                    for (position, findings) in results.enumerated() where !findings.isEmpty {
+                        perRecord[position] += findings
+                        if findings.contains(where: { $0.severity == .error }) {
+                            flagged[number] += 1
+                        } else {
+                            warned[number] += 1
+                        }
+                    }
+                    seconds[number] += Runner.seconds(since: clock)
                 }
+                var kept: [Record] = []
+                kept.reserveCapacity(records.count)
+                for (position, record) in records.enumerated() {
+                    if state.settle(
+                        record, findings: perRecord[position], in: collection, step: { "validate: \($0.rule)" })
+                    {
+                        kept.append(record)
+                    }
+                }
+                records = kept
+            }
+            let store = state.store(collection)
+            if store.isSpilled, steps.contains(where: { type(of: $0.rule).comparesRecords }) {
+                // A rule comparing records with each other sees them all at once.
+                var records = store.take()
+                pass(&records)
+                store.replace(with: records)
+            } else {
+                try store.rewrite(pass)
+            }
+            for (number, step) in steps.enumerated() {
                 state.stepStats.append(
                     StepStat(
-                        label: step.label, stage: .validate, collection: collection, recordsIn: records.count,
-                        recordsOut: records.count - flagged, rejected: flagged, duplicates: 0, warnings: warned,
-                        seconds: Runner.seconds(since: clock)))
+                        label: step.label, stage: .validate, collection: collection, recordsIn: total,
+                        recordsOut: total - flagged[number], rejected: flagged[number], duplicates: 0,
+                        warnings: warned[number], seconds: seconds[number]))
                 // A rule's thresholds count the records it flagged at its severity
                 // (rejected for errors, warned about for warnings).
-                let hits = step.severity == .error ? flagged : warned
+                let hits = step.severity == .error ? flagged[number] : warned[number]
                 let verb = step.severity == .error ? "rejected" : "warned about"
                 if let max = step.maxRejects, hits > max {
                     failures.append(
                         "\(step.label) \(verb) \(hits) \(collection) records, more than its max-rejects \(max)")
                 }
-                if let fraction = step.maxRejectFraction, !records.isEmpty,
-                    Double(hits) / Double(records.count) > fraction
-                {
+                if let fraction = step.maxRejectFraction, total > 0, Double(hits) / Double(total) > fraction {
                     failures.append(
-                        "\(step.label) \(verb) \(hits) of \(records.count) \(collection) records, more than its max-reject-fraction \(fraction)"
+                        "\(step.label) \(verb) \(hits) of \(total) \(collection) records, more than its max-reject-fraction \(fraction)"
                     )
                 }
-                logger.info("\(step.label) \(collection): \(flagged) rejected")
+                logger.info("\(step.label) \(collection): \(flagged[number]) rejected")
             }
-            var kept: [Record] = []
-            for (position, record) in records.enumerated() {
-                if state.settle(record, findings: perRecord[position], in: collection, step: { "validate: \($0.rule)" })
-                {
-                    kept.append(record)
-                }
-            }
-            state.collections[collection] = kept
         }
         return failures
     }

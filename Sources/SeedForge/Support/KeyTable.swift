@@ -34,14 +34,18 @@ struct KeyTable {
         if pieces.count == 1 { return pieces[0] }
         var table = KeyTable()
         table.reserve(count, bytes: pieces.reduce(0) { $0 + $1.bytes.count })
-        for piece in pieces {
-            let base = table.bytes.count
-            table.bytes += piece.bytes
-            table.starts += piece.starts.dropFirst().map { $0 + base }
-            table.prefixes += piece.prefixes
-            table.present += piece.present
-        }
+        for piece in pieces { table.append(contentsOf: piece) }
         return table
+    }
+
+    /// Adds the keys of another table after this one's (a collection's keys made batch
+    /// by batch).
+    mutating func append(contentsOf piece: KeyTable) {
+        let base = bytes.count
+        bytes += piece.bytes
+        starts += piece.starts.dropFirst().map { $0 + base }
+        prefixes += piece.prefixes
+        present += piece.present
     }
 
     mutating func reserve(_ count: Int, bytes byteCount: Int? = nil) {

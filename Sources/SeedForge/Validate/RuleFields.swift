@@ -40,6 +40,8 @@ extension RuleFindings {
 }
 
 extension Rule {
+    public static var comparesRecords: Bool { false }
+
     /// Checks every record; the default checks them one at a time. Rules that compare
     /// records with each other (`unique`) override it. Returns findings per record.
     public func checkAll(

@@ -20,6 +20,8 @@ public struct UniqueRule: Rule {
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {}
 
+    public static var comparesRecords: Bool { true }
+
     public func checkAll(
         _ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads
     ) -> [[Finding]] {

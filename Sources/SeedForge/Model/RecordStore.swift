@@ -1,0 +1,348 @@
+import CSeedForgeSupport
+import Foundation
+
+/// The records of one collection: in memory, and, once the run's records outgrow its
+/// memory limit, the older ones encoded (`RecordCodec`) in batches on disk. Order is kept:
+/// the spilled batches first, then the records in memory. A store that never spilled is
+/// one array, exactly as before the limit existed, so a run within its limit pays nothing.
+final class RecordStore {
+    /// Records spilled together, in order: `count` records at `offset` of a spill file.
+    struct Batch {
+        let file: SpillFile
+        let offset: Int
+        let length: Int
+        let count: Int
+    }
+
+    private(set) var spilled: [Batch] = []
+    private(set) var spilledCount = 0
+    /// The newest records, in memory.
+    var resident: [Record] = []
+    /// Values per record (the schema's fields): decoded records get room for all of them.
+    let width: Int
+    let space: SpillSpace
+
+    init(width: Int, space: SpillSpace) {
+        self.width = width
+        self.space = space
+        space.register(self)
+    }
+
+    var count: Int { spilledCount + resident.count }
+    var isSpilled: Bool { !spilled.isEmpty }
+
+    /// Adds a record; over the memory limit, the records in memory are written to disk.
+    /// (A spill that fails keeps them in memory and fails the run after the step: see
+    /// `SpillSpace.failure`.)
+    func append(_ record: Record) {
+        resident.append(record)
+        if resident.count % space.checkInterval == 0 { space.enforce(appending: self) }
+    }
+
+    func append(contentsOf records: [Record]) {
+        resident += records
+        space.enforce(appending: self)
+    }
+
+    /// Every record, in order, in memory (decoded when spilled). A step that needs the
+    /// whole collection at once holds it so; record-by-record steps use `rewrite`.
+    func all() -> [Record] {
+        guard isSpilled else { return resident }
+        space.noteHeldWhole(count)
+        var records: [Record] = []
+        records.reserveCapacity(count)
+        for batch in spilled { records += space.decode(batch, width: width) }
+        return records + resident
+    }
+
+    /// Replaces the records (a step's result held whole); spills again if over the limit.
+    func replace(with records: [Record]) {
+        release()
+        resident = records
+        space.enforce(appending: self)
+    }
+
+    /// Takes every record out, leaving the store empty.
+    func take() -> [Record] {
+        let records = all()
+        release()
+        resident = []
+        return records
+    }
+
+    /// Calls `body` with consecutive runs of the records, in order, at most
+    /// `SpillSpace.batchRecords` at a time: one batch of spilled records in memory at a time.
+    func forEachBatch(_ body: (ArraySlice<Record>) throws -> Void) throws {
+        for batch in spilled { try body(space.decode(batch, width: width)[...]) }
+        var start = 0
+        while start < resident.count {
+            let end = min(start + space.batchRecords, resident.count)
+            try body(resident[start..<end])
+            start = end
+        }
+    }
+
+    /// Rewrites the records batch by batch (record-by-record steps): a spilled batch is
+    /// read, changed by `body` (which may drop records) and spilled again; the records
+    /// in memory are changed in place. Memory holds one spilled batch at a time.
+    func rewrite(_ body: (inout [Record]) throws -> Void) throws {
+        if isSpilled {
+            let old = spilled
+            spilled = []
+            spilledCount = 0
+            let file = try space.newFile()
+            for batch in old {
+                var records = space.decode(batch, width: width)
+                try body(&records)
+                try spill(records, to: file)
+            }
+        }
+        try body(&resident)
+    }
+
+    /// Writes every record in memory to disk (the memory limit is reached).
+    func spillResident() throws {
+        guard !resident.isEmpty else { return }
+        let file = try space.newFile()
+        var start = 0
+        while start < resident.count {
+            let end = min(start + space.batchRecords, resident.count)
+            try spill(Array(resident[start..<end]), to: file)
+            start = end
+        }
+        resident = []
+    }
+
+    private func spill(_ records: [Record], to file: SpillFile) throws {
+        guard !records.isEmpty else { return }
+        let bytes = space.encode(records)
+        let offset = try file.append(bytes)
+        spilled.append(Batch(file: file, offset: offset, length: bytes.count, count: records.count))
+        spilledCount += records.count
+    }
+
+    private func release() {
+        spilled = []
+        spilledCount = 0
+    }
+
+    /// An estimate of the memory the records in memory take: a sample's average size.
+    var residentBytes: Int {
+        guard !resident.isEmpty else { return 0 }
+        let step = max(1, resident.count / 64)
+        var sampled = 0
+        var bytes = 0
+        var index = 0
+        while index < resident.count {
+            bytes += Self.size(of: resident[index])
+            sampled += 1
+            index += step
+        }
+        return bytes / sampled * resident.count
+    }
+
+    /// Bytes a record takes in memory: its array of values and the text too long to be
+    /// stored inside a value (Swift keeps up to 15 bytes of UTF-8 inline).
+    static func size(of record: Record) -> Int {
+        var bytes = 48 + record.values.capacity * 24
+        for value in record.values { bytes += heapSize(of: value) }
+        return bytes
+    }
+
+    static func heapSize(of value: Value) -> Int {
+        switch value {
+        case .string(let text), .decimal(let text):
+            let count = text.utf8.count
+            return count > 15 ? 32 + count : 0
+        case .array(let elements):
+            return 32 + elements.reduce(elements.count * 24) { $0 + heapSize(of: $1) }
+        case .object(let object):
+            return 64
+                + object.pairs.reduce(object.count * 40) { $0 + heapSize(of: $1.1) + max(0, $1.0.utf8.count - 15) }
+        default:
+            return 0
+        }
+    }
+}
+
+/// How much record memory a run may hold (`--memory-limit`, `limits: max-memory`), and
+/// where it writes the records beyond it: a folder made on the first spill and removed
+/// when the run ends. Spill files are unlinked as soon as they are opened, so a killed run
+/// leaves at most an empty folder, which the next run removes.
+final class SpillSpace {
+    /// Bytes of records the run's collections may hold in memory at once.
+    let limit: Int
+    /// The folder spill files are made in (created when first needed).
+    let folder: String
+    private var made = false
+    private var stores: [RecordStore] = []
+    private var cachedCodec: RecordCodec?
+    /// The run's source files so far (set by the run's state).
+    var sources: () -> [SourceText] = { [] }
+    private let threads: Threads
+    /// Records and bytes written to disk, for the log and the manifest.
+    private(set) var spilledRecords = 0
+    private(set) var spilledBytes = 0
+    private(set) var spills = 0
+    /// Steps that had to hold a spilled collection whole (label → most records held).
+    private(set) var heldWhole: [(step: String, records: Int)] = []
+    /// The step running, for `heldWhole`.
+    var step = "ingest"
+
+    /// Records written to disk at a time, and read back at a time: 65,536, fewer under a
+    /// limit so small that such a batch would not fit in it.
+    let batchRecords: Int
+    /// Records appended between two checks of the memory held.
+    let checkInterval: Int
+
+    init(limit: Int, folder: String, threads: Threads) {
+        self.limit = limit
+        batchRecords = max(4, min(65_536, limit / 1024))
+        checkInterval = min(256, batchRecords)
+        self.folder = folder
+        self.threads = threads
+    }
+
+    func register(_ store: RecordStore) { stores.append(store) }
+
+    /// The first spill that failed (a full disk): the records stayed in memory, and the
+    /// run fails with it at the end of the step (`check`).
+    private(set) var failure: Error?
+
+    /// Spills the store being appended to when all stores together hold more than the
+    /// limit in memory. (Only the growing store spills: the others are not being touched.)
+    func enforce(appending store: RecordStore) {
+        guard failure == nil, store.resident.count >= checkInterval else { return }
+        var total = 0
+        for each in stores { total += each.residentBytes }
+        guard total > limit else { return }
+        do { try store.spillResident() } catch { failure = error }
+    }
+
+    /// Throws the failure of a spill, if one failed.
+    func check() throws {
+        if let failure { throw failure }
+    }
+
+    func noteHeldWhole(_ count: Int) {
+        if let index = heldWhole.firstIndex(where: { $0.step == step }) {
+            heldWhole[index].records = max(heldWhole[index].records, count)
+        } else {
+            heldWhole.append((step, count))
+        }
+    }
+
+    func newFile() throws -> SpillFile {
+        if !made {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            made = true
+        }
+        return try SpillFile(folder: folder)
+    }
+
+    /// The codec for the sources read so far (ingest adds files as it goes).
+    func codec() -> RecordCodec {
+        let now = sources()
+        if let cachedCodec, cachedCodec.sources.count == now.count { return cachedCodec }
+        let fresh = RecordCodec(sources: now)
+        cachedCodec = fresh
+        return fresh
+    }
+
+    func encode(_ records: [Record]) -> [UInt8] {
+        let codec = codec()
+        let pieces = Parallel.chunks(records.count, threads: threads, minimumChunk: 4_096) { range in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(range.count * 80)
+            for index in range { codec.encode(records[index], into: &bytes) }
+            return bytes
+        }
+        let bytes = pieces.count == 1 ? pieces[0] : Array(pieces.joined())
+        spilledRecords += records.count
+        spilledBytes += bytes.count
+        spills += 1
+        return bytes
+    }
+
+    func decode(_ batch: RecordStore.Batch, width: Int) -> [Record] {
+        let bytes = batch.file.read(at: batch.offset, count: batch.length)
+        return codec().decodeAll(bytes, count: batch.count, width: width)
+    }
+
+    /// Removes the folder (the files in it are already unlinked).
+    func remove() {
+        guard made else { return }
+        try? FileManager.default.removeItem(atPath: folder)
+        made = false
+    }
+
+    /// The default limit: half the memory this process may use (the machine's, or its
+    /// control group's when that is smaller).
+    static func defaultLimit() -> Int {
+        var memory = Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        if let text = try? String(contentsOfFile: "/sys/fs/cgroup/memory.max", encoding: .utf8),
+            let group = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), group > 0
+        {
+            memory = min(memory, group)
+        }
+        return max(64 << 20, memory / 2)
+    }
+}
+
+/// A file of spilled records: written by appending, read back by position. It is
+/// unlinked as soon as it is made, so it disappears when the run ends, however it ends.
+final class SpillFile: @unchecked Sendable {
+    private let fd: Int32
+    private var size = 0
+
+    init(folder: String) throws {
+        let path = "\(folder)/records-\(UUID().uuidString)"
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw SpillError(message: "cannot create a spill file in \(folder): \(String(cString: strerror(errno)))")
+        }
+        unlink(path)
+    }
+
+    deinit { close(fd) }
+
+    /// Appends bytes; returns where they start.
+    func append(_ bytes: [UInt8]) throws -> Int {
+        let start = size
+        var written = 0
+        try bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let result = pwrite(fd, buffer.baseAddress! + written, buffer.count - written, off_t(start + written))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw SpillError(
+                        message:
+                            "cannot write spilled records (\(buffer.count) bytes): \(String(cString: strerror(errno)))"
+                    )
+                }
+                written += result
+            }
+        }
+        size += bytes.count
+        return start
+    }
+
+    func read(at offset: Int, count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let result = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+                if result < 0, errno == EINTR { continue }
+                precondition(result > 0, "a spill file ended early: \(String(cString: strerror(errno)))")
+                done += result
+            }
+            initialized = count
+        }
+    }
+}
+
+/// A spill file could not be written (a full disk): the run fails, previous outputs kept.
+public struct SpillError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { "error: \(message)" }
+}
