@@ -8,8 +8,9 @@
   coordinates, ids written as integral floats, and re-listed cities under new ids.
 - cities-pages-200k/page-1.json ... page-42.json: the same cities split into pages, as
   the shipped pipelines/cities.yml reads a backend's paginated dump.
-- cities-1m.json, cities-5m.json: the same cities repeated with shifted ids, coordinates
-  and name variants, to show how time and memory grow.
+- cities-1m.json, cities-5m.json, cities-20m.json: the same cities repeated with shifted
+  ids, coordinates and name variants, to show how time and memory grow (written as they
+  are made: the 20M dump, about 1.9 GB, is never held in memory).
 """
 import json
 import os
@@ -64,12 +65,30 @@ def dirty(cities, rng, next_id):
     return out, next_id
 
 
-def write(path, cities):
+def write_rounds(path, base, target):
+    """The dump of `target` cities: rounds of the base cities, each shifted and dirtied,
+    written as they are made (the same bytes as making the whole list first)."""
+    rng = random.Random(42)
+    next_id = 20_000_000
+    round_number = 0
+    written = 0
     with open(path, "w", encoding="utf-8") as f:
         f.write("[\n")
-        for i, city in enumerate(cities):
-            f.write(("," if i else "") + json.dumps(city, ensure_ascii=False, separators=(",", ":")) + "\n")
+        while written < target:
+            batch = json.loads(json.dumps(base[: target - written]))
+            if round_number:
+                for city in batch:
+                    city["_id"] = next_id
+                    next_id += 1
+                    city["name"] = f"{city['name']} {round_number}"
+                    city["coord"]["lat"] = round(max(-90, min(90, city["coord"]["lat"] + rng.uniform(-0.5, 0.5))), 5)
+            batch, next_id = dirty(batch, rng, next_id)
+            f.write("".join(("," if written + i else "") + json.dumps(city, ensure_ascii=False, separators=(",", ":")) + "\n"
+                            for i, city in enumerate(batch)))
+            written += len(batch)
+            round_number += 1
         f.write("]\n")
+    return written
 
 
 def main():
@@ -80,24 +99,10 @@ def main():
         path = os.path.join(DATA, f"cities-{size}.json")
         if os.path.exists(path):
             continue
-        rng = random.Random(42)
-        target = {"200k": len(base), "1m": 1_000_000, "5m": 5_000_000}[size]
-        cities = []
-        next_id = 20_000_000
-        round_number = 0
-        while len(cities) < target:
-            batch = json.loads(json.dumps(base[: target - len(cities)]))
-            if round_number:
-                for city in batch:
-                    city["_id"] = next_id
-                    next_id += 1
-                    city["name"] = f"{city['name']} {round_number}"
-                    city["coord"]["lat"] = round(max(-90, min(90, city["coord"]["lat"] + rng.uniform(-0.5, 0.5))), 5)
-            batch, next_id = dirty(batch, rng, next_id)
-            cities.extend(batch)
-            round_number += 1
-        write(path, cities)
-        print(f"prepare: wrote {path}: {len(cities)} cities, {os.path.getsize(path) / 1e6:.1f} MB", file=sys.stderr)
+        target = {"200k": len(base), "1m": 1_000_000, "5m": 5_000_000, "20m": 20_000_000}[size]
+        count = write_rounds(path + ".tmp", base, target)
+        os.replace(path + ".tmp", path)
+        print(f"prepare: wrote {path}: {count} cities, {os.path.getsize(path) / 1e6:.1f} MB", file=sys.stderr)
     if "200k" in sizes:
         write_pages(os.path.join(DATA, "cities-200k.json"), os.path.join(DATA, "cities-pages-200k"))
 

@@ -194,34 +194,36 @@ public struct Dedupe: Step {
         remove(winnerOf, from: records, state)
     }
 
-    /// A collection spilled to disk: its keys are made batch by batch into one table (the
-    /// records stay on disk), the keep-by keys of records whose key collides are read in
-    /// a second pass, and only the duplicates and their winners are held to log them;
-    /// a last pass drops the losers and writes the filled winners.
+    /// A collection spilled to disk: its keys (with the keep-by keys) are written as
+    /// sorted runs and merged, so records sharing a key arrive together, in input order,
+    /// without every key in memory; each group's winner is chosen as in memory. Then only
+    /// the duplicates and their winners are read, to log them, and a last pass drops the
+    /// losers and writes the filled winners.
     func runSpilled(_ store: RecordStore, _ state: RunState) throws {
-        var table = KeyTable()
-        try store.forEachBatch { batch in
-            table.append(
-                contentsOf: KeyTable.build(count: batch.count, threads: state.threads) { index, key in
-                    appendKey(of: batch[batch.startIndex + index], to: &key)
-                })
+        let ranked = keep == .lowest || keep == .highest
+        let runs = try SortedRuns.write(store, space: state.spill, threads: state.threads) { record, key, payload in
+            guard appendKey(of: record, to: &key) else { return false }
+            if ranked, let preference = preferenceKey(record) { payload = preference.bytes }
+            return true
         }
-        let groupOf = table.firstWithEqualKey(threads: state.threads)
-        table = KeyTable()
-        var members = [Int](repeating: 0, count: groupOf.count)
-        for group in groupOf where group >= 0 { members[group] += 1 }
-        func collides(_ index: Int) -> Bool { groupOf[index] >= 0 && members[groupOf[index]] > 1 }
-        var preferences: [Int: ByteKey] = [:]
-        if keepBy != nil {
-            var position = 0
-            try store.forEachBatch { batch in
-                for record in batch {
-                    if collides(position), let key = preferenceKey(record) { preferences[position] = key }
-                    position += 1
-                }
+        var winnerOf: [Int: Int] = [:]
+        var group: [(position: Int, preference: ByteKey?)] = []
+        var groupKey: [UInt8] = []
+        func settleGroup() {
+            guard group.count > 1 else { return }
+            let chosen = winners(Array(repeating: 0, count: group.count)) { group[$0].preference }
+            for (loser, winner) in chosen { winnerOf[group[loser].position] = group[winner].position }
+        }
+        try SortedRuns.merge(runs) { entry in
+            if group.isEmpty || entry.key != groupKey {
+                settleGroup()
+                group.removeAll(keepingCapacity: true)
+                groupKey = entry.key
             }
+            let preference = entry.payload.isEmpty ? nil : ByteKey(bytes: entry.payload)
+            group.append((entry.position, preference))
         }
-        let winnerOf = winners(groupOf) { preferences[$0] }
+        settleGroup()
         var involved: [Int: Record] = [:]
         let wanted = Set(winnerOf.keys).union(winnerOf.values)
         var position = 0

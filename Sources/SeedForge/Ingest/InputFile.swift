@@ -20,11 +20,28 @@ public enum InputFile {
         // Mapping a file costs no memory: its size is checked before any byte is read.
         let raw = try FileBytes.read(path: path)
         if raw.count > maxBytes { throw tooLarge(path, "size (\(raw.count) bytes)", maxBytes) }
-        let sha256 = SHA256.hex(buffer: raw.buffer)
+        let sha256 = hash(raw)
         guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else {
             return Contents(raw: raw, text: raw, sha256: sha256)
         }
         return Contents(raw: raw, text: try gunzip(raw.buffer, path: path, maxBytes: maxBytes), sha256: sha256)
+    }
+
+    /// SHA-256 of a file's bytes. A large mapped file is hashed 32 MiB at a time, each
+    /// piece's pages released once hashed: hashing does not bring the whole file into
+    /// memory (the parse reads it again from the page cache, a window at a time).
+    static func hash(_ raw: FileBytes) -> String {
+        let piece = 32 << 20
+        guard raw.count > 2 * piece else { return SHA256.hex(buffer: raw.buffer) }
+        let stream = SHA256.Stream()
+        var start = 0
+        while start < raw.count {
+            let end = min(start + piece, raw.count)
+            stream.update(UnsafeBufferPointer(rebasing: raw.buffer[start..<end]))
+            raw.releaseResidentPages(start..<end)
+            start = end
+        }
+        return stream.finish()
     }
 
     static func tooLarge(_ path: String, _ what: String, _ maxBytes: Int) -> SourceError {

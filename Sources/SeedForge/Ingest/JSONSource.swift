@@ -185,6 +185,47 @@ public struct JSONSource: SourceKind {
             }
             text.recordsPointer = pointer
             let arrayStart = reader.position
+            if let window = sink.windowBytes(forArrayOf: buffer.count - arrayStart) {
+                // A file large for the memory limit: checked whole first (a syntax error
+                // is never half-read), then read a window at a time, each window's records
+                // handed over (and spilled) before the next is parsed, its pages released.
+                do {
+                    let arrayEnd = try Self.checkArray(buffer, text, arrayStart: arrayStart, limits: limits)
+                    if recordsPath == nil {
+                        reader.position = arrayEnd
+                        try Self.expectEnd(&reader, text)
+                    } else {
+                        try checkDocument(except: arrayStart..<arrayEnd)
+                    }
+                } catch let error as JSONSyntaxError {
+                    // The first error in document order, as a check of the whole file finds it.
+                    if recordsPath != nil { try checkDocument() }
+                    throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+                } catch let error as JSONLimitError {
+                    if recordsPath != nil { try checkDocument() }
+                    throw limits.valueTooLong(text, error, from: documentStart)
+                }
+                if recordsPath != nil { try checkExpected(&reader, text, documentStart) }
+                let page = try pageMetadata(&reader, text, documentStart)
+                do {
+                    try Self.parseInWindows(
+                        buffer, text, arrayStart: arrayStart, window: window, mapping: sink.mapping,
+                        threads: sink.threads, limits: limits
+                    ) { chunks, range in
+                        sink.merge(chunks)
+                        text.bytes.releaseResidentPages(range)
+                    }
+                } catch let error as ValueTooLong {
+                    throw limits.valueTooLong(text, error.error, from: documentStart, record: error.record)
+                } catch let error as RecordTooLarge {
+                    throw limits.recordTooLarge(text, offset: error.offset, length: error.length, from: documentStart)
+                } catch let error as JSONSyntaxError {
+                    throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+                } catch let error as JSONLimitError {
+                    throw limits.valueTooLong(text, error, from: documentStart)
+                }
+                return page
+            }
             let chunks: [[IngestEntry]]
             do {
                 let (parsed, arrayEnd) = try Self.parseElements(
@@ -210,18 +251,89 @@ public struct JSONSource: SourceKind {
             }
             // The page metadata is checked before any record is taken, so a file that
             // fails contributes no record at all.
-            var page: PageMetadata?
-            if let pageNumberPath {
-                let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)
-                let count = try pageCountPath.map { try Self.pageValue($0, "page-count", &reader, text, documentStart) }
-                reader.position = documentStart
-                let offset = reader.locate(pageNumberPath) ?? documentStart
-                page = PageMetadata(
-                    file: text.displayPath, number: number, count: count,
-                    location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
-            }
+            let page = try pageMetadata(&reader, text, documentStart)
             sink.merge(chunks)
             return page
+        }
+    }
+
+    /// The page number and count of a paginated file (nil when the source has none).
+    func pageMetadata(_ reader: inout JSONReader, _ text: SourceText, _ documentStart: Int) throws -> PageMetadata? {
+        guard let pageNumberPath else { return nil }
+        let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)
+        let count = try pageCountPath.map { try Self.pageValue($0, "page-count", &reader, text, documentStart) }
+        reader.position = documentStart
+        let offset = reader.locate(pageNumberPath) ?? documentStart
+        return PageMetadata(
+            file: text.displayPath, number: number, count: count,
+            location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
+    }
+
+    /// Checks the syntax of the array at `arrayStart` element by element, releasing the
+    /// file's pages behind it every 32 MiB (a large file is checked without being brought
+    /// into memory whole); returns the position after its closing bracket.
+    static func checkArray(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, limits: InputLimits
+    ) throws -> Int {
+        var reader = JSONReader(bytes: buffer, start: arrayStart + 1, maxValueBytes: limits.maxValueBytes)
+        var released = arrayStart
+        var first = true
+        while try reader.nextArrayElement(first: first) {
+            first = false
+            try reader.skipValue()
+            if reader.position - released > 32 << 20 {
+                text.bytes.releaseResidentPages(released..<reader.position)
+                released = reader.position
+            }
+        }
+        text.bytes.releaseResidentPages(released..<reader.position)
+        return reader.position
+    }
+
+    /// Reads the elements of a (syntax-checked) array a window of about `window` bytes at
+    /// a time: each window is cut at guessed element boundaries into one piece per thread
+    /// and parsed on all of them (a wrong guess reads the window again in one piece), and
+    /// `take` gets its entries, in order, and the bytes it covered, before the next window.
+    static func parseInWindows(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, window: Int,
+        mapping: FieldMapping, threads: Threads, limits: InputLimits,
+        take: ([[IngestEntry]], Range<Int>) -> Void
+    ) throws {
+        var start = arrayStart
+        var first = true
+        while true {
+            let pieceBytes = max(1 << 16, window / max(1, threads.count))
+            var bounds = [start]
+            for piece in 1...max(1, threads.count) {
+                let guess = start + pieceBytes * piece
+                guard guess < buffer.count, let split = elementStart(near: guess, in: buffer), split > bounds.last!
+                else { break }
+                bounds.append(split)
+            }
+            // The window ends at its last boundary, or at the array's end.
+            let stops: [Int?] = bounds.indices.map { $0 + 1 < bounds.count ? bounds[$0 + 1] : nil }
+            let pieces = bounds.count > 1 ? bounds.count - 1 : 1
+            var results = threads.run(pieces) { piece in
+                parseChunk(
+                    buffer, text, from: bounds[piece], first: first && piece == 0, stop: stops[piece],
+                    mapping: mapping, limits: limits)
+            }
+            let aligned = results.indices.allSatisfy { piece in
+                results[piece].error == nil && results[piece].stoppedAt == stops[piece]
+            }
+            if !aligned {
+                let end = pieces < bounds.count ? bounds[pieces] : nil
+                results = [
+                    parseChunk(buffer, text, from: start, first: first, stop: end, mapping: mapping, limits: limits)
+                ]
+                if let error = results[0].error { throw error }
+            }
+            let last = results[results.count - 1]
+            let end = last.stoppedAt ?? last.end
+            take(results.map(\.entries), start..<end)
+            guard let next = last.stoppedAt else { return }
+            start = next
+            first = false
         }
     }
 

@@ -145,11 +145,20 @@ public struct IngestSink {
         state.rejectUnreadable(in: collection, finding: finding, step: "ingest")
     }
 
+    /// The size of the windows a source should read an array of `bytes` in, so that the
+    /// records it holds at once stay well within the memory limit; nil when the whole
+    /// array may be parsed at once (records take several times their text in memory).
+    public func windowBytes(forArrayOf bytes: Int) -> Int? {
+        let limit = state.spill.limit
+        return bytes > limit / 4 ? max(1 << 20, limit / 32) : nil
+    }
+
     /// Takes the entries of chunks parsed in parallel, in order: gives records their
     /// index in the file, and maps again, now with that index, the few records that had
-    /// findings, so every location and pointer is the one a sequential read gives.
+    /// findings, so every location and pointer is the one a sequential read gives. A file
+    /// read in windows is merged window by window: indexes go on from the records taken.
     public mutating func merge(_ chunks: [[IngestEntry]]) {
-        var base = 0
+        var base = count
         for chunk in chunks {
             for entry in chunk {
                 switch entry {

@@ -94,8 +94,17 @@ public final class FileBytes: @unchecked Sendable {
     /// Lets the kernel drop the mapped pages now (they are read back when touched); no
     /// effect on bytes in allocated memory.
     public func releaseResidentPages() {
-        guard owner == .mapped, buffer.count > 0 else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: buffer.baseAddress!), buffer.count, MADV_DONTNEED)
+        releaseResidentPages(0..<buffer.count)
+    }
+
+    /// Lets the kernel drop the mapped pages that lie wholly inside `range`.
+    public func releaseResidentPages(_ range: Range<Int>) {
+        guard owner == .mapped, !range.isEmpty else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (range.lowerBound + page - 1) / page * page
+        let end = range.upperBound == buffer.count ? range.upperBound : range.upperBound / page * page
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: buffer.baseAddress! + start), end - start, MADV_DONTNEED)
     }
 
     public var count: Int { buffer.count }

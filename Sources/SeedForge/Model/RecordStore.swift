@@ -95,6 +95,8 @@ final class RecordStore {
                 var records = space.decode(batch, width: width)
                 try body(&records)
                 try spill(records, to: file)
+                // Findings read their values back from the input files: let those pages go.
+                space.afterBatch()
             }
         }
         try body(&resident)
@@ -179,6 +181,9 @@ final class SpillSpace {
     private var cachedCodec: RecordCodec?
     /// The run's source files so far (set by the run's state).
     var sources: () -> [SourceText] = { [] }
+    /// Called after each spilled batch a step rewrote (the run's state releases the input
+    /// files' pages that findings read back).
+    var afterBatch: () -> Void = {}
     private let threads: Threads
     /// Records and bytes written to disk, for the log and the manifest.
     private(set) var spilledRecords = 0
@@ -209,13 +214,15 @@ final class SpillSpace {
     /// run fails with it at the end of the step (`check`).
     private(set) var failure: Error?
 
-    /// Spills the store being appended to when all stores together hold more than the
-    /// limit in memory. (Only the growing store spills: the others are not being touched.)
+    /// Spills the store being appended to when all stores together hold more than half
+    /// the limit in memory (the other half is for what steps hold besides records: keys,
+    /// windows of input, rendered output, side outputs). Only the growing store spills:
+    /// the others are not being touched.
     func enforce(appending store: RecordStore) {
         guard failure == nil, store.resident.count >= checkInterval else { return }
         var total = 0
         for each in stores { total += each.residentBytes }
-        guard total > limit else { return }
+        guard total > limit / 2 else { return }
         do { try store.spillResident() } catch { failure = error }
     }
 

@@ -114,6 +114,7 @@ public final class RunState {
                 ).path,
             threads: threads)
         spill.sources = { [unowned self] in self.sources }
+        spill.afterBatch = { [unowned self] in self.releaseSourcePages() }
     }
 
     /// Every record of a collection, in order (read back from disk when spilled).

@@ -14,6 +14,9 @@ public struct ByteKey: Hashable, Comparable, Sendable {
 
     public init() {}
 
+    /// A key read back as the bytes it was encoded to (a key spilled to disk).
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
     /// Empties the key, keeping its storage for the next one.
     public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 

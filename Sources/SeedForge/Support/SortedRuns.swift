@@ -1,69 +1,124 @@
 import Foundation
 import HeapModule
 
-/// Sorting a collection larger than the memory limit: each batch of the spilled store is
-/// sorted in memory (`KeyTable`) and written to disk as a sorted run of (key, input
-/// position, record); the runs are then merged with a heap holding one entry per run, and
-/// the merged records go back into the store, which spills them again as they come.
-/// Ties go by input position, exactly as the in-memory sort, so the order is the same
-/// with or without a limit, and for any thread count.
+/// Sorting past the memory limit: entries (a key, an input position, a payload) are
+/// written to disk as sorted runs, a batch of records at a time, and the runs are merged
+/// with a heap holding one entry per run. Ties go by input position, exactly as
+/// `KeyTable.sortedPositions`, so the order is the same with or without a limit, and for
+/// any thread count.
+///
+/// `sort` orders a spilled collection (the payload is the record); `dedupe` merges keys
+/// alone (the payload is the keep-by key) to find duplicates without holding every key.
 enum SortedRuns {
+    /// One entry of a run: its key bytes, the record's input position, and what goes with it.
+    struct Entry {
+        let key: [UInt8]
+        let position: Int
+        let payload: [UInt8]
+    }
+
+    /// Sorts a spilled store by `appendKey`, back into the same store (which spills the
+    /// sorted records again as they come).
     static func sort(
         _ store: RecordStore, space: SpillSpace, threads: Threads, key appendKey: (Record, inout ByteKey) -> Void
     ) throws {
-        let file = try space.newFile()
         let codec = space.codec()
-        var runs: [(offset: Int, length: Int)] = []
-        var base = 0
-        try store.forEachBatch { slice in
-            let records = Array(slice)
-            let table = KeyTable.build(count: records.count, threads: threads) { index, key in
-                appendKey(records[index], &key)
-                return true
+        let runs = try write(store, space: space, threads: threads) { record, key, payload in
+            appendKey(record, &key)
+            codec.encode(record, into: &payload)
+            return true
+        }
+        store.replace(with: [])
+        try merge(runs) { entry in
+            entry.payload.withUnsafeBufferPointer { buffer in
+                var reader = RecordCodec.Reader(buffer)
+                store.append(codec.decode(&reader, width: store.width))
             }
-            let order = table.sortedPositions(threads: threads)
+        }
+        try space.check()
+    }
+
+    /// Runs on disk: where each starts in the file and how many bytes it has.
+    struct Runs {
+        let file: SpillFile
+        var spans: [(offset: Int, length: Int)] = []
+    }
+
+    /// Writes one sorted run per batch of the store: `make(record, &key, &payload)` gives
+    /// a record's key and payload, or false to leave the record out.
+    static func write(
+        _ store: RecordStore, space: SpillSpace, threads: Threads,
+        _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
+    ) throws -> Runs {
+        var runs = Runs(file: try space.newFile())
+        var base = 0
+        try store.forEachBatch { batch in
+            let payloads = Parallel.chunks(batch.count, threads: threads, minimumChunk: 4_096) { range in
+                var key = ByteKey()
+                var keys = KeyTable()
+                var payloads: [[UInt8]] = []
+                var included: [Bool] = []
+                for index in range {
+                    key.removeAll()
+                    var payload: [UInt8] = []
+                    let has = make(batch[batch.startIndex + index], &key, &payload)
+                    keys.append(has ? key.bytes : [], present: has)
+                    payloads.append(payload)
+                    included.append(has)
+                }
+                return (keys, payloads, included)
+            }
+            var table = KeyTable()
+            var payload: [[UInt8]] = []
+            var included: [Bool] = []
+            for (keys, pieces, flags) in payloads {
+                table.append(contentsOf: keys)
+                payload += pieces
+                included += flags
+            }
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(records.count * 96)
+            bytes.reserveCapacity(batch.count * 96)
             var entry: [UInt8] = []
-            for position in order {
+            for position in table.sortedPositions(threads: threads) where included[position] {
                 entry.removeAll(keepingCapacity: true)
                 let key = table.bytes[table.starts[position]..<table.starts[position + 1]]
                 RecordCodec.appendVarint(UInt64(key.count), to: &entry)
                 entry += key
                 RecordCodec.appendVarint(UInt64(base + position), to: &entry)
-                codec.encode(records[position], into: &entry)
+                entry += payload[position]
                 withUnsafeBytes(of: UInt32(entry.count).littleEndian) { bytes += $0 }
                 bytes += entry
             }
-            runs.append((try file.append(bytes), bytes.count))
-            base += records.count
+            if !bytes.isEmpty { runs.spans.append((try runs.file.append(bytes), bytes.count)) }
+            base += batch.count
         }
-        store.replace(with: [])
-        var cursors = runs.map { RunCursor(file: file, offset: $0.offset, length: $0.length) }
+        return runs
+    }
+
+    /// Calls `body` with every entry of the runs in key order, ties in position order.
+    static func merge(_ runs: Runs, _ body: (Entry) throws -> Void) throws {
+        var cursors = runs.spans.map { RunCursor(file: runs.file, offset: $0.offset, length: $0.length) }
         var heap = Heap<Head>()
         for index in cursors.indices {
-            if let head = cursors[index].next(run: index, codec: codec, width: store.width) { heap.insert(head) }
+            if let entry = cursors[index].next() { heap.insert(Head(entry: entry, run: index)) }
         }
         while let head = heap.popMin() {
-            store.append(head.record)
-            if let next = cursors[head.run].next(run: head.run, codec: codec, width: store.width) { heap.insert(next) }
+            try body(head.entry)
+            if let next = cursors[head.run].next() { heap.insert(Head(entry: next, run: head.run)) }
         }
-        try space.check()
     }
 
     /// The smallest unread entry of one run.
     struct Head: Comparable {
-        let key: [UInt8]
-        let position: Int
+        let entry: Entry
         let run: Int
-        let record: Record
 
         static func < (a: Head, b: Head) -> Bool {
-            let order = compare(a.key, b.key)
-            return order != 0 ? order < 0 : a.position < b.position
+            let order = compare(a.entry.key, b.entry.key)
+            return order != 0 ? order < 0 : a.entry.position < b.entry.position
         }
 
-        static func == (a: Head, b: Head) -> Bool { a.position == b.position }
+        static func == (a: Head, b: Head) -> Bool { a.entry.position == b.entry.position }
 
         /// Byte order, shorter first on a tie: the order of `KeyTable`.
         static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
@@ -100,7 +155,7 @@ enum SortedRuns {
             position = 0
         }
 
-        mutating func next(run: Int, codec: RecordCodec, width: Int) -> Head? {
+        mutating func next() -> Entry? {
             guard nextOffset < end || position < window.count else { return nil }
             ensure(4)
             var length = 0
@@ -115,7 +170,7 @@ enum SortedRuns {
                 let key = Array(reader.bytes[reader.position..<reader.position + keyLength])
                 reader.position += keyLength
                 let inputPosition = Int(reader.varint())
-                return Head(key: key, position: inputPosition, run: run, record: codec.decode(&reader, width: width))
+                return Entry(key: key, position: inputPosition, payload: Array(reader.bytes[reader.position...]))
             }
         }
     }

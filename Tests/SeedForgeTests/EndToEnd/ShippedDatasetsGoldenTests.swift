@@ -37,13 +37,27 @@ struct ShippedDatasetsGoldenTests {
         return Data((text[..<cut.lowerBound] + "\n}\n").utf8)
     }
 
-    @Test(arguments: [1, 3])
-    func everyShippedDatasetMatchesItsGoldenCopy(threads: Int) throws {
+    /// Thread counts, and memory limits: 4 KiB makes every collection spill to disk in
+    /// batches of 4 records, so every step's and output's spilled path writes the bytes too.
+    @Test(arguments: [(1, nil), (3, nil), (2, "4KiB"), (1, "4KiB")] as [(Int, String?)])
+    func everyShippedDatasetMatchesItsGoldenCopy(threads: Int, memoryLimit: String?) throws {
         let dir = try TempDir()
         let pipelines = Self.pipelines
         #expect(pipelines.count >= 5)
-        let result = try CLI.run(["run"] + pipelines + ["--out", dir.path, "--threads", String(threads), "--quiet"])
+        let limit = memoryLimit.map { ["--memory-limit", $0, "--verbose"] } ?? ["--quiet"]
+        let result = try CLI.run(["run"] + pipelines + ["--out", dir.path, "--threads", String(threads)] + limit)
         #expect(result.status == 0, "\(result.stderr)")
+        if let memoryLimit {
+            // Every dataset really went through its spilled path, and left no spill folder.
+            for pipeline in pipelines {
+                let name = URL(fileURLWithPath: pipeline).deletingPathExtension().lastPathComponent
+                #expect(
+                    result.stderr.contains(
+                        "\(name): memory limit \(memoryLimit.replacingOccurrences(of: "KiB", with: " KiB")): "),
+                    "\(name) did not spill")
+                #expect(!FileManager.default.fileExists(atPath: dir.path + "/.\(name).spill"))
+            }
+        }
         let expected = Self.files(in: Self.golden).filter { !$0.hasPrefix(".") }
         let written = Self.files(in: dir.url).filter { !$0.hasPrefix(".") }
         #expect(written == expected, "the datasets hold other files than their golden copies")

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+/// Runs past their memory limit: the same bytes as without one, a large file read in
+/// windows, a killed run's spill folder cleaned, clear errors for bad sizes. (The shipped
+/// datasets under a limit are checked against their golden copies in
+/// `ShippedDatasetsGoldenTests`.)
+@Suite("End to end: memory limit")
+struct MemoryLimitTests {
+    static func prepared() throws -> TempDir {
+        let dir = try TempDir()
+        try dir.write("many.yml", ThreadsTests.pipeline)
+        try dir.write("cities.json", ThreadsTests.dump())
+        return dir
+    }
+
+    @Test func aLimitSmallerThanTheDataGivesTheSameDatasetForAnyThreadCount() throws {
+        let dir = try Self.prepared()
+        let plain = try CLI.run(["run", "many.yml", "--out", "plain", "--quiet"], cwd: dir.path)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        var expected = try HoneyShopsEndToEndTests.snapshot(dir.path + "/plain/many")
+        expected.removeValue(forKey: "manifest.json")
+        for threads in ["1", "3"] {
+            // 256 KiB: the 1.7 MB file is read in windows, and records spill in batches of 256.
+            let limited = try CLI.run(
+                ["run", "many.yml", "--out", "t\(threads)", "--threads", threads, "--memory-limit", "256KiB", "-v"],
+                cwd: dir.path)
+            #expect(limited.status == 0, "\(limited.stderr)")
+            #expect(limited.stderr.contains("many: memory limit 256 KiB: "), "\(limited.stderr)")
+            // Dedupe and sort hold keys, not the records: nothing held the collection whole.
+            #expect(!limited.stderr.contains("held all"), "\(limited.stderr)")
+            var actual = try HoneyShopsEndToEndTests.snapshot(dir.path + "/t\(threads)/many")
+            actual.removeValue(forKey: "manifest.json")
+            #expect(actual == expected, "--threads \(threads) under a memory limit differs")
+        }
+        // The pipeline key does the same, and the command line overrides it.
+        try dir.write("many.yml", ThreadsTests.pipeline + "\nlimits: {max-memory: 256KiB}\n")
+        let keyed = try CLI.run(["run", "many.yml", "--out", "keyed", "-v"], cwd: dir.path)
+        #expect(keyed.stderr.contains("many: memory limit 256 KiB: "), "\(keyed.stderr)")
+        let overridden = try CLI.run(
+            ["run", "many.yml", "--out", "big", "-v", "--memory-limit", "1GiB"], cwd: dir.path)
+        #expect(overridden.status == 0)
+        #expect(!overridden.stderr.contains("memory limit"), "\(overridden.stderr)")
+    }
+
+    @Test func aSyntaxErrorLateInALargeFileTakesNoRecordAndKeepsThePreviousDataset() throws {
+        let dir = try Self.prepared()
+        let first = try CLI.run(["run", "many.yml", "--out", "out", "--quiet"], cwd: dir.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/many")
+        // A missing comma near the end of the file, read in windows under the limit.
+        var text = ThreadsTests.dump()
+        let cut = text.range(
+            of: "},\n", options: .backwards, range: text.startIndex..<text.index(text.endIndex, offsetBy: -500))!
+        // The parser stops at the next record's first byte: the line after the cut.
+        let line = text[..<cut.lowerBound].filter { $0 == "\n" }.count + 2
+        #expect(line > 11_000)
+        text.replaceSubrange(cut, with: "}\n")
+        try dir.write("cities.json", text)
+        let failed = try CLI.run(["run", "many.yml", "--out", "out", "--memory-limit", "256KiB"], cwd: dir.path)
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("cities.json:\(line):"), "\(failed.stderr)")
+        #expect(try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/many") == before)
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/.many.spill"))
+        // Validation reports the file once and takes none of its records.
+        let validated = try CLI.run(
+            ["validate", "many.yml", "--format", "json", "--memory-limit", "256KiB"], cwd: dir.path)
+        #expect(validated.status == 1)
+        #expect(validated.stdout.contains("\"rule\": \"json-syntax\""), "\(validated.stdout)")
+        #expect(validated.stdout.contains("\"errors\": 1,"), "the file's records were taken: \(validated.stdout)")
+    }
+
+    @Test func aRunKilledAfterSpillingLeavesThePreviousDatasetAndTheNextRunCleansUp() throws {
+        let dir = try Self.prepared()
+        let first = try CLI.run(["run", "many.yml", "--out", "out", "--quiet"], cwd: dir.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/many")
+        try dir.write("cities.json", ThreadsTests.dump().replacingOccurrences(of: "City 1", with: "Town 1"))
+        let killed = try CLI.run(
+            ["run", "many.yml", "--out", "out", "--memory-limit", "64KiB"], cwd: dir.path,
+            environment: ["SEEDFORGE_FAULT": "before-swap"])
+        #expect(killed.status != 0)
+        #expect(try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/many") == before)
+        // Spill files are unlinked when made: at most an empty folder is left behind.
+        let spill = dir.path + "/out/.many.spill"
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: spill)) ?? [] == [])
+        let next = try CLI.run(["run", "many.yml", "--out", "out", "--quiet"], cwd: dir.path)
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: spill))
+        #expect(try dir.read("out/many/cities.json").contains("Town 1"))
+    }
+
+    @Test func badSizesAreClearErrors() throws {
+        let dir = try Self.prepared()
+        let flag = try CLI.run(["run", "many.yml", "--memory-limit", "lots"], cwd: dir.path)
+        #expect(flag.status == 2)
+        #expect(flag.stderr.contains("--memory-limit must be a size such as 2GiB"), "\(flag.stderr)")
+        try dir.write("many.yml", ThreadsTests.pipeline + "\nlimits: {max-memory: 1.5GB}\n")
+        let key = try CLI.run(["lint", "many.yml"], cwd: dir.path)
+        #expect(key.status != 0)
+        #expect(key.stderr.contains("'max-memory' in 'limits' must be a size"), "\(key.stderr)")
+    }
+}
+
+@Suite("Model: record codec")
+struct RecordCodecTests {
+    @Test func everyKindOfValueComesBackExactly() throws {
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let other = SourceText(displayPath: "y.json", bytes: Array("[]".utf8))
+        let codec = RecordCodec(sources: [source, other])
+        var object = JSONObject()
+        object.appendUnchecked("é", .array([.int(-1), .null, .bool(true)]))
+        object.appendUnchecked("long key over fifteen bytes", .string(String(repeating: "ü", count: 40)))
+        let values: [Value] = [
+            .int(0), .int(Int64.min), .int(Int64.max), .int(-300), .double(-0.0), .double(1e-310),
+            .double(.infinity), .decimal("-12345678901234567.01"), .string(""), .string("Zürich 🏔"),
+            .bool(false), .object(object), .array([]), .null, .null,
+        ]
+        let records = [
+            Record(values: values, origin: Origin(source: other, offset: 123_456_789, index: 70_000)),
+            Record(values: [.null], origin: Origin(source: source, offset: 0, index: 0)),
+        ]
+        var bytes: [UInt8] = []
+        for record in records { codec.encode(record, into: &bytes) }
+        let decoded = codec.decodeAll(bytes, count: 2, width: 16)
+        #expect(decoded.count == 2)
+        // Trailing nulls are not stored; the schema's width is given back.
+        #expect(decoded[0].values.count == 16)
+        #expect(Array(decoded[0].values.prefix(values.count)) == values)
+        #expect(decoded[0].origin.source === other)
+        #expect(decoded[0].origin.offset == 123_456_789)
+        #expect(decoded[0].origin.index == 70_000)
+        #expect(decoded[1].values == [Value](repeating: .null, count: 16))
+        #expect(decoded[1].origin.source === source)
+        // Compact: a city takes under 50 bytes, where in memory its six values alone take 144.
+        let city = Record(
+            values: [
+                .int(703_448), .string("Kyiv"), .string("UA"), .double(50.45466), .double(30.5238), .string("kyiv"),
+            ],
+            origin: Origin(source: other, offset: 2_000_000, index: 20_000))
+        var cityBytes: [UInt8] = []
+        codec.encode(city, into: &cityBytes)
+        #expect(cityBytes.count < 50, "\(cityBytes.count) bytes")
+    }
+}
