@@ -203,7 +203,7 @@ public struct Dedupe: Step {
         let ranked = keep == .lowest || keep == .highest
         let runs = try SortedRuns.write(store, space: state.spill, threads: state.threads) { record, key, payload in
             guard appendKey(of: record, to: &key) else { return false }
-            if ranked, let preference = preferenceKey(record) { payload = preference.bytes }
+            if ranked, let preference = preferenceKey(record) { payload += preference.bytes }
             return true
         }
         var winnerOf: [Int: Int] = [:]

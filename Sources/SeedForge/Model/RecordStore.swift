@@ -264,7 +264,11 @@ final class SpillSpace {
             for index in range { codec.encode(records[index], into: &bytes) }
             return bytes
         }
-        let bytes = pieces.count == 1 ? pieces[0] : Array(pieces.joined())
+        var bytes = pieces[0]
+        if pieces.count > 1 {
+            bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
+            for piece in pieces.dropFirst() { bytes.append(contentsOf: piece) }
+        }
         spilledRecords += records.count
         spilledBytes += bytes.count
         spills += 1

@@ -44,8 +44,9 @@ enum SortedRuns {
         var spans: [(offset: Int, length: Int)] = []
     }
 
-    /// Writes one sorted run per batch of the store: `make(record, &key, &payload)` gives
-    /// a record's key and payload, or false to leave the record out.
+    /// Writes one sorted run per batch of the store: `make(record, &key, &payload)` writes
+    /// a record's key and appends its payload, or returns false (and appends nothing) to
+    /// leave the record out.
     static func write(
         _ store: RecordStore, space: SpillSpace, threads: Threads,
         _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
@@ -53,39 +54,51 @@ enum SortedRuns {
         var runs = Runs(file: try space.newFile())
         var base = 0
         try store.forEachBatch { batch in
-            let payloads = Parallel.chunks(batch.count, threads: threads, minimumChunk: 4_096) { range in
+            // Keys in one table, payloads in one buffer: no allocation per record.
+            let pieces = Parallel.chunks(batch.count, threads: threads, minimumChunk: 4_096) { range in
                 var key = ByteKey()
                 var keys = KeyTable()
-                var payloads: [[UInt8]] = []
-                var included: [Bool] = []
+                keys.reserve(range.count)
+                var payloads: [UInt8] = []
+                var ends: [Int] = []
+                ends.reserveCapacity(range.count)
                 for index in range {
                     key.removeAll()
-                    var payload: [UInt8] = []
-                    let has = make(batch[batch.startIndex + index], &key, &payload)
+                    let has = make(batch[batch.startIndex + index], &key, &payloads)
                     keys.append(has ? key.bytes : [], present: has)
-                    payloads.append(payload)
-                    included.append(has)
+                    ends.append(payloads.count)
                 }
-                return (keys, payloads, included)
+                return (keys, payloads, ends)
             }
             var table = KeyTable()
-            var payload: [[UInt8]] = []
-            var included: [Bool] = []
-            for (keys, pieces, flags) in payloads {
+            var payloads: [[UInt8]] = []
+            var ends: [[Int]] = []
+            var pieceOf: [Int] = []
+            for (number, (keys, bytes, pieceEnds)) in pieces.enumerated() {
                 table.append(contentsOf: keys)
-                payload += pieces
-                included += flags
+                payloads.append(bytes)
+                ends.append(pieceEnds)
+                pieceOf += repeatElement(number, count: pieceEnds.count)
+            }
+            var firstOfPiece: [Int] = []
+            var total = 0
+            for pieceEnds in ends {
+                firstOfPiece.append(total)
+                total += pieceEnds.count
             }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(batch.count * 96)
             var entry: [UInt8] = []
-            for position in table.sortedPositions(threads: threads) where included[position] {
+            for position in table.sortedPositions(threads: threads) where table.present[position] {
                 entry.removeAll(keepingCapacity: true)
                 let key = table.bytes[table.starts[position]..<table.starts[position + 1]]
                 RecordCodec.appendVarint(UInt64(key.count), to: &entry)
                 entry += key
                 RecordCodec.appendVarint(UInt64(base + position), to: &entry)
-                entry += payload[position]
+                let piece = pieceOf[position]
+                let local = position - firstOfPiece[piece]
+                let start = local == 0 ? 0 : ends[piece][local - 1]
+                entry += payloads[piece][start..<ends[piece][local]]
                 withUnsafeBytes(of: UInt32(entry.count).littleEndian) { bytes += $0 }
                 bytes += entry
             }
