@@ -57,7 +57,8 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logger = log.makeLogger()
+        let progress = log.makeProgress()
+        let logger = log.makeLogger(progress: progress)
         let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger)
         if loadStatus != .ok { throw ExitCode(loadStatus.rawValue) }
         var worst = ExitStatus.ok
@@ -65,11 +66,10 @@ struct RunCommand: ParsableCommand {
         defer { RunResults.keepUntilExit(finished) }
         for pipeline in loaded {
             do {
-                let result = try Runner.run(
-                    pipeline,
-                    options: RunOptions(
-                        outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads,
-                        force: force))
+                var options = RunOptions(
+                    outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads, force: force)
+                options.progress = progress
+                let result = try Runner.run(pipeline, options: options)
                 finished.append(result)
                 if log.logFormat == .json {
                     logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])

@@ -52,7 +52,8 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logger = log.makeLogger()
+        let progress = log.makeProgress()
+        let logger = log.makeLogger(progress: progress)
         let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger, uniqueNames: false)
         if loadStatus != .ok { throw ExitCode(loadStatus.rawValue) }
         var report = ValidationReport()
@@ -60,9 +61,9 @@ struct ValidateCommand: ParsableCommand {
         for pipeline in loaded {
             report.add(pipeline)
             do {
-                report.add(
-                    try Runner.run(
-                        pipeline, options: RunOptions(writeOutputs: false, logger: logger, threads: parallel.threads)))
+                var options = RunOptions(writeOutputs: false, logger: logger, threads: parallel.threads)
+                options.progress = progress
+                report.add(try Runner.run(pipeline, options: options))
             } catch let error as SourceError {
                 report.add(error, pipeline: pipeline.name)
             } catch {

@@ -22,12 +22,15 @@ enum Emitter {
                         bytes: bytes.count, files: 1))
             }
             // Outputs are independent files: write them concurrently, list them in order.
+            state.progress?.begin(
+                stage: "write outputs", unit: "outputs", total: pipeline.outputs.count, totalBytes: nil)
             let written: [Result<Manifest.Output, Error>] = state.threads.run(pipeline.outputs.count) { index in
                 let output = pipeline.outputs[index]
                 let records = output.selected(state.records(output.collection))
                 let writer = OutputWriter(
                     folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
                 let clock = ContinuousClock.now
+                defer { state.progress?.advance(items: 1, bytes: 0, records: records.count) }
                 return Result {
                     try output.format.write(
                         records, fields: output.fields.map { state.schemas[output.collection]![$0] },

@@ -12,6 +12,8 @@ public struct RunOptions {
     public var threads: Int
     /// Run even when the dataset already is what the run would write (see `UpToDate`).
     public var force: Bool
+    /// Told what the run is doing as it goes (a live line on a terminal); none by default.
+    public var progress: (any ProgressObserver)?
 
     public init(
         outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
@@ -93,6 +95,8 @@ public enum Runner {
         }
 
         let state = RunState(schemas: pipeline.schemas, threads: Threads(options.threads))
+        state.progress = options.progress
+        defer { options.progress?.finish() }
         let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
         var thresholdFailures = try StepRunner.run(pipeline, state: state, logger: logger)
         let counts = try RunAccounting.balance(pipeline, state: state)

@@ -25,7 +25,10 @@ enum StepRunner {
             )
             let clock = ContinuousClock.now
             state.changedByStep = nil
+            state.progress?.begin(
+                stage: "\(label) \(step.collection)", unit: "records", total: before.0, totalBytes: nil)
             try step.run(state)
+            state.progress?.advance(items: before.0, bytes: 0, records: 0)
             state.releaseSourcePages()
             state.stepStats.append(
                 StepStat(
@@ -56,8 +59,11 @@ enum StepRunner {
             var perRecord = [[Finding]](repeating: [], count: records.count)
             for step in block where step.collection == collection {
                 let clock = ContinuousClock.now
+                state.progress?.begin(
+                    stage: "\(step.label) \(collection)", unit: "records", total: records.count, totalBytes: nil)
                 let results = step.rule.checkAll(
                     records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
+                state.progress?.advance(items: records.count, bytes: 0, records: 0)
                 var flagged = 0
                 var warned = 0
                 for (position, findings) in results.enumerated() where !findings.isEmpty {

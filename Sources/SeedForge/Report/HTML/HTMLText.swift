@@ -20,15 +20,7 @@ enum HTMLText {
     }
 
     /// An integer with thousands separated by commas: `206352` → `206,352`.
-    static func count(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var out = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { out += "," }
-            out.append(digit)
-        }
-        return value < 0 ? "-" + out : out
-    }
+    static func count(_ value: Int) -> String { groupedDigits(value) }
 
     /// A number as short as it can be read: integers with separators, others with at
     /// most `places` decimals (trailing zeros dropped).
