@@ -255,7 +255,10 @@ public enum HTMLReport {
                 format: { HTMLText.number($0) })
         }
         let values = field.present - field.nulls
-        let categorical = !field.counts.isEmpty && !field.isNumeric && field.counts.count * 2 <= max(values, 1) + 1
+        // Texts that repeat (at most half as many distinct values as values) are categories.
+        let categorical =
+            !field.counts.isEmpty && !field.isNumeric && !field.distinctCapped
+            && field.counts.count * 2 <= max(values, 1) + 1
         if categorical || field.types["boolean"] != nil {
             let top = field.top(topValues)
             let total = field.counts.values.reduce(0, +)
