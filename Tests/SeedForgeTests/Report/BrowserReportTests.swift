@@ -83,7 +83,7 @@ struct BrowserReportTests {
         #expect(dom.nodes("//figure[@data-plot]").count > 10)
         try HTMLReportTests.compareStructure(dom, golden: "report-honey-shops.structure")
 
-        for (width, height) in [(1280, 2400), (390, 1600)] {
+        for (width, height) in [(1280, 3600), (390, 1600)] {
             let shot = dir.path + "/shot-\(width).png"
             let result = try Self.browse(
                 browser, file, profile: dir.path + "/profile",
@@ -97,6 +97,10 @@ struct BrowserReportTests {
             // The report's own colours: blue bars and histograms, vermillion rejects.
             #expect(image.count(red: 0x00, green: 0x72, blue: 0xB2) > 500, "no blue marks at \(width) px")
             #expect(image.count(red: 0xD5, green: 0x5E, blue: 0x00) > 50, "no vermillion marks at \(width) px")
+            if width == 1280 {
+                // The map, further down: its land (#dadada) drawn from the shared outline.
+                #expect(image.count(red: 0xDA, green: 0xDA, blue: 0xDA, tolerance: 4) > 5_000, "no land on the map")
+            }
         }
     }
 }
