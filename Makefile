@@ -34,7 +34,8 @@ lint: build
 validate: build
 	$(RELEASE_BIN) validate $(PIPELINES)
 
-test: deps
+test:
+	@scripts/bootstrap.sh --browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	.build/debug/seedforge test $(PIPELINES)

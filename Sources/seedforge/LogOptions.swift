@@ -20,9 +20,21 @@ struct LogOptions: ParsableArguments {
         help: "Log lines as text for people or json (one object per line) for machines.")
     var logFormat: LogFormat = .text
 
+    /// The live progress line: only when standard error is a terminal, logs are text and
+    /// --quiet is not given. It appears once a run has lasted a second
+    /// (`SEEDFORGE_PROGRESS_DELAY` seconds, for tests).
+    func makeProgress() -> TerminalProgress? {
+        guard !quiet, logFormat == .text, isatty(STDERR_FILENO) != 0 else { return nil }
+        var size = winsize()
+        let columns = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+        let delay = ProcessInfo.processInfo.environment["SEEDFORGE_PROGRESS_DELAY"].flatMap(Double.init) ?? 1
+        return TerminalProgress(delay: delay, width: columns)
+    }
+
     /// Progress appears only on a terminal unless asked for; JSON logs always carry the
-    /// run's events; --quiet leaves errors only.
-    func makeLogger() -> Logger {
+    /// run's events; --quiet leaves errors only. Log lines go through the progress line,
+    /// when there is one, so they do not tear it.
+    func makeLogger(progress: TerminalProgress? = nil) -> Logger {
         let level: Logger.Level
         if quiet {
             level = .error
@@ -34,8 +46,14 @@ struct LogOptions: ParsableArguments {
             level = .warning
         }
         let format = logFormat
+        let write: @Sendable (String) -> Void
+        if let progress {
+            write = { progress.write($0) }
+        } else {
+            write = { StandardError.write($0) }
+        }
         return Logger(label: "seedforge") { _ in
-            LineLogHandler(format: format == .json ? .json : .text, level: level)
+            LineLogHandler(format: format == .json ? .json : .text, level: level, write: write)
         }
     }
 

@@ -37,12 +37,28 @@ struct RunCommand: ParsableCommand {
     )
     var force = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "After each run, write the dataset's HTML report (as `seedforge report`) to this file.",
+            discussion: "With several pipelines the path must hold {dataset}, replaced by each dataset's name.",
+            valueName: "file"))
+    var report: String?
+
     @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
 
+    func validate() throws {
+        if let report, pipelines.count > 1, !report.contains("{dataset}") {
+            throw ValidationError(
+                "--report with several pipelines needs {dataset} in its path (e.g. reports/{dataset}.html)")
+        }
+    }
+
     func run() throws {
-        let logger = log.makeLogger()
+        let progress = log.makeProgress()
+        let logger = log.makeLogger(progress: progress)
         let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger)
         if loadStatus != .ok { throw ExitCode(loadStatus.rawValue) }
         var worst = ExitStatus.ok
@@ -50,16 +66,20 @@ struct RunCommand: ParsableCommand {
         defer { RunResults.keepUntilExit(finished) }
         for pipeline in loaded {
             do {
-                let result = try Runner.run(
-                    pipeline,
-                    options: RunOptions(
-                        outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads,
-                        force: force, memoryLimit: parallel.memoryLimit))
+                var options = RunOptions(
+                    outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads, force: force,
+                    memoryLimit: parallel.memoryLimit)
+                options.progress = progress
+                let result = try Runner.run(pipeline, options: options)
                 finished.append(result)
                 if log.logFormat == .json {
                     logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])
                 } else if !log.quiet {
                     print(result.summaryLine)
+                }
+                if let report, let folder = result.outputFolder {
+                    let target = report.replacingOccurrences(of: "{dataset}", with: pipeline.name)
+                    try DatasetReportFile.write(folder: folder, to: target)
                 }
             } catch {
                 worst = max(worst, log.report(error, logger: logger))

@@ -15,7 +15,8 @@ struct ValidateCommand: ParsableCommand {
 
             Formats: text (grouped by file; colour on a terminal unless NO_COLOR is set), \
             json (see README for the schema), github (workflow commands that annotate pull \
-            requests), junit (XML: one testsuite per pipeline, one testcase per rule).
+            requests), junit (XML: one testsuite per pipeline, one testcase per rule), html \
+            (one self-contained page: findings by rule and by file, then each finding).
 
             Exit 0 when there are no error findings, 1 when there is at least one (or a \
             source cannot be read, or a threshold is exceeded; with --strict also for \
@@ -29,7 +30,7 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "Pipeline definition files (YAML).")
     var pipelines: [String]
 
-    @Option(name: .long, help: "Report format: text, json, github or junit.")
+    @Option(name: .long, help: "Report format: text, json, github, junit or html.")
     var format: ReportFormat = .text
 
     @Option(name: .long, help: "Write the report to this file instead of standard output.")
@@ -52,7 +53,8 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logger = log.makeLogger()
+        let progress = log.makeProgress()
+        let logger = log.makeLogger(progress: progress)
         let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger, uniqueNames: false)
         if loadStatus != .ok { throw ExitCode(loadStatus.rawValue) }
         var report = ValidationReport()
@@ -60,12 +62,10 @@ struct ValidateCommand: ParsableCommand {
         for pipeline in loaded {
             report.add(pipeline)
             do {
-                report.add(
-                    try Runner.run(
-                        pipeline,
-                        options: RunOptions(
-                            writeOutputs: false, logger: logger, threads: parallel.threads,
-                            memoryLimit: parallel.memoryLimit)))
+                var options = RunOptions(
+                    writeOutputs: false, logger: logger, threads: parallel.threads, memoryLimit: parallel.memoryLimit)
+                options.progress = progress
+                report.add(try Runner.run(pipeline, options: options))
             } catch let error as SourceError {
                 report.add(error, pipeline: pipeline.name)
             } catch {

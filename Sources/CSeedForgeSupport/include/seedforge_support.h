@@ -36,4 +36,9 @@ int seedforge_gunzip(const uint8_t *input, size_t input_length, size_t max_outpu
 /// SHA-256 of a buffer (OpenSSL, using the CPU's SHA instructions where present).
 /// Writes 32 bytes to digest; returns 0, or -1 if OpenSSL fails.
 int seedforge_sha256(const uint8_t *input, size_t length, uint8_t digest[32]);
+
+/// Decompresses a zlib stream (RFC 1950, as in PNG image data) into output, whose size
+/// is *output_length on entry; on success returns 0 with *output_length set to the bytes
+/// written, otherwise -1 (damaged data, or output too small).
+int seedforge_zlib_uncompress(const uint8_t *input, size_t input_length, uint8_t *output, size_t *output_length);
 #endif

@@ -24,12 +24,15 @@ enum Emitter {
             // Spilled records are decoded by the outputs concurrently: make the codec first.
             _ = state.spill.codec()
             // Outputs are independent files: write them concurrently, list them in order.
+            state.progress?.begin(
+                stage: "write outputs", unit: "outputs", total: pipeline.outputs.count, totalBytes: nil)
             let written: [Result<Manifest.Output, Error>] = state.threads.run(pipeline.outputs.count) { index in
                 let output = pipeline.outputs[index]
                 let store = state.store(output.collection)
                 let writer = OutputWriter(
                     folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
                 let clock = ContinuousClock.now
+                defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
                 return Result {
                     let records = try output.selected(store)
                     try output.format.write(

@@ -36,6 +36,12 @@ enum Ingestion {
         for source in pipeline.sources {
             let clock = ContinuousClock.now
             var pages: [PageMetadata] = []
+            if let progress = state.progress {
+                // Sizes as listed now (a stat per file); pages found by links add to them.
+                let bytes = source.files.reduce(0) { $0 + (FileStamp.of($1)?.bytes ?? 0) }
+                progress.begin(
+                    stage: "ingest \(source.collection)", unit: "files", total: source.files.count, totalBytes: bytes)
+            }
             // Independent pages (an HTML glob) are extracted on several cores, in batches,
             // and taken in file order: the same result as one at a time.
             if let pagewise = source.kind as? any PagewiseSource, pagewise.readsPagesInParallel, options.threads > 1,
@@ -110,6 +116,7 @@ enum Ingestion {
                             }
                         } else {
                             files.append(next)
+                            state.progress?.totalUnknown()
                         }
                     }
                 } catch let error as SourceError where !options.writeOutputs {
@@ -121,6 +128,7 @@ enum Ingestion {
                 ledger.book(
                     file, text: text, contents: contents, records: sink.count, collection: source.collection,
                     state: state, pipeline: pipeline)
+                state.progress?.advance(items: 1, bytes: contents.raw.count, records: sink.count)
                 logger.debug("read \(sink.count) records from \(text.displayPath)")
             }
             if !pages.isEmpty {
@@ -194,6 +202,7 @@ enum Ingestion {
                 ledger.book(
                     files[index], text: text, contents: contents, records: sink.count, collection: source.collection,
                     state: state, pipeline: pipeline)
+                state.progress?.advance(items: 1, bytes: contents.raw.count, records: sink.count)
             }
             start += batch
         }

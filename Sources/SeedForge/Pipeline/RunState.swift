@@ -89,6 +89,8 @@ public final class RunState {
 
     /// Threads per-record work may use.
     public let threads: Threads
+    /// Told what the run is doing (stage, items and bytes done), when someone watches.
+    var progress: (any ProgressObserver)?
     /// Every file read, kept alive as long as records point at it.
     public private(set) var sources: [SourceText] = []
 

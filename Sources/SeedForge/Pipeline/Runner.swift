@@ -16,6 +16,8 @@ public struct RunOptions {
     /// (`--memory-limit`); nil: the pipeline's `limits: max-memory`, else half the
     /// machine's memory.
     public var memoryLimit: Int?
+    /// Told what the run is doing as it goes (a live line on a terminal); none by default.
+    public var progress: (any ProgressObserver)?
 
     public init(
         outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
@@ -105,6 +107,8 @@ public enum Runner {
             schemas: pipeline.schemas, threads: Threads(options.threads),
             memoryLimit: options.memoryLimit ?? pipeline.limits.maxMemory, spillFolder: spillFolder)
         defer { state.spill.remove() }
+        state.progress = options.progress
+        defer { options.progress?.finish() }
         let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
         try state.spill.check()
         var thresholdFailures = try StepRunner.run(pipeline, state: state, logger: logger)

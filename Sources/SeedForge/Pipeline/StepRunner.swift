@@ -26,8 +26,11 @@ enum StepRunner {
             let clock = ContinuousClock.now
             state.changedByStep = nil
             state.spill.step = label
+            state.progress?.begin(
+                stage: "\(label) \(step.collection)", unit: "records", total: before.0, totalBytes: nil)
             try step.run(state)
             try state.spill.check()
+            state.progress?.advance(items: before.0, bytes: 0, records: 0)
             state.releaseSourcePages()
             state.stepStats.append(
                 StepStat(
@@ -89,6 +92,10 @@ enum StepRunner {
                 }
                 records = kept
             }
+            state.progress?.begin(
+                stage: "\(steps.map(\.label).joined(separator: ", ")) \(collection)", unit: "records", total: total,
+                totalBytes: nil)
+            defer { state.progress?.advance(items: total, bytes: 0, records: 0) }
             let store = state.store(collection)
             if store.isSpilled, steps.contains(where: { type(of: $0.rule).comparesRecords }) {
                 // A rule comparing records with each other sees them all at once.

@@ -138,7 +138,7 @@ public struct ReportOptions: Sendable {
 
 /// The report formats of `seedforge validate --format`.
 public enum ReportFormat: String, CaseIterable, Sendable {
-    case text, json, github, junit
+    case text, json, github, junit, html
 
     public func render(_ report: ValidationReport, options: ReportOptions) -> String {
         switch self {
@@ -146,6 +146,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         case .json: return JSONReport.render(report, options: options)
         case .github: return GitHubReport.render(report, options: options)
         case .junit: return JUnitReport.render(report, options: options)
+        case .html: return HTMLValidationReport.render(report, options: options)
         }
     }
 }

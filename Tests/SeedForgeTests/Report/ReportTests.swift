@@ -16,7 +16,7 @@ struct ReportTests {
         try CLI.run(["validate", Self.pipeline] + arguments)
     }
 
-    @Test(arguments: ["text", "json", "github", "junit"])
+    @Test(arguments: ["text", "json", "github", "junit", "html"])
     func eachFormatMatchesItsGoldenFile(format: String) throws {
         let result = try validate(["--format", format])
         #expect(result.status == 1, "\(result.stderr)")
