@@ -58,6 +58,9 @@ public struct Origin: Sendable {
     /// The value at `path` as it was written in the source, before any step changed it;
     /// nil when the source record has nothing there.
     public func sourceValue(at path: FieldPath) -> Value? {
+        if let layout = source.cellLayout {
+            return layout.text(of: path, inRowAt: offset, source).map(Value.string)
+        }
         guard let offset = source.offset(of: path, inValueAt: offset) else { return nil }
         return source.bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONReader(bytes: buffer, start: offset)
@@ -86,6 +89,10 @@ public struct Origin: Sendable {
                 location.pointer += ", field \(field)" + (selectors[field].map { " (\($0))" } ?? "")
             }
             return location
+        }
+        if let layout = source.cellLayout {
+            let cell = path.flatMap { layout.offset(of: $0, inRowAt: offset, source) }
+            return source.location(ofOffset: cell ?? offset, pointer: path?.description ?? "")
         }
         guard let path, let offset = source.offset(of: path, inValueAt: offset) else {
             var location = self.location

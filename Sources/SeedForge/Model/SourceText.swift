@@ -18,6 +18,8 @@ public final class SourceText: @unchecked Sendable {
     public var sourceRoot: String?
     /// For HTML pages: the selector of each field, for locations of failing fields.
     public var fieldSelectors: [String: String]?
+    /// For delimited text: each field's column, to find a field of a row again.
+    public var cellLayout: CSVLayout?
     /// The source path of each field its source declares, by field name (set when the
     /// file is read; a record appended into another collection still finds its values).
     public var fieldPaths: [String: FieldPath]?

@@ -1,6 +1,8 @@
 /// Every kind seedforge knows, by stage. Adding a kind is one line here plus its file.
 public enum Registry {
-    public static let sources: [any SourceKind.Type] = [JSONSource.self, NDJSONSource.self, HTMLSource.self]
+    public static let sources: [any SourceKind.Type] = [
+        JSONSource.self, NDJSONSource.self, CSVSource.self, TSVSource.self, HTMLSource.self,
+    ]
     public static let rules: [any Rule.Type] = [
         RequiredRule.self, RangeRule.self, StepRule.self, LengthRule.self, URLRule.self,
         TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
