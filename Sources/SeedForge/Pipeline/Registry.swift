@@ -10,7 +10,7 @@ public enum Registry {
     ]
     public static let normalizers: [any Step.Type] = [
         Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self, SetValues.self,
-        Template.self, Coalesce.self, Replace.self, ToBoolean.self, Split.self, RepairText.self,
+        Template.self, Coalesce.self, Replace.self, ToBoolean.self, Split.self, RepairText.self, Unnest.self,
     ]
     public static let enrichers: [any Step.Type] = [RatingSummary.self, Nearest.self, Lookup.self]
     public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self, GroupStats.self, Append.self]

@@ -18,7 +18,7 @@ struct DelimitedTextEndToEndTests {
         let capitals = try #require(try jsonObject(dir.bytes("geonames/capitals.json")) as? [[String: Any]])
         #expect(capitals.count == 5)
         let rejects = try dir.read("geonames/rejects.ndjson").split(separator: "\n")
-        #expect(rejects.count == 9)
+        #expect(rejects.count == 11)
         #expect(
             rejects.contains {
                 $0.contains(#""rule":"csv-columns""#)
@@ -29,6 +29,10 @@ struct DelimitedTextEndToEndTests {
                 $0.contains(#""rule":"type""#)
                     && $0.contains(#""file":"capitals.csv","line":11,"column":19,"pointer":"/population""#)
             })
+        // The city list keyed by id: findings point at the key (`/291074/name`).
+        #expect(rejects.contains { $0.contains(#""rule":"type""#) && $0.contains(#""pointer":"/291074/name""#) })
+        let keyed = try #require(try jsonObject(dir.bytes("geonames/keyed-cities.json")) as? [[String: Any]])
+        #expect(keyed.map { $0["id"] as? Int } == [3_040_051, 3_041_563, 290_594, 292_223])
         let manifest = try dir.read("geonames/manifest.json")
         #expect(manifest.contains("cities500-excerpt.txt") && manifest.contains("capitals.csv"))
     }
@@ -41,5 +45,24 @@ struct DelimitedTextEndToEndTests {
         #expect(validate.status == 1)
         #expect(validate.stdout.contains("file=Fixtures/geonames/capitals.csv,line=7,col=45"), "\(validate.stdout)")
         #expect(validate.stdout.contains("is its closing quote missing?"))
+    }
+}
+
+/// Issue 14: restaurants with their reviews nested (`ratings: [{stars, comment}]`), the
+/// reviews unnested into a collection that rating-summary averages.
+@Suite("End to end: nested reviews", .serialized)
+struct NestedReviewsEndToEndTests {
+    @Test func restaurantsGetTheAverageOfTheirNestedReviews() throws {
+        let dir = try TempDir()
+        let run = try CLI.run(["run", "Fixtures/restaurants/restaurants.yml", "--out", dir.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let restaurants = try #require(
+            try jsonObject(dir.bytes("restaurants/restaurants.json")) as? [[String: Any]])
+        #expect(restaurants.map { $0["communityRating"] as? Double } == [4.5, 4, 3.25, nil])
+        #expect(restaurants.map { $0["reviewCount"] as? Int } == [2, 2, 2, 0])
+        let rejects = try dir.read("restaurants/rejects.ndjson")
+        #expect(rejects.contains(#""line":29,"column":17,"pointer":"/2/ratings/1/stars""#), "\(rejects)")
+        let test = try CLI.run(["test", "Fixtures/restaurants/restaurants.yml"])
+        #expect(test.status == 0 && test.stdout.contains("2 passed, 0 failed"), "\(test.stdout)")
     }
 }
