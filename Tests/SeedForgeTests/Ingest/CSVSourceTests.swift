@@ -223,6 +223,35 @@ struct CSVSourceTests {
         #expect(outcomes[0] == outcomes[1] && outcomes[1] == outcomes[2])
     }
 
+    /// A chunk that starts inside a long quoted field reads nonsense, here a field running
+    /// to a quote far below that is over the value limit: the file is read in one piece
+    /// instead, and that error, which the file does not have, is not reported.
+    @Test func aChunkStartingInsideAQuotedFieldDoesNotFailTheFile() throws {
+        var before = "id,name,lat\n"
+        for index in 0..<3_000 { before += "\(index),city \(index),1.5\n" }
+        // A legitimate quoted field of 8,000 lines, each an escaped quote and a comma.
+        let field = "3000,\"note\n" + String(repeating: "\"\",\n", count: 8_000) + "\",1.5\n"
+        var after = ""
+        for index in 3_001..<7_000 { after += "\(index),city \(index),2.5\n" }
+        after += "7000,bad\",3\n"
+        let text = before + field + after
+        // With two threads the second chunk starts at the line after the middle: inside the field.
+        let middle = text.utf8.count / 2
+        #expect(middle > before.utf8.count && middle < before.utf8.count + field.utf8.count)
+        #expect(text.utf8.count > 1 << 17)
+        let dir = try TempDir()
+        _ = try dir.write("data.csv", text)
+        let pipeline = try Harness.load(Self.pipeline() + "\nlimits: {max-value-bytes: 40KiB}", in: dir)
+        for threads in [1, 2] {
+            let run = try Runner.run(
+                pipeline,
+                options: RunOptions(
+                    outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent, threads: threads))
+            #expect(run.records("items").count == 7_000, "threads \(threads)")
+            #expect(run.rejectedRules("items") == ["csv-syntax"], "threads \(threads)")
+        }
+    }
+
     @Test func definitionErrorsNameTheMistake() throws {
         let array = Harness.definitionErrors(
             Self.pipeline(fields: "      id: integer\n      tags: array"), files: ["data.csv": ""])

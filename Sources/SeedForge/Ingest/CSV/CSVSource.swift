@@ -249,10 +249,16 @@ public struct CSVSource: SourceKind {
             let results = threads.run(starts.count) { piece in
                 reader.rows(from: starts[piece], stop: piece + 1 < starts.count ? starts[piece + 1] : buffer.count)
             }
+            // A chunk is read as it would be in one piece only when every chunk before it
+            // ended exactly where it starts; otherwise it started inside a quoted field and
+            // what it found (an error too) means nothing: the file is read again in one piece.
             var aligned = true
             for (piece, result) in results.enumerated() {
                 if let error = result.error { throw error }
-                if piece + 1 < starts.count, result.end != starts[piece + 1] { aligned = false }
+                if piece + 1 < starts.count, result.end != starts[piece + 1] {
+                    aligned = false
+                    break
+                }
             }
             if aligned { return (results.map(\.entries), warning) }
         }
