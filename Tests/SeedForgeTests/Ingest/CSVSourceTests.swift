@@ -252,6 +252,33 @@ struct CSVSourceTests {
         }
     }
 
+    /// Random delimited text (quotes, delimiters, CR, LF, comment marks, a byte order mark,
+    /// invalid UTF-8, digits): never a crash, and every row read ends as a record or a
+    /// rejection. Columns are taken by number, also without a header, and the first rows
+    /// may all be broken.
+    @Test func randomBytesNeverCrashAndLoseNoRow() throws {
+        var generator = SplitMix64(state: 14)
+        let alphabet: [UInt8] = Array("\",,,\n\n\r#ab1.5-é".utf8) + [0xFF, 0xC3, 0xEF, 0xBB, 0xBF]
+        for round in 0..<300 {
+            let length = Int(generator.next() % 200)
+            let bytes = (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            let header = round % 2 == 0
+            let yaml = Self.pipeline(
+                extra: header ? "    comment: \"#\"" : "    header: false",
+                fields: header
+                    ? "      id: integer\n      name: string\n      lat: number"
+                    : "      id: {type: integer, from: /0}\n      name: {type: string, from: /2}")
+            let dir = try TempDir()
+            _ = try dir.write("data.csv", bytes: bytes)
+            let pipeline = try Harness.load(yaml, in: dir)
+            let run = try Runner.run(
+                pipeline,
+                options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
+            let read = run.state.ingested["items"] ?? 0
+            #expect(read == run.records("items").count + run.rejects("items").count, "round \(round)")
+        }
+    }
+
     @Test func definitionErrorsNameTheMistake() throws {
         let array = Harness.definitionErrors(
             Self.pipeline(fields: "      id: integer\n      tags: array"), files: ["data.csv": ""])

@@ -187,8 +187,8 @@ public struct CSVScanner {
     /// are not valid UTF-8.
     public func text(_ cell: CSVCell) -> String? {
         let bytes = UnsafeBufferPointer(rebasing: buffer[cell.start..<cell.end])
+        guard cell.escapes, let quote = dialect.quote else { return String(validating: bytes, as: UTF8.self) }
         guard Self.isValidUTF8(bytes) else { return nil }
-        guard cell.escapes, let quote = dialect.quote else { return String(decoding: bytes, as: UTF8.self) }
         var unescaped: [UInt8] = []
         unescaped.reserveCapacity(bytes.count)
         var index = 0

@@ -224,9 +224,11 @@ public struct CSVSource: SourceKind {
         }
         // The number of fields every row must have: the header's, or the first row's.
         var width = names?.count
-        if width == nil, start < buffer.count {
-            let (_, problem) = scanner.row(at: start, into: &cells)
+        var probe = start
+        while width == nil, probe < buffer.count {
+            let (next, problem) = scanner.row(at: probe, into: &cells)
             if problem == nil { width = cells.count }
+            probe = scanner.skipToRow(from: next)
         }
         if let needed = fieldColumns.max(), let width, needed >= width {
             throw SourceError(
@@ -235,7 +237,8 @@ public struct CSVSource: SourceKind {
         }
         let reader = RowReader(
             scanner: scanner, text: text, mapping: mapping, fieldColumns: fieldColumns, width: width, limits: limits,
-            widthFrom: columns != nil ? "'columns' names" : names != nil ? "the header names" : "the first row has")
+            widthFrom: columns != nil
+                ? "'columns' names" : names != nil ? "the header names" : "the first readable row has")
         var splits: [Int] = []
         let length = buffer.count - start
         if threads.count > 1, length >= 1 << 17 {
