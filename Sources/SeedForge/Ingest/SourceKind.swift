@@ -213,7 +213,8 @@ public enum IngestEntry: Sendable {
     /// A record its source typed itself (a row of delimited text), with its findings.
     case mapped(Record, [Finding])
     /// A record that could not be read at all (a row with bad quoting), with why.
-    case unreadable(Finding)
+    /// (Indirect: a finding is large, and most entries of a file are plain records.)
+    indirect case unreadable(Finding)
 
     public static func make(_ raw: Value, origin: Origin, duplicateKey: Int?, mapping: FieldMapping) -> IngestEntry {
         if duplicateKey == nil, mapping.isClean(raw), let record = mapping.map(raw, origin: origin).record {

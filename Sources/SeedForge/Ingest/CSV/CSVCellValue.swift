@@ -12,18 +12,19 @@ enum CSVCellValue {
         case invalidUTF8
     }
 
-    static func read(_ cell: CSVCell, _ scanner: CSVScanner, as type: FieldType) -> Outcome {
+    static func read(
+        _ cell: CSVCell, in buffer: UnsafeBufferPointer<UInt8>, quote: UInt8?, as type: FieldType
+    ) -> Outcome {
         if cell.start == cell.end {
             return .value(cell.quoted && (type == .string || type == .any) ? .string("") : .null)
         }
         switch type {
         case .string, .any, .array, .object:
-            guard let text = scanner.text(cell) else { return .invalidUTF8 }
+            guard let text = CSVScanner.text(cell, in: buffer, quote: quote) else { return .invalidUTF8 }
             return .value(.string(text))
         case .number, .integer, .decimal, .boolean:
             var start = cell.start
             var end = cell.end
-            let buffer = scanner.buffer
             while start < end, buffer[start] == 0x20 || buffer[start] == 0x09 { start += 1 }
             while end > start, buffer[end - 1] == 0x20 || buffer[end - 1] == 0x09 { end -= 1 }
             let bytes = UnsafeBufferPointer(rebasing: buffer[start..<end])
@@ -45,7 +46,7 @@ enum CSVCellValue {
             default: converted = number(bytes)
             }
             if let converted { return .value(converted) }
-            guard let text = scanner.text(cell) else { return .invalidUTF8 }
+            guard let text = CSVScanner.text(cell, in: buffer, quote: quote) else { return .invalidUTF8 }
             return .mismatch(text)
         }
     }

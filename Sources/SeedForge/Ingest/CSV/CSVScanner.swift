@@ -185,10 +185,15 @@ public struct CSVScanner {
 
     /// The bytes of a cell as text: quotes written twice become one. Nil when the bytes
     /// are not valid UTF-8.
-    public func text(_ cell: CSVCell) -> String? {
+    public func text(_ cell: CSVCell) -> String? { Self.text(cell, in: buffer, quote: dialect.quote) }
+
+    /// The text of a cell of `buffer` (see `text(_:)`), for callers that hold no scanner.
+    static func text(_ cell: CSVCell, in buffer: UnsafeBufferPointer<UInt8>, quote: UInt8?) -> String? {
         let bytes = UnsafeBufferPointer(rebasing: buffer[cell.start..<cell.end])
-        guard cell.escapes, let quote = dialect.quote else { return String(validating: bytes, as: UTF8.self) }
+        // (`String(validating:as:)` would check once, but as an unspecialised generic it
+        // costs more in metadata lookups than the second pass does.)
         guard Self.isValidUTF8(bytes) else { return nil }
+        guard cell.escapes, let quote else { return String(decoding: bytes, as: UTF8.self) }
         var unescaped: [UInt8] = []
         unescaped.reserveCapacity(bytes.count)
         var index = 0

@@ -360,6 +360,9 @@ struct RowReader {
         var position = scanner.skipToRow(from: start)
         var index = 0
         let fields = mapping.fields
+        let types = fields.map(\.type)
+        let buffer = scanner.buffer
+        let quote = scanner.dialect.quote
         while position < stop {
             let (next, problem) = scanner.row(at: position, into: &cells)
             let origin = Origin(source: text, offset: position, index: index)
@@ -405,13 +408,13 @@ struct RowReader {
             var values: [Value] = []
             values.reserveCapacity(mapping.capacity)
             var findings: [Finding] = []
-            for (fieldIndex, field) in fields.enumerated() {
-                let column = fieldColumns[fieldIndex]
-                let cell = cells[column]
-                switch CSVCellValue.read(cell, scanner, as: field.type) {
+            for fieldIndex in 0..<types.count {
+                let cell = cells[fieldColumns[fieldIndex]]
+                switch CSVCellValue.read(cell, in: buffer, quote: quote, as: types[fieldIndex]) {
                 case .value(let value):
                     values.append(value)
                 case .mismatch(let written):
+                    let field = fields[fieldIndex]
                     values.append(.string(written))
                     findings.append(
                         Finding(
@@ -421,6 +424,7 @@ struct RowReader {
                             location: origin.location(of: field.sourcePath), field: field.name,
                             value: .string(written)))
                 case .invalidUTF8:
+                    let field = fields[fieldIndex]
                     values.append(.null)
                     findings.append(
                         Finding(
