@@ -303,5 +303,13 @@ struct CSVSourceTests {
         let result = try run(String(decoding: bytes, as: UTF8.self))
         #expect(result.records("items").map { $0["name"] } == [.string("a, \"b\""), .string("")])
         #expect(result.records("items").map { $0["lat"] } == [.double(1.5), .null])
+        // Columns taken by number, without a header: records keyed by column number.
+        let numbered = Self.pipeline(
+            extra: "    header: false",
+            fields: "      id: {type: integer, from: /0}\n      name: {type: string, from: /2}")
+        let rows = try Harness.load(numbered, files: ["data.csv": ""]).sources[0].kind.document(holding: [
+            .object(JSONObject([("0", .int(7)), ("2", .string("Oslo"))]))
+        ])
+        #expect(String(decoding: rows, as: UTF8.self) == "7,,Oslo\n")
     }
 }

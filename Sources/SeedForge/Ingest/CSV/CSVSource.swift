@@ -277,6 +277,11 @@ public struct CSVSource: SourceKind {
                 for key in object.keys where !names.contains(key) { names.append(key) }
             }
             for name in takenColumns where !names.contains(name) { names.append(name) }
+            // Columns taken by number (no header, no names): records written {0: .., 2: ..}.
+            if !header {
+                let last = names.compactMap(Int.init).max() ?? -1
+                names = last < 0 ? [] : (0...last).map(String.init)
+            }
         }
         let delimiter = String(UnicodeScalar(dialect.delimiter))
         func field(_ value: Value?) -> String {
