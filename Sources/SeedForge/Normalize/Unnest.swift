@@ -15,8 +15,12 @@ public struct Unnest: Step {
             KeySpec(
                 "into", required: true, "the name of the new collection (steps and outputs use it like a source's)"),
             KeySpec(
-                "fields", required: true,
-                "the fields of each element, as a source declares them: `name: type` or `name: {type: T, from: /pointer}` (the pointer inside the element)"
+                "fields",
+                "the fields of each element (an object), as a source declares them: `name: type` or `name: {type: T, from: /pointer}` (the pointer inside the element)"
+            ),
+            KeySpec(
+                "value-field",
+                "instead of 'fields', for lists of plain values (tags, ratings [4, 5]): the field each element itself goes into, `tag` (any type) or `{tag: string}`"
             ),
             KeySpec(
                 "parent-fields",
@@ -49,6 +53,8 @@ public struct Unnest: Step {
     /// Parent fields copied, and their place in the element record (after the element's fields).
     let parentFields: [FieldID]
     let positionField: Bool
+    /// Whether each element goes whole into one field (`value-field`), not through `fields`.
+    let valueField: Bool
     /// The array field as the parent collection declares it, to find each element in its file.
     let arrayField: FieldSpec
 
@@ -67,8 +73,42 @@ public struct Unnest: Step {
         if plan.schema(into).fields.isEmpty == false || plan.collectionOrder.contains(into) {
             throw intoNode.error("a collection '\(into)' exists already; 'into' names a new collection")
         }
-        let (fields, errors) = try FieldMapping.load(config, what: config.what)
-        if let first = errors.first { throw first }
+        var fields: [FieldSpec]
+        if let node = config["value-field"] {
+            if config["fields"] != nil {
+                throw node.error("'value-field' takes each element whole; leave out 'fields' (or 'value-field')")
+            }
+            if case .mapping = node.node {
+                let pairs = try node.mapping("'value-field'").mapping
+                guard pairs.count == 1, let (nameNode, typeNode) = pairs.first else {
+                    throw node.error("'value-field' names one field: `tag` or `{tag: string}`")
+                }
+                let name = try ConfigNode(node: nameNode, file: config.file).string("the value field's name")
+                let typeName = try ConfigNode(node: typeNode, file: config.file).string("the value field's type")
+                guard let type = FieldType(rawValue: typeName) else {
+                    let names = FieldType.allCases.map(\.rawValue)
+                    throw node.error(
+                        "unknown type '\(typeName)'\(Suggestion.phrase(for: typeName, in: names)); types are: \(names.joined(separator: ", "))"
+                    )
+                }
+                fields = [FieldSpec(name: name, type: type, sourcePath: FieldPath(components: []))]
+            } else {
+                fields = [
+                    FieldSpec(name: try node.string("'value-field'"), type: .any, sourcePath: FieldPath(components: []))
+                ]
+            }
+            valueField = true
+        } else {
+            guard config["fields"] != nil else {
+                throw config.error(
+                    "\(config.what) needs 'fields' (the fields of each element) or, for a list of plain values, 'value-field'"
+                )
+            }
+            let (loaded, errors) = try FieldMapping.load(config, what: config.what)
+            if let first = errors.first { throw first }
+            fields = loaded
+            valueField = false
+        }
         for spec in fields {
             if let problem = spec.sourcePath?.wildcardProblem { throw config["fields"]!.error(problem) }
         }
@@ -115,7 +155,8 @@ public struct Unnest: Step {
                 read += 1
                 let origin =
                     offsets.map { Origin(element: $0[position], of: parent.origin) } ?? parent.origin
-                var (record, findings) = mapping.map(element, origin: origin)
+                var (record, findings) =
+                    valueField ? mapValue(element, origin: origin) : mapping.map(element, origin: origin)
                 guard record != nil else {
                     _ = state.settle(nil, findings: findings, in: into, step: { _ in step })
                     continue
@@ -129,6 +170,20 @@ public struct Unnest: Step {
         }
         state.collections[into] = made
         state.appendedIn[into, default: 0] += read
+    }
+
+    /// An element taken whole into the value field: a `type` finding when it does not fit.
+    func mapValue(_ element: Value, origin: Origin) -> (record: Record?, findings: [Finding]) {
+        let field = mapping.fields[0]
+        if let converted = FieldMapping.convert(element, to: field.type) {
+            return (Record(values: [converted], origin: origin), [])
+        }
+        let finding = Finding(
+            rule: "type",
+            message:
+                "field '\(field.name)' must be \(FieldMapping.article(field.type)), found \(element.typeName) \(RuleFields.describe(element))",
+            location: origin.location, field: field.name, value: element)
+        return (Record(values: [element], origin: origin), [finding])
     }
 
     /// The byte offset of each element of the parent's array in its source file, when the

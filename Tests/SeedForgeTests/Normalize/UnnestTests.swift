@@ -106,4 +106,42 @@ struct UnnestTests {
                 of: "  - file: reviews.json\n    collection: reviews\n", with: ""))
         #expect(reference.isEmpty, "\(reference.map(\.message))")
     }
+    /// A list of plain values (a quote's tags, bare ratings): each element whole in one field.
+    @Test func valueFieldTakesEachPlainElementWhole() throws {
+        let yaml = """
+            name: t
+            sources:
+              quotes: {kind: json, path: data.json, id: id, fields: {id: integer, tags: array, ratings: array}}
+            steps:
+              - normalize: unnest
+                collection: quotes
+                field: tags
+                into: tags
+                parent-fields: [id]
+                value-field: tag
+              - normalize: unnest
+                collection: quotes
+                field: ratings
+                into: ratings
+                parent-fields: [id]
+                value-field: {stars: number}
+                reference: true
+            outputs:
+              - {file: quotes.json, collection: quotes}
+              - {file: tags.json, collection: tags}
+            thresholds: {max-reject-fraction: 1}
+            """
+        let data = #"[{"id": 1, "tags": ["change", "life"], "ratings": [4, "five", 3.5]}]"#
+        let result = try Harness.run(yaml, files: ["data.json": data])
+        #expect(result.records("tags").map { $0["tag"] } == [.string("change"), .string("life")])
+        #expect(result.records("ratings").map { $0["stars"] } == [.int(4), .double(3.5)])
+        let finding = try #require(result.rejects("ratings").first?.findings.first)
+        #expect(finding.rule == "type" && finding.location?.pointer == "/0/ratings/1")
+        #expect(finding.location?.column == 55)
+        let both = Harness.definitionErrors(
+            yaml.replacingOccurrences(of: "value-field: tag", with: "value-field: tag\n    fields: {x: string}"))
+        #expect(both.map(\.message).contains { $0.contains("leave out 'fields'") })
+        let neither = Harness.definitionErrors(yaml.replacingOccurrences(of: "    value-field: tag\n", with: ""))
+        #expect(neither.map(\.message).contains { $0.contains("needs 'fields'") })
+    }
 }
