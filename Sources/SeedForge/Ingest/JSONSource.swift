@@ -13,6 +13,10 @@ public struct JSONSource: SourceKind {
                 "records",
                 "JSON Pointer to the array of records inside the document (default: the document itself is the array)"),
             KeySpec(
+                "key-field",
+                "the records are the values of an object keyed by id ({\"3040051\": {...}, ...}) at 'records' (or the whole document): each record holds its key as this field (e.g. geonameid), which 'fields' declares"
+            ),
+            KeySpec(
                 "page-number",
                 "JSON Pointer to the page number in each page file of a paginated dump (e.g. /page); pages must then run 1...N with none missing or repeated, and are read in page order"
             ),
@@ -46,6 +50,8 @@ public struct JSONSource: SourceKind {
             """)
 
     let recordsPath: FieldPath?
+    /// For records keyed by id in an object: the field each record holds its key as.
+    let keyField: String?
     let pageNumberPath: FieldPath?
     let pageCountPath: FieldPath?
     let nextTokenPath: FieldPath?
@@ -66,6 +72,21 @@ public struct JSONSource: SourceKind {
             return path
         }
         recordsPath = try pointer("records", "/results")
+        if let node = config["key-field"] {
+            let name = try node.string("'key-field'")
+            let fields = (try? FieldMapping.load(config, what: "the source").fields) ?? []
+            if name.isEmpty || name.contains("/") {
+                throw node.error("'key-field' must be a field name such as geonameid")
+            }
+            if !fields.isEmpty, !fields.contains(where: { $0.sourcePath == FieldPath(components: [.key(name)]) }) {
+                throw node.error(
+                    "'key-field: \(name)' gives each record its key as the field '\(name)', but no field takes it: declare one under 'fields' (\(name): integer, or id: {type: integer, from: /\(name)})"
+                )
+            }
+            keyField = name
+        } else {
+            keyField = nil
+        }
         pageNumberPath = try pointer("page-number", "/page")
         pageCountPath = try pointer("page-count", "/total_pages")
         nextTokenPath = try pointer("next-page-token", "/next_page_token")
@@ -167,6 +188,11 @@ public struct JSONSource: SourceKind {
                 }
                 pointer = recordsPath.description
             }
+            if let keyField, reader.peek() == UInt8(ascii: "{") {
+                return try readKeyed(
+                    buffer, text, at: reader.position, keyField: keyField, pointer: pointer,
+                    documentStart: documentStart, sink: &sink, checkDocument: { try checkDocument(except: $0) })
+            }
             guard let first = reader.peek(), first == UInt8(ascii: "[") else {
                 if recordsPath != nil {
                     let position = reader.position
@@ -176,9 +202,13 @@ public struct JSONSource: SourceKind {
                 }
                 let found = reader.peek() == UInt8(ascii: "{") ? "an object" : "something else"
                 let hint =
-                    recordsPath == nil && found == "an object"
-                    ? "; if the records are inside it, set 'records' to their JSON Pointer (e.g. records: /results)"
-                    : ""
+                    keyField != nil
+                    ? " (key-field reads the records from an object keyed by id)"
+                    : found == "an object"
+                        ? (recordsPath == nil
+                            ? "; if the records are inside it, set 'records' to their JSON Pointer (e.g. records: /results); if they are its values, keyed by id, set 'key-field'"
+                            : "; if the records are its values, keyed by id, set 'key-field' (e.g. key-field: geonameid)")
+                        : ""
                 throw SourceError(
                     text, offset: reader.position,
                     "expected a JSON array of records\(pointer.isEmpty ? "" : " at \(pointer)"), found \(found)\(hint)")
@@ -337,6 +367,105 @@ public struct JSONSource: SourceKind {
         }
     }
 
+    /// Reads records that are the values of an object keyed by id: each record gets its
+    /// key as the field `keyField` (a record that holds another value there, or a key
+    /// written twice, is rejected), and its pointer is its key (`/3040051/name`).
+    func readKeyed(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, at objectStart: Int, keyField: String,
+        pointer: String, documentStart: Int, sink: inout IngestSink, checkDocument: (Range<Int>?) throws -> Void
+    ) throws -> PageMetadata? {
+        let limits = sink.limits
+        var reader = JSONReader(bytes: buffer, start: objectStart, maxValueBytes: limits.maxValueBytes)
+        let mapping = sink.mapping
+        let keyType =
+            mapping.fields.first { $0.sourcePath == FieldPath(components: [.key(keyField)]) }?.type ?? .string
+        text.recordsPointer = pointer
+        var entries: [IngestEntry] = []
+        text.recordKeys = []
+        var seen: Set<String> = []
+        do {
+            if try reader.enterObject(depth: 0) {
+                repeat {
+                    reader.skipWhitespace()
+                    let keyOffset = reader.position
+                    guard reader.peek() == UInt8(ascii: "\"") else { throw reader.unexpected(expected: "a quoted key") }
+                    let key = try reader.parseString()
+                    try reader.expect(UInt8(ascii: ":"), "':' after key")
+                    reader.skipWhitespace()
+                    let offset = reader.position
+                    let origin = Origin(source: text, offset: offset, index: text.recordKeys!.count)
+                    text.recordKeys!.append(key)
+                    var value = try reader.readValue()
+                    if reader.position - offset > limits.maxRecordBytes {
+                        throw RecordTooLarge(offset: offset, length: reader.position - offset)
+                    }
+                    var findings: [Finding] = []
+                    if !seen.insert(key).inserted {
+                        findings.append(
+                            Finding(
+                                rule: "duplicate-key",
+                                message:
+                                    "key '\(key)' appears more than once in the object of records; which record is meant is ambiguous",
+                                location: text.location(ofOffset: keyOffset, pointer: origin.pointer)))
+                    }
+                    if case .object(var object) = value {
+                        let keyValue = Self.keyValue(key, as: keyType)
+                        if let held = object[keyField], held.joinKey != keyValue.joinKey {
+                            let path = FieldPath(components: [.key(keyField)])
+                            findings.append(
+                                Finding(
+                                    rule: "key-field",
+                                    message:
+                                        "the record holds \(keyField) \(JSONWriter.compact(held)), but its key is '\(key)'",
+                                    location: origin.location(of: path), field: keyField, value: held))
+                        } else {
+                            object[keyField] = keyValue
+                            value = .object(object)
+                        }
+                    }
+                    if findings.isEmpty, reader.duplicateKeyOffset == nil {
+                        entries.append(IngestEntry.make(value, origin: origin, duplicateKey: nil, mapping: mapping))
+                    } else if findings.isEmpty {
+                        entries.append(.deferred(value, origin, duplicateKey: reader.duplicateKeyOffset))
+                    } else {
+                        entries.append(.withFindings(value, origin, findings))
+                    }
+                } while try reader.nextMember()
+            }
+            let objectEnd = reader.position
+            try checkDocument(objectStart..<objectEnd)
+            try checkExpected(&reader, text, documentStart)
+        } catch let error as JSONSyntaxError {
+            try checkDocument(nil)
+            throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+        } catch let error as JSONLimitError {
+            throw limits.valueTooLong(text, error, from: documentStart)
+        } catch let error as RecordTooLarge {
+            throw limits.recordTooLarge(text, offset: error.offset, length: error.length, from: documentStart)
+        }
+        var page: PageMetadata?
+        if let pageNumberPath {
+            let number = try Self.pageValue(pageNumberPath, "page-number", &reader, text, documentStart)
+            let count = try pageCountPath.map { try Self.pageValue($0, "page-count", &reader, text, documentStart) }
+            reader.position = documentStart
+            let offset = reader.locate(pageNumberPath) ?? documentStart
+            page = PageMetadata(
+                file: text.displayPath, number: number, count: count,
+                location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
+        }
+        sink.merge([entries])
+        return page
+    }
+
+    /// A record's key as the value of the field that takes it: a number for a numeric
+    /// field when the key is one ("3040051" → 3040051), else the key's text.
+    static func keyValue(_ key: String, as type: FieldType) -> Value {
+        guard type == .integer || type == .number || type == .decimal || type == .any else { return .string(key) }
+        let number = Array(key.utf8).withUnsafeBufferPointer { CSVCellValue.number($0) }
+        if type == .decimal, number != nil, let canonical = ExactDecimal.canonical(key) { return .decimal(canonical) }
+        return number ?? .string(key)
+    }
+
     /// Checks the values `expect` asks for; a missing value counts as null.
     func checkExpected(_ reader: inout JSONReader, _ text: SourceText, _ documentStart: Int) throws {
         for (path, values) in expected {
@@ -402,6 +531,20 @@ public struct JSONSource: SourceKind {
     /// the first expected value at each pointer of `expect`.
     public func document(holding records: [Value]) -> [UInt8] {
         var document = Value.array(records)
+        if let keyField {
+            // Keyed by each record's key field (its position when it has none).
+            var object = JSONObject()
+            for (index, record) in records.enumerated() {
+                var key = String(index)
+                switch record.value(at: FieldPath(components: [.key(keyField)])) {
+                case .string(let text)?: key = text
+                case let value? where !value.isNull: key = JSONWriter.compact(value)
+                default: break
+                }
+                object.appendUnchecked(key, record)
+            }
+            document = .object(object)
+        }
         if let recordsPath {
             var root = Value.object(JSONObject())
             Self.set(&root, recordsPath.components[...], document)

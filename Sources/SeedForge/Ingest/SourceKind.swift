@@ -52,7 +52,7 @@ public enum NextPage: Sendable {
 /// Keys every source accepts; the kind adds its own.
 enum SourceKeys {
     static let common: [KeySpec] = [
-        KeySpec("kind", required: true, "the source kind: json, ndjson or html"),
+        KeySpec("kind", required: true, "the source kind: json, ndjson, csv, tsv or html"),
         KeySpec(
             "path", required: true,
             "a file or a glob (*, ?, [..]), relative to the folder of the pipeline file; gzip-compressed files are read as they are"
@@ -173,6 +173,14 @@ public struct IngestSink {
                 case .withFindings(let raw, var origin, let findings):
                     origin.index += base
                     accept(raw, origin: origin, also: findings)
+                case .mapped(var record, let findings):
+                    record.origin.index += base
+                    count += 1
+                    if state.settle(record, findings: findings, in: collection, step: { _ in "ingest" }) {
+                        state.store(collection).append(record)
+                    }
+                case .unreadable(let finding):
+                    unreadable(finding)
                 }
             }
             base += chunk.count
@@ -211,6 +219,11 @@ public enum IngestEntry: Sendable {
     case deferred(Value, Origin, duplicateKey: Int?)
     /// A record with findings its source made itself (an HTML field that did not convert).
     case withFindings(Value, Origin, [Finding])
+    /// A record its source typed itself (a row of delimited text), with its findings.
+    case mapped(Record, [Finding])
+    /// A record that could not be read at all (a row with bad quoting), with why.
+    /// (Indirect: a finding is large, and most entries of a file are plain records.)
+    indirect case unreadable(Finding)
 
     public static func make(_ raw: Value, origin: Origin, duplicateKey: Int?, mapping: FieldMapping) -> IngestEntry {
         if duplicateKey == nil, mapping.isClean(raw), let record = mapping.map(raw, origin: origin).record {

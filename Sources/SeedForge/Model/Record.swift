@@ -34,17 +34,49 @@ public struct Origin: Sendable {
     /// of an NDJSON file).
     public internal(set) var index: Int
 
+    /// For a record made from an element of another record's array (`unnest`): the byte
+    /// offset of the record it came from, as read from its source; -1 for a source's own
+    /// records. The element's pointer is that record's, then the path down to the element.
+    public let parentOffset: Int
+
     public init(source: SourceText, offset: Int, index: Int) {
         self.source = source
         self.offset = offset
         self.index = index
+        parentOffset = -1
+    }
+
+    /// An origin as it was written down (records read back from disk).
+    init(source: SourceText, offset: Int, index: Int, parentOffset: Int) {
+        self.source = source
+        self.offset = offset
+        self.index = index
+        self.parentOffset = parentOffset
+    }
+
+    /// The origin of an element at `offset` inside the record of `parent`.
+    public init(element offset: Int, of parent: Origin) {
+        source = parent.source
+        self.offset = offset
+        index = parent.index
+        parentOffset = parent.parentOffset >= 0 ? parent.parentOffset : parent.offset
     }
 
     /// JSON Pointer of the record inside the file (`/3`, `/results/3`); empty for the
     /// records of line-based files, whose pointers are relative to their line.
     public var pointer: String {
-        guard let prefix = source.recordsPointer else { return "" }
-        return "\(prefix)/\(index)"
+        var within = ""
+        if parentOffset >= 0 {
+            within = source.bytes.withUnsafeBufferPointer { buffer in
+                var reader = JSONReader(bytes: buffer, start: parentOffset)
+                return FieldPath.pointer(reader.path(to: offset) ?? [])
+            }
+        }
+        guard let prefix = source.recordsPointer else { return within }
+        if let keys = source.recordKeys, index < keys.count {
+            return prefix + FieldPath.pointer([.key(keys[index])]) + within
+        }
+        return "\(prefix)/\(index)" + within
     }
 
     /// The location of the record itself.
@@ -58,6 +90,9 @@ public struct Origin: Sendable {
     /// The value at `path` as it was written in the source, before any step changed it;
     /// nil when the source record has nothing there.
     public func sourceValue(at path: FieldPath) -> Value? {
+        if let layout = source.cellLayout {
+            return layout.text(of: path, inRowAt: offset, source).map(Value.string)
+        }
         guard let offset = source.offset(of: path, inValueAt: offset) else { return nil }
         return source.bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONReader(bytes: buffer, start: offset)
@@ -69,7 +104,7 @@ public struct Origin: Sendable {
     /// field of that name (records appended from another source keep their own paths),
     /// nil for a computed field.
     public func sourcePath(of field: FieldSpec) -> FieldPath? {
-        guard let paths = source.fieldPaths else { return field.sourcePath }
+        guard let paths = source.fieldPaths, parentOffset < 0 else { return field.sourcePath }
         return paths[field.name]
     }
 
@@ -86,6 +121,10 @@ public struct Origin: Sendable {
                 location.pointer += ", field \(field)" + (selectors[field].map { " (\($0))" } ?? "")
             }
             return location
+        }
+        if let layout = source.cellLayout {
+            let cell = path.flatMap { layout.offset(of: $0, inRowAt: offset, source) }
+            return source.location(ofOffset: cell ?? offset, pointer: path?.description ?? "")
         }
         guard let path, let offset = source.offset(of: path, inValueAt: offset) else {
             var location = self.location

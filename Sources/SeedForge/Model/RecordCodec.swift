@@ -1,7 +1,7 @@
 /// Records as compact bytes, for records spilled to disk under a memory limit: a value is a
 /// tag byte and its payload (integers as zigzag varints, text as its UTF-8 bytes with a
-/// length), provenance is three small integers (the source file's number in the run,
-/// the record's byte offset, its index). No reference counting, no per-value heap
+/// length), provenance is four small integers (the source file's number in the run,
+/// the record's byte offset, its index, and for an unnested element its parent's offset). No reference counting, no per-value heap
 /// object: a city takes about 70 bytes instead of about 220 as an array of `Value`.
 /// `decode(encode(r))` gives back `r` exactly (value for value, kind for kind).
 struct RecordCodec {
@@ -31,6 +31,8 @@ struct RecordCodec {
         Self.appendVarint(UInt64(number), to: &bytes)
         Self.appendVarint(UInt64(record.origin.offset), to: &bytes)
         Self.appendVarint(UInt64(record.origin.index), to: &bytes)
+        // The record it was unnested from, if any: 0 for none, else its offset + 1.
+        Self.appendVarint(UInt64(record.origin.parentOffset + 1), to: &bytes)
         // Trailing nulls (room left for fields later steps add) cost nothing.
         var count = record.values.count
         while count > 0, record.values[count - 1].isNull { count -= 1 }
@@ -162,12 +164,14 @@ struct RecordCodec {
         let source = sources[Int(reader.varint())]
         let offset = Int(reader.varint())
         let index = Int(reader.varint())
+        let parentOffset = Int(reader.varint()) - 1
         let count = Int(reader.varint())
         var values: [Value] = []
         values.reserveCapacity(max(width, count))
         for _ in 0..<count { values.append(reader.value()) }
         if values.count < width { values.append(contentsOf: repeatElement(.null, count: width - values.count)) }
-        return Record(values: values, origin: Origin(source: source, offset: offset, index: index))
+        return Record(
+            values: values, origin: Origin(source: source, offset: offset, index: index, parentOffset: parentOffset))
     }
 
     /// Every record of `bytes` (as `encode` wrote them one after another).

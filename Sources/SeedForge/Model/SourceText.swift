@@ -10,6 +10,9 @@ public final class SourceText: @unchecked Sendable {
     /// "/results" inside an object); nil for line-based files. Set by the source kind
     /// before it reads records.
     public var recordsPointer: String?
+    /// For records keyed by id in an object (`key-field`): each record's key, by index, so
+    /// its pointer is `/3040051` rather than its position.
+    public var recordKeys: [String]?
     /// The file's place in its source (1 for the first file read): HTML locations name it.
     public var pageNumber: Int = 1
     /// The file's absolute path, when it was read from disk.
@@ -18,6 +21,8 @@ public final class SourceText: @unchecked Sendable {
     public var sourceRoot: String?
     /// For HTML pages: the selector of each field, for locations of failing fields.
     public var fieldSelectors: [String: String]?
+    /// For delimited text: each field's column, to find a field of a row again.
+    public var cellLayout: CSVLayout?
     /// The source path of each field its source declares, by field name (set when the
     /// file is read; a record appended into another collection still finds its values).
     public var fieldPaths: [String: FieldPath]?

@@ -334,8 +334,22 @@ public enum Loader {
             if errors.isEmpty { return .step(step, stage: stage, kind: kindName) }
         } catch let error as DefinitionError {
             errors.append(error)
+            declareWhatAFailedStepAdds(config, kind: kind, plan: plan)
         }
         throw DefinitionErrors(errors)
+    }
+
+    /// A step that failed to load still declares the field it adds (`into`, as `any`), so
+    /// one mistake gives one error: a later step or output naming that field is not also
+    /// reported as naming an unknown field (which would read as the cause when it sorts
+    /// first). Steps whose `into` names a collection (`append`, `unnest`) declare nothing.
+    static func declareWhatAFailedStepAdds(_ config: ConfigMap, kind: any Step.Type, plan: PipelinePlan) {
+        guard kind != Append.self, kind != Unnest.self, let intoNode = config["into"],
+            let into = try? intoNode.string("'into'"), let collectionNode = config["collection"],
+            let collection = try? collectionNode.string("'collection'"), plan.schemas[collection] != nil,
+            plan.schema(collection).id(of: into) == nil
+        else { return }
+        _ = try? plan.addField(into, type: .any, to: collection, at: intoNode)
     }
 
     static func unknownKind(_ name: String, stage: Stage, at node: ConfigNode) -> DefinitionError {

@@ -1,6 +1,8 @@
 /// Every kind seedforge knows, by stage. Adding a kind is one line here plus its file.
 public enum Registry {
-    public static let sources: [any SourceKind.Type] = [JSONSource.self, NDJSONSource.self, HTMLSource.self]
+    public static let sources: [any SourceKind.Type] = [
+        JSONSource.self, NDJSONSource.self, CSVSource.self, TSVSource.self, HTMLSource.self,
+    ]
     public static let rules: [any Rule.Type] = [
         RequiredRule.self, RangeRule.self, StepRule.self, LengthRule.self, URLRule.self,
         TimestampRule.self, EnumRule.self, UniqueRule.self, PatternRule.self, CountryCodeRule.self,
@@ -8,7 +10,7 @@ public enum Registry {
     ]
     public static let normalizers: [any Step.Type] = [
         Trim.self, UnicodeNormalize.self, StableID.self, SearchKey.self, Convert.self, MapValues.self, SetValues.self,
-        Template.self, Coalesce.self, Replace.self, ToBoolean.self, Split.self, RepairText.self,
+        Template.self, Coalesce.self, Replace.self, ToBoolean.self, Split.self, RepairText.self, Unnest.self,
     ]
     public static let enrichers: [any Step.Type] = [RatingSummary.self, Nearest.self, Lookup.self]
     public static let aggregators: [any Step.Type] = [Dedupe.self, Sort.self, GroupStats.self, Append.self]

@@ -45,6 +45,35 @@ struct MemoryLimitTests {
         #expect(!overridden.stderr.contains("memory limit"), "\(overridden.stderr)")
     }
 
+    /// Every fixture pipeline (csv, keyed records, unnest, html lists, exact numbers...)
+    /// writes the same files under a limit of one byte, which spills every record.
+    @Test func everyFixturePipelineWritesTheSameFilesWhenEveryRecordIsSpilled() throws {
+        let fixtures = CLI.repoRoot.appendingPathComponent("Fixtures")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted()
+        var pipelines: [String] = []
+        for folder in folders {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.path + "/" + folder)) ?? []
+            for file in files.sorted() where file.hasSuffix(".yml") && !file.hasSuffix(".test.yml") {
+                pipelines.append("Fixtures/\(folder)/\(file)")
+            }
+        }
+        #expect(pipelines.count >= 6)
+        let dir = try TempDir()
+        for pipeline in pipelines {
+            let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
+            let spilled = try CLI.run(["run", pipeline, "--out", dir.path + "/spilled", "--memory-limit", "1", "-v"])
+            #expect(plain.status == spilled.status, "\(pipeline): \(spilled.stderr)")
+            guard plain.status == 0 else { continue }
+            #expect(spilled.stderr.contains("memory limit 1 byte: "), "\(pipeline) did not spill")
+        }
+        var expected = try HoneyShopsEndToEndTests.snapshot(dir.path + "/plain")
+        var actual = try HoneyShopsEndToEndTests.snapshot(dir.path + "/spilled")
+        for key in expected.keys where key.hasSuffix("manifest.json") { expected.removeValue(forKey: key) }
+        for key in actual.keys where key.hasSuffix("manifest.json") { actual.removeValue(forKey: key) }
+        #expect(!expected.isEmpty)
+        #expect(actual == expected)
+    }
+
     @Test func aSyntaxErrorLateInALargeFileTakesNoRecordAndKeepsThePreviousDataset() throws {
         let dir = try Self.prepared()
         let first = try CLI.run(["run", "many.yml", "--out", "out", "--quiet"], cwd: dir.path)
@@ -121,11 +150,19 @@ struct RecordCodecTests {
         let records = [
             Record(values: values, origin: Origin(source: other, offset: 123_456_789, index: 70_000)),
             Record(values: [.null], origin: Origin(source: source, offset: 0, index: 0)),
+            // An unnested element keeps the offset of the record it came from.
+            Record(
+                values: [.int(5)],
+                origin: Origin(element: 40, of: Origin(source: source, offset: 12, index: 3))),
         ]
         var bytes: [UInt8] = []
         for record in records { codec.encode(record, into: &bytes) }
-        let decoded = codec.decodeAll(bytes, count: 2, width: 16)
-        #expect(decoded.count == 2)
+        let decoded = codec.decodeAll(bytes, count: 3, width: 16)
+        #expect(decoded.count == 3)
+        #expect(decoded[2].origin.parentOffset == 12)
+        #expect(decoded[2].origin.offset == 40)
+        #expect(decoded[2].origin.index == 3)
+        #expect(decoded[1].origin.parentOffset == -1)
         // Trailing nulls are not stored; the schema's width is given back.
         #expect(decoded[0].values.count == 16)
         #expect(Array(decoded[0].values.prefix(values.count)) == values)

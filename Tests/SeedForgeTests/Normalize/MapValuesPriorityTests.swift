@@ -61,3 +61,39 @@ struct MapValuesPriorityTests {
         #expect(errors.first?.message == "'priority' chooses among the elements of a list; 'category' is string")
     }
 }
+
+/// Issue 14: a map-values step whose `default` is not a canonical value is reported as that
+/// step's error, not also as an unknown field in an output that names its `into` field
+/// (which, with `outputs:` written before `steps:`, sorted first and read as the cause).
+@Suite("Normalize: map-values definition errors come from their cause")
+struct MapValuesErrorOrderTests {
+    static func yaml(outputsFirst: Bool) -> String {
+        let steps = """
+            steps:
+              - normalize: map-values
+                collection: nearby
+                field: types
+                into: category
+                default: Misc
+                map: {Restaurant: [restaurant, cafe], Other: []}
+              - normalize: trim
+                collection: nearby
+                field: category
+
+            """
+        let outputs = """
+            outputs:
+              - {file: nearby.json, collection: nearby, fields: [types, category]}
+
+            """
+        return "name: t\nsources:\n  nearby: {kind: json, path: data.json, fields: {types: array}}\n"
+            + (outputsFirst ? outputs + steps : steps + outputs)
+    }
+
+    @Test(arguments: [false, true])
+    func aBadDefaultIsTheOnlyErrorWhereverTheOutputsAre(outputsFirst: Bool) {
+        let errors = Harness.definitionErrors(Self.yaml(outputsFirst: outputsFirst))
+        #expect(errors.count == 1, "\(errors.map(\.description))")
+        #expect(errors.first?.message == "'default: Misc' is not one of the canonical values Restaurant, Other")
+    }
+}

@@ -22,11 +22,14 @@ struct DocumentationTests {
         return rest[..<end]
     }
 
-    /// A kind's own entry in the kinds reference: from its `**`name`**` bullet to the next
+    /// A kind's own entry in the kinds reference: from its `**`name`**` bullet under its
+    /// stage's heading (a source and an output format may share a name: `csv`) to the next
     /// bullet or heading.
-    static func entry(_ name: String) -> Substring? {
+    static func entry(_ name: String, stage: Stage) -> Substring? {
         guard let reference = readme.range(of: "\n## Kinds reference\n") else { return nil }
-        let kinds = readme[reference.upperBound...]
+        let heading = "\n### " + stage.rawValue.prefix(1).uppercased() + stage.rawValue.dropFirst()
+        guard let section = readme[reference.upperBound...].range(of: heading) else { return nil }
+        let kinds = readme[section.upperBound...]
         guard let start = kinds.range(of: "**`\(name)`**") else { return nil }
         let rest = kinds[start.upperBound...]
         let end =
@@ -44,10 +47,19 @@ struct DocumentationTests {
         }
     }
 
-    @Test(arguments: Registry.allSpecs.map(\.name))
-    func readmeDocumentsTheKindAndEachOfItsKeysWhereItBelongs(name: String) throws {
-        let spec = try #require(Registry.allSpecs.first { $0.name == name })
-        let entry = try #require(Self.entry(name), "the kinds reference has no entry **`\(name)`**")
+    /// Each kind as `stage:name` (a name alone may be a source's and an output format's).
+    static let kindIDs = Registry.allSpecs.map { "\($0.stage.rawValue):\($0.name)" }
+
+    static func spec(_ id: String) -> KindSpec? {
+        Registry.allSpecs.first { "\($0.stage.rawValue):\($0.name)" == id }
+    }
+
+    @Test(arguments: kindIDs)
+    func readmeDocumentsTheKindAndEachOfItsKeysWhereItBelongs(id: String) throws {
+        let spec = try #require(Self.spec(id))
+        let name = spec.name
+        let entry = try #require(
+            Self.entry(name, stage: spec.stage), "the kinds reference has no entry **`\(name)`** under \(spec.stage)")
         let places = [entry] + Self.shared(spec)
         for key in spec.keys {
             #expect(
@@ -58,9 +70,10 @@ struct DocumentationTests {
     }
 
     /// A kind's example uses only keys the kind has (a renamed key leaves no stale example).
-    @Test(arguments: Registry.allSpecs.map(\.name))
-    func theKindsExampleUsesOnlyItsOwnKeys(name: String) throws {
-        let spec = try #require(Registry.allSpecs.first { $0.name == name })
+    @Test(arguments: kindIDs)
+    func theKindsExampleUsesOnlyItsOwnKeys(id: String) throws {
+        let spec = try #require(Self.spec(id))
+        let name = spec.name
         let node = try #require(try Yams.compose(yaml: spec.example), "example of \(name) is not YAML")
         // A source example is `NAME: {kind: ...}`; a step or output example a one-item list.
         let body: Node? = spec.stage == .ingest ? node.mapping?.values.first : node.sequence?.first

@@ -21,11 +21,15 @@ public struct HTMLSource: PagewiseSource {
             KeySpec("items", required: true, "selector of one record's element on a page (CSS subset or xpath:...)"),
             KeySpec(
                 "fields", required: true,
-                "per field: {select: SELECTOR, take: text|attr:NAME|class, map: {word: value}, convert: url|price-amount|price-currency|number|integer, type: T, required: true|false}"
+                "per field: {select: SELECTOR, take: text|attr:NAME|class, map: {word: value}, convert: url|price-amount|price-currency|number|integer, type: T, required: true|false, all: true (every match, as an array), join: SEPARATOR (every match, joined into one text)}"
             ),
             KeySpec(
                 "next",
                 "selector of the link to the next page (its href, relative to the page): the pages are followed from 'path'"
+            ),
+            KeySpec(
+                "next-page-file",
+                "the file a next link was saved as, beside the page holding it, when the crawler named pages its own way: a template over the page number (\"quotes-{page}.html\": the page after page 1 is quotes-2.html), or {link: REGEX, file: TEMPLATE} from the link (link: \"/page/(\\\\d+)/\", file: \"quotes-$1.html\")"
             ),
             KeySpec("max-pages", "most pages to follow with 'next' (default 1000)"),
             FollowCheck.MissingPage.key,
@@ -68,12 +72,17 @@ public struct HTMLSource: PagewiseSource {
         public let convert: Convert?
         public let required: Bool
         public let type: FieldType
+        /// Every match rather than the first: an array, or with `join` one text.
+        public let all: Bool
+        public let join: String?
     }
 
     let itemsSelector: String
     let itemsXPath: String
     let fields: [Field]
     let nextXPath: String?
+    /// How a next link names its saved file, when not by the link itself.
+    let nextFileName: NextFileName?
     let maxPages: Int
     public let onMissingPage: FollowCheck.MissingPage
     let baseURL: URL?
@@ -91,6 +100,12 @@ public struct HTMLSource: PagewiseSource {
             nextXPath = try Self.xpath(try nextNode.string("'next'"), relative: false, at: nextNode)
         } else {
             nextXPath = nil
+        }
+        if let node = config["next-page-file"] {
+            guard config["next"] != nil else { throw node.error("'next-page-file' needs 'next'") }
+            nextFileName = try NextFileName(node)
+        } else {
+            nextFileName = nil
         }
         maxPages = try config.int("max-pages") ?? 1000
         onMissingPage = try FollowCheck.MissingPage.parse(config, follows: nextXPath != nil, following: "next")
@@ -140,7 +155,9 @@ public struct HTMLSource: PagewiseSource {
             guard let name = collector.attempt({ try key.string("field name") }) else { continue }
             let field = collector.attempt { () throws -> Field in
                 let spec = try value.mapping("field '\(name)'")
-                let unknown = spec.unknownKeys(allowed: ["select", "take", "map", "convert", "type", "required"])
+                let unknown = spec.unknownKeys(allowed: [
+                    "select", "take", "map", "convert", "type", "required", "all", "join",
+                ])
                 if !unknown.isEmpty { throw DefinitionErrors(unknown) }
                 let selectNode = try spec.require("select")
                 let selector = try selectNode.string("'select' of field '\(name)'")
@@ -192,14 +209,38 @@ public struct HTMLSource: PagewiseSource {
                         defaultType = .string
                     }
                 }
-                let type = try spec.choice("type", FieldType.self, choices: FieldType.allCases) ?? defaultType
+                let join = try spec.string("join")
+                let all = try spec.bool("all") ?? (join != nil)
+                if join != nil, spec["all"] != nil, !all {
+                    throw spec["join"]!.error(
+                        "field '\(name)': 'join' joins every match, so it needs all: true (or no 'all')")
+                }
+                if join != nil, map != nil || convert != nil {
+                    throw spec["join"]!.error(
+                        "field '\(name)': 'join' makes one text of the matches' texts; leave out 'map' and 'convert' (or take them as an array with all: true)"
+                    )
+                }
+                if all, take == .classWord {
+                    throw spec["all"]!.error(
+                        "field '\(name)': take: class maps one element's class; 'all' is for text or attr:NAME")
+                }
+                if all, join == nil, let typeNode = spec["type"],
+                    let written = try? typeNode.string("type"), written != "array", written != "any"
+                {
+                    throw typeNode.error(
+                        "field '\(name)' takes every match (all: true), so it is an array; use type array (the default) or join: \", \" for one text"
+                    )
+                }
+                let type =
+                    try spec.choice("type", FieldType.self, choices: FieldType.allCases)
+                    ?? (all && join == nil ? .array : all ? .string : defaultType)
                 // What the field can hold: the page's text, a converter's result or the map's
                 // values. A type none of them fits (`type: array` on text) would reject every
                 // record at run time: refuse it now.
                 let produced =
                     map != nil && convert != nil
                     ? [] : map.map { Array($0.values) } ?? [convert?.sample ?? .string("text")]
-                if let typeNode = spec["type"],
+                if !all, let typeNode = spec["type"],
                     let bad = produced.first(where: { !$0.isNull && FieldMapping.convert($0, to: type) == nil })
                 {
                     let source =
@@ -213,7 +254,7 @@ public struct HTMLSource: PagewiseSource {
                 }
                 return Field(
                     name: name, selector: selector, xpath: xpath, take: take, map: map, convert: convert,
-                    required: required, type: type)
+                    required: required, type: type, all: all, join: join)
             }
             if let field { fields.append(field) }
         }
@@ -331,6 +372,9 @@ public struct HTMLSource: PagewiseSource {
         _ field: Field, from item: xmlNodePtr, in document: HTMLDocument, page: URL?, maxValueBytes: Int
     ) throws -> (Value, (rule: String, message: String, value: Value)?) {
         let selected = document.evaluate(field.xpath, from: item)
+        if field.all, case .nodes(let nodes) = selected {
+            return try extractAll(field, nodes, page: page, maxValueBytes: maxValueBytes)
+        }
         guard case .nodes(let nodes) = selected, let node = nodes.first else {
             // An XPath that computes text (normalize-space(...), concat(...)) gives it directly.
             if case .text(let text) = selected, case let computed = Trim.collapsed(text), !computed.isEmpty {
@@ -380,6 +424,46 @@ public struct HTMLSource: PagewiseSource {
         return convert(text, field, page: page)
     }
 
+    /// Every match of a field with `all`: each one's text or attribute (through its map or
+    /// converter), empty ones left out, as an array or joined into one text with `join`.
+    /// The first match that does not convert is the field's problem; an empty result is
+    /// null (a problem when the field is required).
+    func extractAll(
+        _ field: Field, _ nodes: [xmlNodePtr], page: URL?, maxValueBytes: Int
+    ) throws -> (Value, (rule: String, message: String, value: Value)?) {
+        var values: [Value] = []
+        var problem: (rule: String, message: String, value: Value)?
+        var length = 0
+        for node in nodes {
+            let raw: String?
+            switch field.take {
+            case .text: raw = HTMLDocument.text(node)
+            case .attribute(let name): raw = HTMLDocument.attribute(name, of: node).map(Trim.collapsed)
+            case .classWord: raw = nil
+            }
+            guard let text = raw, !text.isEmpty else { continue }
+            length += text.utf8.count + (field.join?.utf8.count ?? 0)
+            if length > maxValueBytes { throw TextTooLong(length: length) }
+            let (value, failure) = field.join == nil ? convert(text, field, page: page) : (.string(text), nil)
+            if let failure, problem == nil { problem = failure }
+            if !value.isNull { values.append(value) }
+        }
+        if values.isEmpty {
+            let missing =
+                field.required
+                ? (
+                    "missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item",
+                    Value.null
+                )
+                : nil
+            return (.null, problem ?? missing)
+        }
+        if let join = field.join {
+            return (.string(values.compactMap(\.string).joined(separator: join)), problem)
+        }
+        return (.array(values), problem)
+    }
+
     /// A field's text through its map or converter.
     func convert(_ text: String, _ field: Field, page: URL?) -> (Value, (rule: String, message: String, value: Value)?)
     {
@@ -421,6 +505,15 @@ public struct HTMLSource: PagewiseSource {
                 in: .whitespaces)
         }
         guard let href, !href.isEmpty else { return nil }
+        if let nextFileName {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            switch nextFileName.file(forLink: href, after: text.pageNumber) {
+            case .success(let file):
+                return .file(URL(fileURLWithPath: file, relativeTo: folder).standardizedFileURL.path, link: nil)
+            case .failure(let refusal):
+                return .refused(refusal.message)
+            }
+        }
         // Saved pages: the query and fragment do not name another file; escapes do.
         var target = String(href.split(separator: "#", omittingEmptySubsequences: false)[0])
         target = String(target.split(separator: "?", omittingEmptySubsequences: false)[0])

@@ -1,0 +1,455 @@
+import Foundation
+
+/// `kind: csv` (and `kind: tsv`, the same reader with other defaults): delimited text,
+/// one record per row (RFC 4180 quoting), columns named by a header row or by `columns`.
+/// Fields are typed as in JSON sources, read straight from the bytes. A row with bad
+/// quoting, the wrong number of fields or a field that does not fit its type is rejected
+/// with its file, line and column, and the run goes on; a header that lacks a column a
+/// field takes, or a row or field over the pipeline's `limits`, fails the file.
+public struct CSVSource: SourceKind {
+    public static let spec = KindSpec(
+        stage: .ingest, name: "csv",
+        summary: "Comma-separated values (RFC 4180): one record per row, columns named by a header row or 'columns'.",
+        keys: keys(delimiter: ",", quote: "\""),
+        example: """
+            capitals:
+              kind: csv
+              path: ../Fixtures/geonames/capitals.csv
+              comment: "#"
+              id: id
+              fields:
+                id: integer
+                name: string
+                population: integer
+                latitude: number
+                longitude: number
+            """)
+
+    static func keys(delimiter: String, quote: String) -> [KeySpec] {
+        SourceKeys.common + [
+            KeySpec(
+                "header",
+                "whether the first row names the columns (default true, or false when 'columns' is given; with both, the file's header row is skipped and 'columns' names the columns)"
+            ),
+            KeySpec(
+                "columns",
+                "the column names, in order, for files without a header row: [geonameid, name, asciiname, ...]"),
+            KeySpec("delimiter", "the one character between fields (default \(delimiter); \"\\t\" for a tab)"),
+            KeySpec(
+                "quote",
+                "the quote character (default \(quote)); 'none': fields are never quoted and a quote is an ordinary character"
+            ),
+            KeySpec("comment", "lines starting with this character are skipped (e.g. \"#\"; default: none)"),
+        ]
+    }
+
+    public let dialect: CSVDialect
+    let header: Bool
+    let columns: [String]?
+    /// The columns the fields take by name (a pipeline test's file has each of them).
+    let takenColumns: [String]
+
+    public init(config: ConfigMap) throws {
+        try self.init(config: config, delimiter: UInt8(ascii: ","), quote: UInt8(ascii: "\""))
+    }
+
+    init(config: ConfigMap, delimiter defaultDelimiter: UInt8, quote defaultQuote: UInt8?) throws {
+        func oneCharacter(_ key: String) throws -> UInt8? {
+            guard let node = config[key] else { return nil }
+            let text = try node.string("'\(key)'")
+            let decoded = text == "\\t" ? "\t" : text
+            guard decoded.utf8.count == 1, let byte = decoded.utf8.first, byte != 0x0A, byte != 0x0D else {
+                throw node.error("'\(key)' must be one ASCII character other than a line break, found '\(text)'")
+            }
+            return byte
+        }
+        let delimiter = try oneCharacter("delimiter") ?? defaultDelimiter
+        var quote = defaultQuote
+        if let node = config["quote"] {
+            quote = try node.string("'quote'") == "none" ? nil : try oneCharacter("quote")
+        }
+        let comment = try oneCharacter("comment")
+        if quote == delimiter || comment == delimiter || (comment != nil && comment == quote) {
+            throw (config["comment"] ?? config["quote"] ?? config["delimiter"])!.error(
+                "'delimiter', 'quote' and 'comment' must be different characters")
+        }
+        dialect = CSVDialect(delimiter: delimiter, quote: quote, comment: comment)
+        if let node = config["columns"] {
+            let names = try node.list("'columns'").map { try $0.string("each entry of 'columns'") }
+            if names.isEmpty { throw node.error("'columns' lists no column") }
+            if let repeated = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
+                throw node.error("'columns' names '\(repeated)' twice")
+            }
+            columns = names
+        } else {
+            columns = nil
+        }
+        header = try config.bool("header") ?? (columns == nil)
+        let fields = try FieldMapping.load(config, what: "the source").fields
+        takenColumns = fields.compactMap { field in
+            if case .key(let name)? = field.sourcePath?.components.first { return name }
+            return nil
+        }
+        if !header, columns == nil {
+            if let named = fields.first(where: {
+                if case .key? = $0.sourcePath?.components.first { return true } else { return false }
+            }) {
+                throw (config["header"] ?? config.node).error(
+                    "without a header row or 'columns', a field takes its column by number: '\(named.name)' needs from: /0 (the first column), /1, ...; or list the names under 'columns'"
+                )
+            }
+        }
+    }
+
+    /// The fields, as every source declares them; each takes one column, by name
+    /// (`from: asciiname`, default the field's own name) or by number (`from: /0`).
+    public static func declaredFields(
+        _ config: ConfigMap, what: String
+    ) throws -> (fields: [FieldSpec], errors: [DefinitionError]) {
+        var (fields, errors) = try FieldMapping.load(config, what: what)
+        let node = try config.require("fields")
+        for field in fields {
+            if (field.sourcePath?.components.count ?? 0) > 1 {
+                errors.append(
+                    node.error(
+                        "field '\(field.name)' of \(what): a row's fields are flat, so 'from' names one column (from: asciiname, or from: /3 for the fourth), not \(field.sourcePath!)"
+                    ))
+            }
+            if field.type == .array || field.type == .object {
+                errors.append(
+                    node.error(
+                        "field '\(field.name)' of \(what) cannot be of type \(field.type.rawValue): a field of delimited text is text; take it as a string and make a list with a 'normalize: split' step"
+                    ))
+            }
+        }
+        return (fields, errors)
+    }
+
+    public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
+        let limits = sink.limits
+        let mapping = sink.mapping
+        let threads = sink.threads
+        let (chunks, warning) = try text.bytes.withUnsafeBufferPointer { buffer in
+            try Self.parse(
+                buffer, text, dialect: dialect, header: header, columns: columns, mapping: mapping, limits: limits,
+                threads: threads)
+        }
+        if let warning { sink.warnFile(warning) }
+        sink.merge(chunks)
+        return nil
+    }
+
+    /// Reads a whole file into entries (in chunks on several threads for a large file),
+    /// before any is taken, so a file over a limit gives none. Returns also a warning about
+    /// the file (columns no field takes, with `unknown-fields: warn`).
+    static func parse(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, dialect: CSVDialect, header: Bool,
+        columns: [String]?, mapping: FieldMapping, limits: InputLimits, threads: Threads
+    ) throws -> (chunks: [[IngestEntry]], warning: Finding?) {
+        let scanner = CSVScanner(buffer, dialect: dialect)
+        var start = 0
+        if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { start = 3 }
+        start = scanner.skipToRow(from: start)
+        var names = columns
+        var cells: [CSVCell] = []
+        if header {
+            guard start < buffer.count else {
+                throw SourceError(text, offset: start, "the file is empty; expected a header row naming the columns")
+            }
+            let (next, problem) = scanner.row(at: start, into: &cells)
+            if let problem {
+                throw SourceError(text, offset: problem.offset, "the header row cannot be read: \(problem.message)")
+            }
+            let found = cells.map { cell in
+                scanner.text(cell)
+                    ?? String(decoding: UnsafeBufferPointer(rebasing: buffer[cell.start..<cell.end]), as: UTF8.self)
+            }
+            if names == nil {
+                names = found
+            } else if found.count != names!.count {
+                throw SourceError(
+                    text, offset: start,
+                    "the header row has \(found.count) columns, 'columns' names \(names!.count); a header row naming other columns than 'columns' lists is a different file layout"
+                )
+            }
+            start = scanner.skipToRow(from: next)
+        }
+        // Each field's column in this file.
+        var fieldColumns: [Int] = []
+        var columnsByPath: [FieldPath: Int] = [:]
+        for field in mapping.fields {
+            guard let path = field.sourcePath, let first = path.components.first else { continue }
+            let column: Int
+            switch first {
+            case .index(let index):
+                column = index
+            case .key(let name):
+                guard let names else {
+                    throw SourceError(
+                        text, offset: start, "field '\(field.name)' names a column, but the file has no header")
+                }
+                let matches = names.indices.filter { names[$0] == name }
+                guard let only = matches.first else {
+                    throw SourceError(
+                        text, offset: 0,
+                        "no column '\(name)' (taken by field '\(field.name)') in \(columns == nil ? "the header row" : "'columns'")\(Suggestion.phrase(for: name, in: names)); the columns are: \(names.joined(separator: ", "))"
+                    )
+                }
+                if matches.count > 1 {
+                    throw SourceError(
+                        text, offset: 0,
+                        "the header row names column '\(name)' (taken by field '\(field.name)') \(matches.count) times; which one is meant is ambiguous"
+                    )
+                }
+                column = only
+            }
+            fieldColumns.append(column)
+            columnsByPath[path] = column
+        }
+        text.cellLayout = CSVLayout(dialect: dialect, columns: columnsByPath)
+        var warning: Finding?
+        if mapping.unknownFields != .ignore, let names {
+            let taken = Set(fieldColumns)
+            let untaken = names.indices.filter { !taken.contains($0) }.map { names[$0] }
+            if !untaken.isEmpty {
+                let message =
+                    "column\(untaken.count == 1 ? "" : "s") \(untaken.map { "'\($0)'" }.joined(separator: ", ")) \(untaken.count == 1 ? "is" : "are") not taken by any of the source's 'fields'"
+                if mapping.unknownFields == .reject {
+                    throw SourceError(text, offset: 0, message + " (unknown-fields: reject)")
+                }
+                warning = Finding(
+                    rule: "unknown-field", severity: .warning, message: message,
+                    location: text.location(ofOffset: 0, pointer: ""))
+            }
+        }
+        // The number of fields every row must have: the header's, or the first row's.
+        var width = names?.count
+        var probe = start
+        while width == nil, probe < buffer.count {
+            let (next, problem) = scanner.row(at: probe, into: &cells)
+            if problem == nil { width = cells.count }
+            probe = scanner.skipToRow(from: next)
+        }
+        if let needed = fieldColumns.max(), let width, needed >= width {
+            throw SourceError(
+                text, offset: start,
+                "a field takes column /\(needed), but the rows have \(width) columns (numbered from /0)")
+        }
+        let reader = RowReader(
+            scanner: scanner, text: text, mapping: mapping, fieldColumns: fieldColumns, width: width, limits: limits,
+            widthFrom: columns != nil
+                ? "'columns' names" : names != nil ? "the header names" : "the first readable row has")
+        var splits: [Int] = []
+        let length = buffer.count - start
+        if threads.count > 1, length >= 1 << 17 {
+            for piece in 1..<threads.count {
+                let split = scanner.nextLine(after: start + length * piece / threads.count)
+                if split > (splits.last ?? start), split < buffer.count { splits.append(split) }
+            }
+        }
+        if !splits.isEmpty {
+            let starts = [start] + splits
+            let results = threads.run(starts.count) { piece in
+                reader.rows(from: starts[piece], stop: piece + 1 < starts.count ? starts[piece + 1] : buffer.count)
+            }
+            // A chunk is read as it would be in one piece only when every chunk before it
+            // ended exactly where it starts; otherwise it started inside a quoted field and
+            // what it found (an error too) means nothing: the file is read again in one piece.
+            var aligned = true
+            for (piece, result) in results.enumerated() {
+                if let error = result.error { throw error }
+                if piece + 1 < starts.count, result.end != starts[piece + 1] {
+                    aligned = false
+                    break
+                }
+            }
+            if aligned { return (results.map(\.entries), warning) }
+        }
+        let whole = reader.rows(from: start, stop: buffer.count)
+        if let error = whole.error { throw error }
+        return ([whole.entries], warning)
+    }
+
+    public func document(holding records: [Value]) -> [UInt8] {
+        var names: [String] = columns ?? []
+        if columns == nil {
+            for case .object(let object) in records {
+                for key in object.keys where !names.contains(key) { names.append(key) }
+            }
+            for name in takenColumns where !names.contains(name) { names.append(name) }
+            // Columns taken by number (no header, no names): records written {0: .., 2: ..}.
+            if !header {
+                let last = names.compactMap(Int.init).max() ?? -1
+                names = last < 0 ? [] : (0...last).map(String.init)
+            }
+        }
+        let delimiter = String(UnicodeScalar(dialect.delimiter))
+        func field(_ value: Value?) -> String {
+            let text: String
+            switch value ?? .null {
+            case .null: return ""
+            case .string(let string): text = string
+            case let other: text = JSONWriter.compact(other)
+            }
+            guard let quote = dialect.quote else { return text }
+            let mark = String(UnicodeScalar(quote))
+            if text.isEmpty || text.contains(delimiter) || text.contains(mark) || text.contains("\n")
+                || text.contains("\r") || text.first == dialect.comment.map({ Character(UnicodeScalar($0)) })
+            {
+                return mark + text.replacingOccurrences(of: mark, with: mark + mark) + mark
+            }
+            return text
+        }
+        var lines: [String] = []
+        if header { lines.append(names.map { field(.string($0)) }.joined(separator: delimiter)) }
+        for record in records {
+            guard case .object(let object) = record else { continue }
+            lines.append(names.map { field(object[$0]) }.joined(separator: delimiter))
+        }
+        return Array(lines.map { $0 + "\n" }.joined().utf8)
+    }
+}
+
+/// Where the fields of a delimited text file's rows are, for locations: each field's
+/// column by its source path, and the dialect to find a row's fields again.
+public struct CSVLayout: Sendable {
+    public let dialect: CSVDialect
+    public let columns: [FieldPath: Int]
+
+    /// The offset of the field at `path` in the row starting at `rowStart`, nil when the
+    /// row lacks it or no field takes that path.
+    func offset(of path: FieldPath, inRowAt rowStart: Int, _ text: SourceText) -> Int? {
+        guard let column = columns[path] else { return nil }
+        return text.bytes.withUnsafeBufferPointer { buffer in
+            CSVScanner(buffer, dialect: dialect).offset(ofColumn: column, inRowAt: rowStart)
+        }
+    }
+
+    /// The text of the field at `path` as written (an empty field is ""), nil when the row
+    /// lacks it.
+    func text(of path: FieldPath, inRowAt rowStart: Int, _ text: SourceText) -> String? {
+        guard let column = columns[path] else { return nil }
+        return text.bytes.withUnsafeBufferPointer { buffer in
+            let scanner = CSVScanner(buffer, dialect: dialect)
+            var cells: [CSVCell] = []
+            _ = scanner.row(at: rowStart, into: &cells)
+            return column < cells.count ? scanner.text(cells[column]) : nil
+        }
+    }
+}
+
+/// Turns the rows of one stretch of a file into entries: typed records, or rejections.
+struct RowReader {
+    let scanner: CSVScanner
+    let text: SourceText
+    let mapping: FieldMapping
+    let fieldColumns: [Int]
+    let width: Int?
+    let limits: InputLimits
+    /// What sets `width`, for messages ("the header names").
+    let widthFrom: String
+
+    struct Result {
+        var entries: [IngestEntry] = []
+        /// A row or field over the limits: the file fails.
+        var error: SourceError?
+        /// Where the last row read ends (the start of the first row at or after `stop`).
+        var end = 0
+    }
+
+    /// Reads the rows starting before `stop`.
+    func rows(from start: Int, stop: Int) -> Result {
+        var result = Result()
+        var cells: [CSVCell] = []
+        cells.reserveCapacity(max(width ?? 8, 8))
+        var position = scanner.skipToRow(from: start)
+        var index = 0
+        let fields = mapping.fields
+        let types = fields.map(\.type)
+        let buffer = scanner.buffer
+        let quote = scanner.dialect.quote
+        while position < stop {
+            let (next, problem) = scanner.row(at: position, into: &cells)
+            let origin = Origin(source: text, offset: position, index: index)
+            defer {
+                index += 1
+                position = scanner.skipToRow(from: next)
+            }
+            if let problem {
+                result.entries.append(
+                    .unreadable(
+                        Finding(
+                            rule: "csv-syntax", message: "row cannot be read: \(problem.message)",
+                            location: text.location(ofOffset: problem.offset, pointer: ""),
+                            value: .string(line(at: origin.offset)))))
+                continue
+            }
+            let rowEnd = cells.last.map { $0.end + ($0.quoted ? 1 : 0) } ?? position
+            if rowEnd - position > limits.maxRecordBytes {
+                result.error = limits.recordTooLarge(text, offset: position, length: rowEnd - position, from: nil)
+                return result
+            }
+            if let long = cells.first(where: { $0.end - $0.start > limits.maxValueBytes }) {
+                result.error = SourceError(
+                    text, offset: long.start,
+                    InputLimits.exceeded(
+                        "a field (\(long.end - long.start) bytes)", key: "max-value-bytes", limit: limits.maxValueBytes)
+                )
+                return result
+            }
+            if let width, cells.count != width {
+                let offset = cells.count > width ? cells[width].start - (cells[width].quoted ? 1 : 0) : rowEnd
+                let spans = cells.contains { $0.quoted && scanner.nextLine(after: $0.start) < $0.end }
+                result.entries.append(
+                    .unreadable(
+                        Finding(
+                            rule: "csv-columns",
+                            message:
+                                "row has \(cells.count) field\(cells.count == 1 ? "" : "s"), \(widthFrom) \(width)\(spans ? " (a quoted field of it runs over several lines: is a closing quote missing?)" : "")",
+                            location: text.location(ofOffset: offset, pointer: ""),
+                            value: .string(line(at: origin.offset)))))
+                continue
+            }
+            var values: [Value] = []
+            values.reserveCapacity(mapping.capacity)
+            var findings: [Finding] = []
+            for fieldIndex in 0..<types.count {
+                let cell = cells[fieldColumns[fieldIndex]]
+                switch CSVCellValue.read(cell, in: buffer, quote: quote, as: types[fieldIndex]) {
+                case .value(let value):
+                    values.append(value)
+                case .mismatch(let written):
+                    let field = fields[fieldIndex]
+                    values.append(.string(written))
+                    findings.append(
+                        Finding(
+                            rule: "type",
+                            message:
+                                "field '\(field.name)' must be \(FieldMapping.article(field.type)), found the text \(RuleFields.describe(.string(written)))",
+                            location: origin.location(of: field.sourcePath), field: field.name,
+                            value: .string(written)))
+                case .invalidUTF8:
+                    let field = fields[fieldIndex]
+                    values.append(.null)
+                    findings.append(
+                        Finding(
+                            rule: "encoding",
+                            message: "field '\(field.name)' is not valid UTF-8 (is the file in another encoding?)",
+                            location: origin.location(of: field.sourcePath), field: field.name))
+                }
+            }
+            let record = Record(values: values, origin: origin)
+            result.entries.append(findings.isEmpty ? .record(record) : .mapped(record, findings))
+        }
+        result.end = position
+        return result
+    }
+
+    /// The first line of the row at `offset`, for a rejection's value (at most 200 characters).
+    func line(at offset: Int) -> String {
+        var end = scanner.nextLine(after: offset)
+        let buffer = scanner.buffer
+        while end > offset, buffer[end - 1] == 0x0A || buffer[end - 1] == 0x0D { end -= 1 }
+        return String(String(decoding: UnsafeBufferPointer(rebasing: buffer[offset..<end]), as: UTF8.self).prefix(200))
+    }
+}
