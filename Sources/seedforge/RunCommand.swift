@@ -14,9 +14,15 @@ struct RunCommand: ParsableCommand {
             are checked before any data is read; with several pipelines, a failing one does \
             not stop the others and the exit code is the worst of them.
 
+            Each run compares its dataset with the one it replaces (changes.ndjson, and a \
+            line such as `cities: +12 −3 ~40 since the last run`). A dataset over its \
+            pipeline's budgets is not released: exit 1, the previous dataset stays, the new \
+            one is kept in OUT/.NAME.rejected until --accept-changes releases it.
+
             Examples:
               seedforge run pipelines/honey-shops.yml
               seedforge run pipelines/*.yml --out build/datasets --log-format json
+              seedforge run pipelines/cities.yml --accept-changes
             """)
 
     @Argument(help: "Pipeline definition files (YAML).")
@@ -37,6 +43,13 @@ struct RunCommand: ParsableCommand {
     )
     var force = false
 
+    @Flag(
+        name: .customLong("accept-changes"),
+        help:
+            "Release datasets even when they are over their pipeline's budgets (the manifest records that they were accepted)."
+    )
+    var acceptChanges = false
+
     @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
@@ -54,12 +67,14 @@ struct RunCommand: ParsableCommand {
                     pipeline,
                     options: RunOptions(
                         outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads,
-                        force: force))
+                        force: force, acceptChanges: acceptChanges))
                 finished.append(result)
-                if log.logFormat == .json {
-                    logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])
-                } else if !log.quiet {
-                    print(result.summaryLine)
+                for line in [result.summaryLine] + (result.changesLine.map { [$0] } ?? []) {
+                    if log.logFormat == .json {
+                        logger.info("\(line)", metadata: ["dataset": "\(pipeline.name)"])
+                    } else if !log.quiet {
+                        print(line)
+                    }
                 }
             } catch {
                 worst = max(worst, log.report(error, logger: logger))

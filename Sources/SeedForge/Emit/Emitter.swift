@@ -5,13 +5,26 @@ import Logging
 /// warnings) and the manifest, written into a staging folder that then replaces the
 /// previous dataset in one step. Any failure discards the staging folder and leaves the
 /// previous dataset as it was.
+///
+/// The new dataset is compared with the one it replaces (`snapshot.ndjson` of each, see
+/// `ChangeComparison`) and checked against the pipeline's budgets: over budget, it is kept
+/// aside as `OUT/.NAME.rejected` instead of swapped in, unless `acceptChanges`.
 enum Emitter {
+    /// What a released dataset changed, and whether it was released over budget.
+    struct Outcome {
+        let changes: Changes
+        let budgets: [BudgetCheck]
+        /// Over budget and released anyway (`--accept-changes`).
+        let accepted: Bool
+    }
+
     static func write(
         _ pipeline: Pipeline, state: RunState, ledger: InputLedger, accounting: [CollectionAccount], target: URL,
-        started: Date, logger: Logger
-    ) throws {
+        started: Date, acceptChanges: Bool = false, logger: Logger
+    ) throws -> Outcome {
         let emitClock = ContinuousClock.now
         let folder = try OutputDirectory(target: target, threads: state.threads)
+        let overBudget: BudgetError
         do {
             var outputs: [Manifest.Output] = []
             func write(_ bytes: [UInt8], _ file: String, collection: String?, format: String, records: Int) throws {
@@ -51,6 +64,36 @@ enum Emitter {
             try write(
                 SideOutputs.warnings(state.warnings, paths: paths), SideOutputs.warningsFile, collection: nil,
                 format: "ndjson", records: state.warnings.count)
+
+            // What changed since the dataset being replaced, by the pipeline's field names.
+            let compareClock = ContinuousClock.now
+            let snapshotBytes = Snapshot.render(pipeline, state: state)
+            let snapshot: Snapshot
+            do {
+                snapshot = try Snapshot(rendered: snapshotBytes)
+            } catch {
+                throw InternalFailure("the snapshot just rendered cannot be read back: \(error)")
+            }
+            try write(
+                snapshotBytes, Snapshot.file, collection: nil, format: "ndjson",
+                records: snapshot.collections.reduce(0) { $0 + $1.lines.count })
+            let changes = ChangeComparison.compare(previous: Snapshot.read(folder: target.path), current: snapshot)
+            try write(
+                changes.ndjson(), SideOutputs.changesFile, collection: nil, format: "ndjson",
+                records: changes.entries.count)
+            logger.debug(
+                "compared with the previous dataset in \(String(format: "%.3f", Runner.seconds(since: compareClock))) s"
+            )
+
+            let budgets = pipeline.budgets.check(
+                accounting: accounting, changes: changes,
+                outputBytes: Dictionary(outputs.map { ($0.file, $0.bytes) }, uniquingKeysWith: { first, _ in first }))
+            for check in budgets where !check.checked {
+                let firstRun = changes.collection(check.of)?.notCompared == Snapshot.Unavailable.noDataset.reason
+                let message: Logger.Message = "budget \(check.budget) of \(check.of) \(check.detail)"
+                if firstRun { logger.info(message) } else { logger.warning(message) }
+            }
+            let exceeded = budgets.filter(\.exceeded)
             var findingCounts: [String: Int] = [:]
             for rejection in state.rejects {
                 for finding in rejection.findings { findingCounts[finding.rule, default: 0] += 1 }
@@ -62,14 +105,23 @@ enum Emitter {
                 steps: state.stepStats,
                 findings: findingCounts, warnings: warningCounts, incomplete: state.incomplete, startedAt: started,
                 seconds: Runner.seconds(since: started),
-                threads: state.threads)
+                threads: state.threads, changes: changes, budgets: budgets, budgetsDeclared: !pipeline.budgets.isEmpty,
+                accepted: acceptChanges && !exceeded.isEmpty)
             try folder.write(manifest.render(), to: SideOutputs.manifestFile)
             logger.debug("outputs written in \(String(format: "%.3f", Runner.seconds(since: emitClock))) s")
             try FaultInjection.point("before-swap")
-            try folder.commit()
+            if exceeded.isEmpty || acceptChanges {
+                try folder.commit()
+                folder.removeRejected()
+                return Outcome(changes: changes, budgets: budgets, accepted: acceptChanges && !exceeded.isEmpty)
+            }
+            try folder.setAside()
+            overBudget = BudgetError(
+                dataset: pipeline.name, exceeded: exceeded, keptAt: Paths.display(folder.rejected.path))
         } catch {
             folder.discard()
             throw error
         }
+        throw overBudget
     }
 }

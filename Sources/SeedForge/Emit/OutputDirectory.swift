@@ -162,6 +162,25 @@ public struct OutputDirectory {
         }
     }
 
+    /// Where a new dataset over its budgets is kept for inspection: `OUT/.NAME.rejected`.
+    public var rejected: URL {
+        target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).rejected")
+    }
+
+    /// Keeps the staged dataset aside as `rejected` instead of swapping it in (replacing
+    /// what an earlier failure kept there); the target is not touched.
+    public func setAside() throws {
+        Self.remove(rejected.path, threads: threads)
+        guard rename(staging.path, rejected.path) == 0 else {
+            throw IOFailure("cannot keep the new dataset as \(rejected.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Removes what an earlier run over budget kept aside, once a dataset is released.
+    public func removeRejected() {
+        if FileManager.default.fileExists(atPath: rejected.path) { Self.remove(rejected.path, threads: threads) }
+    }
+
     /// Removes the staging folder after a failed run.
     public func discard() {
         Self.remove(staging.path, threads: threads)

@@ -12,13 +12,16 @@ public struct RunOptions {
     public var threads: Int
     /// Run even when the dataset already is what the run would write (see `UpToDate`).
     public var force: Bool
+    /// Release the dataset even when it is over the pipeline's budgets (`--accept-changes`).
+    public var acceptChanges: Bool
 
     public init(
         outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
         threads: Int? = nil,
-        force: Bool = false
+        force: Bool = false, acceptChanges: Bool = false
     ) {
         self.force = force
+        self.acceptChanges = acceptChanges
         self.outputRoot = outputRoot
         self.lockTimeout = lockTimeout
         self.writeOutputs = writeOutputs
@@ -42,6 +45,10 @@ public struct RunResult {
     public let thresholdFailures: [String]
     /// True when nothing was done: the dataset already was what the run would write.
     public var unchanged = false
+    /// What changed since the previous dataset (nil when nothing was written).
+    public var changes: Changes? = nil
+    /// Released over budget with `--accept-changes`.
+    public var accepted = false
 
     /// One line for the end of a run: what was written, what was set aside, how long.
     public var summaryLine: String {
@@ -56,6 +63,14 @@ public struct RunResult {
         let time = String(format: "%.2f", seconds)
         return
             "\(dataset): wrote \(written)\(place); \(rejected) rejected, \(duplicates) duplicates removed, \(warnings) warnings (\(time) s)"
+    }
+
+    /// What changed since the last run (`cities: +12 −3 ~40 since the last run`), nil when
+    /// nothing was written.
+    public var changesLine: String? {
+        guard let changes else { return nil }
+        return changes.summaryLine(dataset: dataset)
+            + (accepted ? " (over budget, released with --accept-changes)" : "")
     }
 }
 
@@ -106,12 +121,15 @@ public enum Runner {
         if !thresholdFailures.isEmpty {
             throw ThresholdError(dataset: pipeline.name, failures: thresholdFailures)
         }
-        try Emitter.write(
-            pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started, logger: logger
-        )
-        return RunResult(
+        let outcome = try Emitter.write(
+            pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started,
+            acceptChanges: options.acceptChanges, logger: logger)
+        var result = RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
             outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])
+        result.changes = outcome.changes
+        result.accepted = outcome.accepted
+        return result
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
