@@ -50,6 +50,17 @@ struct RunCommand: ParsableCommand {
     )
     var acceptChanges = false
 
+    @Option(
+        name: .long,
+        help:
+            "Keep the last N released datasets in OUT/.history/NAME when a run replaces one, for `seedforge rollback` (default 0: none)."
+    )
+    var keep = 0
+
+    func validate() throws {
+        guard keep >= 0 else { throw ValidationError("--keep must not be negative") }
+    }
+
     @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
@@ -67,7 +78,7 @@ struct RunCommand: ParsableCommand {
                     pipeline,
                     options: RunOptions(
                         outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads,
-                        force: force, acceptChanges: acceptChanges))
+                        force: force, acceptChanges: acceptChanges, keep: keep))
                 finished.append(result)
                 for line in [result.summaryLine] + (result.changesLine.map { [$0] } ?? []) {
                     if log.logFormat == .json {

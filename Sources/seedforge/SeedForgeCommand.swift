@@ -20,7 +20,7 @@ struct SeedForgeCommand: ParsableCommand {
         version: SeedForgeVersion.current,
         subcommands: [
             RunCommand.self, ValidateCommand.self, TestCommand.self, LintCommand.self, QueryCommand.self,
-            DiffCommand.self,
+            DiffCommand.self, RollbackCommand.self,
             KindsCommand.self,
         ]
     )

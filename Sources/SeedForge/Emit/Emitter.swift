@@ -20,7 +20,7 @@ enum Emitter {
 
     static func write(
         _ pipeline: Pipeline, state: RunState, ledger: InputLedger, accounting: [CollectionAccount], target: URL,
-        started: Date, acceptChanges: Bool = false, logger: Logger
+        started: Date, acceptChanges: Bool = false, keep: Int = 0, logger: Logger
     ) throws -> Outcome {
         let emitClock = ContinuousClock.now
         let folder = try OutputDirectory(target: target, threads: state.threads)
@@ -111,7 +111,7 @@ enum Emitter {
             logger.debug("outputs written in \(String(format: "%.3f", Runner.seconds(since: emitClock))) s")
             try FaultInjection.point("before-swap")
             if exceeded.isEmpty || acceptChanges {
-                try folder.commit()
+                try folder.commit(keep: keep)
                 folder.removeRejected()
                 return Outcome(changes: changes, budgets: budgets, accepted: acceptChanges && !exceeded.isEmpty)
             }

@@ -14,12 +14,15 @@ public struct RunOptions {
     public var force: Bool
     /// Release the dataset even when it is over the pipeline's budgets (`--accept-changes`).
     public var acceptChanges: Bool
+    /// Released datasets to keep in `OUT/.history/NAME` when a run replaces one (`--keep`).
+    public var keep: Int
 
     public init(
         outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
         threads: Int? = nil,
-        force: Bool = false, acceptChanges: Bool = false
+        force: Bool = false, acceptChanges: Bool = false, keep: Int = 0
     ) {
+        self.keep = keep
         self.force = force
         self.acceptChanges = acceptChanges
         self.outputRoot = outputRoot
@@ -123,7 +126,7 @@ public enum Runner {
         }
         let outcome = try Emitter.write(
             pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started,
-            acceptChanges: options.acceptChanges, logger: logger)
+            acceptChanges: options.acceptChanges, keep: options.keep, logger: logger)
         var result = RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
             outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])
