@@ -49,17 +49,6 @@ public enum ChangeComparison {
         let reason: String
     }
 
-    /// The key of a record line: its key fields' JSON bytes, each followed by a zero byte
-    /// (which compact JSON never holds).
-    static func key(_ ranges: [Range<Int>], positions: [Int], in bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var key: [UInt8] = []
-        for position in positions {
-            key.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[ranges[position]]))
-            key.append(0)
-        }
-        return key
-    }
-
     static func text(_ range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
@@ -110,35 +99,30 @@ public enum ChangeComparison {
         let newKey = key.map { collection.fields.firstIndex(of: $0)! }
         let oldBytes = previous.bytes
         let newBytes = current.bytes
-
-        var index: [[UInt8]: Int] = [:]
-        index.reserveCapacity(old.lines.count)
-        for (number, line) in old.lines.enumerated() {
-            let ranges = try values(line, number: number, of: old, in: previous, side: "previous")
-            let bytes = Self.key(ranges, positions: oldKey, in: oldBytes)
-            if let first = index.updateValue(number, forKey: bytes) {
+        /// The keys of one side, or why they cannot be used.
+        func keys(
+            _ of: Snapshot.Collection, _ snapshot: Snapshot, _ positions: [Int], _ side: String
+        ) throws
+            -> SnapshotKeys
+        {
+            do {
+                return try SnapshotKeys(of, of: snapshot, positions: positions)
+            } catch let twice as SnapshotKeys.Duplicate {
+                let ranges = (try? snapshot.values(of: of.lines[twice.first])) ?? []
+                let shared = positions.map { $0 < ranges.count ? text(ranges[$0], in: snapshot.bytes) : "?" }
                 throw NotCompared(
                     reason:
-                        "its key (\(keyNames)) is not unique in the previous dataset: records \(first + 1) and \(number + 1) share \(oldKey.map { text(ranges[$0], in: oldBytes) }.joined(separator: ", "))"
+                        "its key (\(keyNames)) is not unique in the \(side) dataset: records \(twice.first + 1) and \(twice.second + 1) share \(shared.joined(separator: ", "))"
+                )
+            } catch let unreadable as SnapshotKeys.Unreadable {
+                throw NotCompared(
+                    reason:
+                        "record \(unreadable.record + 1) of \(of.name) in the \(side) dataset's \(Snapshot.file) cannot be read"
                 )
             }
         }
-        var keys: [[UInt8]] = []
-        keys.reserveCapacity(collection.lines.count)
-        var seen: [[UInt8]: Int] = [:]
-        seen.reserveCapacity(collection.lines.count)
-        for (number, line) in collection.lines.enumerated() {
-            let ranges = try values(line, number: number, of: collection, in: current, side: "new")
-            let bytes = Self.key(ranges, positions: newKey, in: newBytes)
-            if let first = seen.updateValue(number, forKey: bytes) {
-                throw NotCompared(
-                    reason:
-                        "its key (\(keyNames)) is not unique in the new dataset: records \(first + 1) and \(number + 1) share \(newKey.map { text(ranges[$0], in: newBytes) }.joined(separator: ", "))"
-                )
-            }
-            keys.append(bytes)
-        }
-        seen = [:]
+        let oldKeys = try keys(old, previous, oldKey, "previous")
+        let newKeys = try keys(collection, current, newKey, "new")
 
         var counts = CollectionChanges(collection: name, key: key)
         counts.previous = old.lines.count
@@ -157,11 +141,23 @@ public enum ChangeComparison {
             zip(fields, ranges).map { ChangeEntry.FieldValue(field: $0, json: text($1, in: bytes)) }
         }
         for (number, line) in collection.lines.enumerated() {
+            let oldNumber = oldKeys.find(newKeys, number)
+            if let oldNumber {
+                matched[oldNumber] = true
+                let oldLine = old.lines[oldNumber]
+                // Equal lines are equal records: nothing else to read.
+                if sameFields && oldLine.count == line.count
+                    && UnsafeBufferPointer(rebasing: oldBytes[oldLine]).elementsEqual(
+                        UnsafeBufferPointer(rebasing: newBytes[line]))
+                {
+                    continue
+                }
+            }
             let newRanges = try values(line, number: number, of: collection, in: current, side: "new")
             let keyValues = newKey.map {
                 ChangeEntry.FieldValue(field: collection.fields[$0], json: text(newRanges[$0], in: newBytes))
             }
-            guard let oldNumber = index[keys[number]] else {
+            guard let oldNumber else {
                 counts.added += 1
                 entries.append(
                     ChangeEntry(
@@ -169,14 +165,7 @@ public enum ChangeComparison {
                         record: record(newRanges, collection.fields, newBytes), fields: []))
                 continue
             }
-            matched[oldNumber] = true
             let oldLine = old.lines[oldNumber]
-            if sameFields && oldLine.count == line.count
-                && UnsafeBufferPointer(rebasing: oldBytes[oldLine]).elementsEqual(
-                    UnsafeBufferPointer(rebasing: newBytes[line]))
-            {
-                continue
-            }
             let oldRanges = try values(oldLine, number: oldNumber, of: old, in: previous, side: "previous")
             var fields: [ChangeEntry.FieldChange] = []
             for (position, field) in collection.fields.enumerated() {

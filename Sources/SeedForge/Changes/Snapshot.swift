@@ -58,6 +58,21 @@ public struct Snapshot: @unchecked Sendable {
         return ranges
     }
 
+    /// The byte ranges of a record line's first values, up to the one at `last`, written
+    /// into `found` (the rest of the line is not read); false when the line has fewer.
+    func values(of line: Range<Int>, upTo last: Int, into found: inout [Range<Int>]) throws -> Bool {
+        var reader = JSONReader(bytes: bytes, start: line.lowerBound, end: line.upperBound)
+        try reader.expect(UInt8(ascii: "["), "'[' starting a record")
+        for index in 0...last {
+            guard try reader.nextArrayElement(first: index == 0) else { return false }
+            reader.skipWhitespace()
+            let start = reader.position
+            try reader.skipValue()
+            found[index] = start..<reader.position
+        }
+        return true
+    }
+
     // MARK: - Writing
 
     /// The collections a run's snapshot holds: every collection an output writes whole,

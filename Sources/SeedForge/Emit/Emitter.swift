@@ -35,25 +35,43 @@ enum Emitter {
                         bytes: bytes.count, files: 1))
             }
             // Outputs are independent files: write them concurrently, list them in order.
-            let written: [Result<Manifest.Output, Error>] = state.threads.run(pipeline.outputs.count) { index in
-                let output = pipeline.outputs[index]
-                let records = output.selected(state.records(output.collection))
-                let writer = OutputWriter(
-                    folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
-                let clock = ContinuousClock.now
-                return Result {
-                    try output.format.write(
-                        records, fields: output.fields.map { state.schemas[output.collection]![$0] },
-                        ids: output.fields, into: writer)
-                    return Manifest.Output(
-                        file: output.file, collection: output.collection, format: output.formatName,
-                        records: records.count,
-                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
-                        files: writer.written.count,
-                        seconds: Runner.seconds(since: clock))
+            func writeOutputs() -> [Result<Manifest.Output, Error>] {
+                state.threads.run(pipeline.outputs.count) { index in
+                    let output = pipeline.outputs[index]
+                    let records = output.selected(state.records(output.collection))
+                    let writer = OutputWriter(
+                        folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
+                    let clock = ContinuousClock.now
+                    return Result {
+                        try output.format.write(
+                            records, fields: output.fields.map { state.schemas[output.collection]![$0] },
+                            ids: output.fields, into: writer)
+                        return Manifest.Output(
+                            file: output.file, collection: output.collection, format: output.formatName,
+                            records: records.count,
+                            sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
+                            files: writer.written.count,
+                            seconds: Runner.seconds(since: clock))
+                    }
                 }
             }
+            // What changed since the dataset being replaced, by the pipeline's field names:
+            // computed beside the outputs (their time is mostly the file system's).
+            enum Work {
+                case outputs([Result<Manifest.Output, Error>])
+                case compared(Result<Comparison, Error>, seconds: Double)
+            }
+            let work = state.threads.run(2) { task -> Work in
+                if task == 0 { return .outputs(writeOutputs()) }
+                let clock = ContinuousClock.now
+                let result = Result { try Comparison.make(pipeline, state: state, previous: target.path) }
+                return .compared(result, seconds: Runner.seconds(since: clock))
+            }
+            guard case .outputs(let written) = work[0], case .compared(let compared, let compareSeconds) = work[1]
+            else { throw InternalFailure("outputs and comparison came back out of order") }
             for result in written { outputs.append(try result.get()) }
+            let comparison = try compared.get()
+            let changes = comparison.changes
             let paths = SideOutputs.PathMap(paths: ledger.datasetPaths)
             try write(
                 SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile,
@@ -64,26 +82,13 @@ enum Emitter {
             try write(
                 SideOutputs.warnings(state.warnings, paths: paths), SideOutputs.warningsFile, collection: nil,
                 format: "ndjson", records: state.warnings.count)
-
-            // What changed since the dataset being replaced, by the pipeline's field names.
-            let compareClock = ContinuousClock.now
-            let snapshotBytes = Snapshot.render(pipeline, state: state)
-            let snapshot: Snapshot
-            do {
-                snapshot = try Snapshot(rendered: snapshotBytes)
-            } catch {
-                throw InternalFailure("the snapshot just rendered cannot be read back: \(error)")
-            }
             try write(
-                snapshotBytes, Snapshot.file, collection: nil, format: "ndjson",
-                records: snapshot.collections.reduce(0) { $0 + $1.lines.count })
-            let changes = ChangeComparison.compare(previous: Snapshot.read(folder: target.path), current: snapshot)
+                comparison.snapshotBytes, Snapshot.file, collection: nil, format: "ndjson",
+                records: comparison.records)
             try write(
                 changes.ndjson(), SideOutputs.changesFile, collection: nil, format: "ndjson",
                 records: changes.entries.count)
-            logger.debug(
-                "compared with the previous dataset in \(String(format: "%.3f", Runner.seconds(since: compareClock))) s"
-            )
+            logger.debug("compared with the previous dataset in \(String(format: "%.3f", compareSeconds)) s")
 
             let budgets = pipeline.budgets.check(
                 accounting: accounting, changes: changes,
