@@ -137,6 +137,12 @@ struct ChangesEndToEndTests {
                 == "https://honey-market.example.com/catalogue/products/wildflower-honey-500g.html")
         #expect(Self.fields(entries[0]) == ["price": [51.77, 53.1] as [NSObject]])
         #expect((entries[1]["record"] as? [String: Any])?["name"] as? String == "Acacia Honey, Light and Mild, 1 kg")
+        // For cron and log shippers: the same line as a JSON log event.
+        let logged = try Self.run(dir, "products", ["--force", "--log-format", "json"])
+        #expect(
+            logged.stderr.contains(
+                #""level":"info","message":"products: +0 \#u{2212}0 ~0 since the last run","dataset":"products"}"#),
+            "\(logged.stderr)")
     }
 
     @Test func paginatedCitiesRenamedAndGroupStatisticsByTheirGroups() throws {
