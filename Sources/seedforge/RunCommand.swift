@@ -14,9 +14,15 @@ struct RunCommand: ParsableCommand {
             are checked before any data is read; with several pipelines, a failing one does \
             not stop the others and the exit code is the worst of them.
 
+            Each run compares its dataset with the one it replaces (changes.ndjson, and a \
+            line such as `cities: +12 −3 ~40 since the last run`). A dataset over its \
+            pipeline's budgets is not released: exit 1, the previous dataset stays, the new \
+            one is kept in OUT/.NAME.rejected until --accept-changes releases it.
+
             Examples:
               seedforge run pipelines/honey-shops.yml
               seedforge run pipelines/*.yml --out build/datasets --log-format json
+              seedforge run pipelines/cities.yml --accept-changes
             """)
 
     @Argument(help: "Pipeline definition files (YAML).")
@@ -45,11 +51,26 @@ struct RunCommand: ParsableCommand {
             valueName: "file"))
     var report: String?
 
+    @Flag(
+        name: .customLong("accept-changes"),
+        help:
+            "Release datasets even when they are over their pipeline's budgets (the manifest records that they were accepted)."
+    )
+    var acceptChanges = false
+
+    @Option(
+        name: .long,
+        help:
+            "Keep the last N released datasets in OUT/.history/NAME when a run replaces one, for `seedforge rollback` (default 0: none)."
+    )
+    var keep = 0
+
     @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
 
     func validate() throws {
+        guard keep >= 0 else { throw ValidationError("--keep must not be negative") }
         if let report, pipelines.count > 1, !report.contains("{dataset}") {
             throw ValidationError(
                 "--report with several pipelines needs {dataset} in its path (e.g. reports/{dataset}.html)")
@@ -68,14 +89,16 @@ struct RunCommand: ParsableCommand {
             do {
                 var options = RunOptions(
                     outputRoot: out, lockTimeout: lockTimeout, logger: logger, threads: parallel.threads, force: force,
-                    memoryLimit: parallel.memoryLimit)
+                    memoryLimit: parallel.memoryLimit, acceptChanges: acceptChanges, keep: keep)
                 options.progress = progress
                 let result = try Runner.run(pipeline, options: options)
                 finished.append(result)
-                if log.logFormat == .json {
-                    logger.info("\(result.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])
-                } else if !log.quiet {
-                    print(result.summaryLine)
+                for line in [result.summaryLine] + (result.changesLine.map { [$0] } ?? []) {
+                    if log.logFormat == .json {
+                        logger.info("\(line)", metadata: ["dataset": "\(pipeline.name)"])
+                    } else if !log.quiet {
+                        print(line)
+                    }
                 }
                 if let report, let folder = result.outputFolder {
                     let target = report.replacingOccurrences(of: "{dataset}", with: pipeline.name)

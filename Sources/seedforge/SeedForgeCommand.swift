@@ -13,7 +13,7 @@ struct SeedForgeCommand: ParsableCommand {
 
             Exit codes:
               0  ok (records set aside within the thresholds still count as ok)
-              1  the data failed: a malformed source, a reject threshold exceeded
+              1  the data failed: a malformed source, a reject threshold or a budget exceeded
               2  bad usage or a pipeline definition error
               3  an I/O or internal error (unwritable output, lock timeout)
             """,
@@ -21,6 +21,7 @@ struct SeedForgeCommand: ParsableCommand {
         subcommands: [
             RunCommand.self, ValidateCommand.self, TestCommand.self, LintCommand.self, QueryCommand.self,
             ReportCommand.self,
+            DiffCommand.self, RollbackCommand.self,
             KindsCommand.self,
         ]
     )

@@ -142,6 +142,7 @@ public struct GroupStats: Step {
             schema.add(FieldSpec(name: name, type: type, sourcePath: nil))
         }
         plan.declareDerivedCollection(into, schema: schema)
+        plan.naturalKeys[into] = by.indices.map(FieldID.init(index:))
     }
 
     public func run(_ state: RunState) throws {

@@ -5,13 +5,26 @@ import Logging
 /// warnings) and the manifest, written into a staging folder that then replaces the
 /// previous dataset in one step. Any failure discards the staging folder and leaves the
 /// previous dataset as it was.
+///
+/// The new dataset is compared with the one it replaces (`snapshot.ndjson` of each, see
+/// `ChangeComparison`) and checked against the pipeline's budgets: over budget, it is kept
+/// aside as `OUT/.NAME.rejected` instead of swapped in, unless `acceptChanges`.
 enum Emitter {
+    /// What a released dataset changed, and whether it was released over budget.
+    struct Outcome {
+        let changes: Changes
+        let budgets: [BudgetCheck]
+        /// Over budget and released anyway (`--accept-changes`).
+        let accepted: Bool
+    }
+
     static func write(
         _ pipeline: Pipeline, state: RunState, ledger: InputLedger, accounting: [CollectionAccount], target: URL,
-        started: Date, logger: Logger
-    ) throws {
+        started: Date, acceptChanges: Bool = false, keep: Int = 0, logger: Logger
+    ) throws -> Outcome {
         let emitClock = ContinuousClock.now
         let folder = try OutputDirectory(target: target, threads: state.threads)
+        let overBudget: BudgetError
         do {
             var outputs: [Manifest.Output] = []
             func write(_ bytes: [UInt8], _ file: String, collection: String?, format: String, records: Int) throws {
@@ -21,32 +34,52 @@ enum Emitter {
                         file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes),
                         bytes: bytes.count, files: 1))
             }
-            // Spilled records are decoded by the outputs concurrently: make the codec first.
+            // Outputs and the comparison read the collections concurrently: make every
+            // collection's store, and the codec that decodes spilled records, first.
             _ = state.spill.codec()
+            for collection in pipeline.collections { _ = state.store(collection) }
             // Outputs are independent files: write them concurrently, list them in order.
             state.progress?.begin(
                 stage: "write outputs", unit: "outputs", total: pipeline.outputs.count, totalBytes: nil)
-            let written: [Result<Manifest.Output, Error>] = state.threads.run(pipeline.outputs.count) { index in
-                let output = pipeline.outputs[index]
-                let store = state.store(output.collection)
-                let writer = OutputWriter(
-                    folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
-                let clock = ContinuousClock.now
-                defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
-                return Result {
-                    let records = try output.selected(store)
-                    try output.format.write(
-                        records, fields: output.fields.map { state.schemas[output.collection]![$0] },
-                        ids: output.fields, into: writer)
-                    return Manifest.Output(
-                        file: output.file, collection: output.collection, format: output.formatName,
-                        records: records.count,
-                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
-                        files: writer.written.count,
-                        seconds: Runner.seconds(since: clock))
+            func writeOutputs() -> [Result<Manifest.Output, Error>] {
+                state.threads.run(pipeline.outputs.count) { index in
+                    let output = pipeline.outputs[index]
+                    let store = state.store(output.collection)
+                    let writer = OutputWriter(
+                        folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
+                    let clock = ContinuousClock.now
+                    defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
+                    return Result {
+                        let records = try output.selected(store)
+                        try output.format.write(
+                            records, fields: output.fields.map { state.schemas[output.collection]![$0] },
+                            ids: output.fields, into: writer)
+                        return Manifest.Output(
+                            file: output.file, collection: output.collection, format: output.formatName,
+                            records: records.count,
+                            sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
+                            files: writer.written.count,
+                            seconds: Runner.seconds(since: clock))
+                    }
                 }
             }
+            // What changed since the dataset being replaced, by the pipeline's field names:
+            // computed beside the outputs (their time is mostly the file system's).
+            enum Work {
+                case outputs([Result<Manifest.Output, Error>])
+                case compared(Result<Comparison, Error>, seconds: Double)
+            }
+            let work = state.threads.run(2) { task -> Work in
+                if task == 0 { return .outputs(writeOutputs()) }
+                let clock = ContinuousClock.now
+                let result = Result { try Comparison.make(pipeline, state: state, previous: target.path) }
+                return .compared(result, seconds: Runner.seconds(since: clock))
+            }
+            guard case .outputs(let written) = work[0], case .compared(let compared, let compareSeconds) = work[1]
+            else { throw InternalFailure("outputs and comparison came back out of order") }
             for result in written { outputs.append(try result.get()) }
+            let comparison = try compared.get()
+            let changes = comparison.changes
             let paths = SideOutputs.PathMap(paths: ledger.datasetPaths)
             try write(
                 SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile,
@@ -57,6 +90,23 @@ enum Emitter {
             try write(
                 SideOutputs.warnings(state.warnings, paths: paths), SideOutputs.warningsFile, collection: nil,
                 format: "ndjson", records: state.warnings.count)
+            try write(
+                comparison.snapshotBytes, Snapshot.file, collection: nil, format: "ndjson",
+                records: comparison.records)
+            try write(
+                changes.ndjson(), SideOutputs.changesFile, collection: nil, format: "ndjson",
+                records: changes.entries.count)
+            logger.debug("compared with the previous dataset in \(String(format: "%.3f", compareSeconds)) s")
+
+            let budgets = pipeline.budgets.check(
+                accounting: accounting, changes: changes,
+                outputBytes: Dictionary(outputs.map { ($0.file, $0.bytes) }, uniquingKeysWith: { first, _ in first }))
+            for check in budgets where !check.checked {
+                let firstRun = changes.collection(check.of)?.notCompared == Snapshot.Unavailable.noDataset.reason
+                let message: Logger.Message = "budget \(check.budget) of \(check.of) \(check.detail)"
+                if firstRun { logger.info(message) } else { logger.warning(message) }
+            }
+            let exceeded = budgets.filter(\.exceeded)
             var findingCounts: [String: Int] = [:]
             for rejection in state.rejects {
                 for finding in rejection.findings { findingCounts[finding.rule, default: 0] += 1 }
@@ -68,14 +118,23 @@ enum Emitter {
                 steps: state.stepStats,
                 findings: findingCounts, warnings: warningCounts, incomplete: state.incomplete, startedAt: started,
                 seconds: Runner.seconds(since: started),
-                threads: state.threads)
+                threads: state.threads, changes: changes, budgets: budgets, budgetsDeclared: !pipeline.budgets.isEmpty,
+                accepted: acceptChanges && !exceeded.isEmpty)
             try folder.write(manifest.render(), to: SideOutputs.manifestFile)
             logger.debug("outputs written in \(String(format: "%.3f", Runner.seconds(since: emitClock))) s")
             try FaultInjection.point("before-swap")
-            try folder.commit()
+            if exceeded.isEmpty || acceptChanges {
+                try folder.commit(keep: keep)
+                folder.removeRejected()
+                return Outcome(changes: changes, budgets: budgets, accepted: acceptChanges && !exceeded.isEmpty)
+            }
+            try folder.setAside()
+            overBudget = BudgetError(
+                dataset: pipeline.name, exceeded: exceeded, keptAt: Paths.display(folder.rejected.path))
         } catch {
             folder.discard()
             throw error
         }
+        throw overBudget
     }
 }

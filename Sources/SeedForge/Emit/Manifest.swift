@@ -42,6 +42,13 @@ struct Manifest {
     /// The run's thread budget, for the `run` section: what it allowed and the most
     /// threads that worked at once until the manifest was written.
     let threads: Threads
+    /// What changed since the previous dataset (nil: not compared, as in tests).
+    var changes: Changes? = nil
+    /// Every budget checked, and whether the pipeline declares any.
+    var budgets: [BudgetCheck] = []
+    var budgetsDeclared = false
+    /// Released over budget with `--accept-changes`.
+    var accepted = false
 
     func render() -> [UInt8] {
         var root = JSONObject()
@@ -121,6 +128,16 @@ struct Manifest {
                                 ("missing", .string(source.missing)),
                             ]))
                     }))
+        }
+        if let changes { root.appendUnchecked("changes", changes.manifestValue()) }
+        if budgetsDeclared || accepted {
+            root.appendUnchecked(
+                "budgets",
+                .object(
+                    JSONObject([
+                        ("exceeded", .int(Int64(budgets.filter(\.exceeded).count))), ("accepted", .bool(accepted)),
+                        ("checks", .array(budgets.map(\.manifestValue))),
+                    ])))
         }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

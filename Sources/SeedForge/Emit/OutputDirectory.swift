@@ -124,10 +124,20 @@ public struct OutputDirectory {
         }
     }
 
-    /// Puts the staged folder in place of the target and removes the previous contents.
-    /// Every staged file is flushed to disk first (one `syncfs`), so after a crash the
-    /// target is either the old dataset or the complete new one.
-    public func commit() throws {
+    /// Puts the staged folder in place of the target and removes the previous contents,
+    /// or with `keep` > 0 moves them into the dataset's history (`DatasetHistory`), which
+    /// then holds at most `keep` datasets. Every staged file is flushed to disk first (one
+    /// `syncfs`), so after a crash the target is either the old dataset or the complete new one.
+    public func commit(keep: Int = 0) throws {
+        let history = DatasetHistory(root: target.deletingLastPathComponent(), name: target.lastPathComponent)
+        /// What happens to the replaced dataset, now at `path`.
+        func retire(_ path: String) {
+            if keep > 0 {
+                history.keep(path, keep: keep, threads: threads)
+            } else {
+                Self.remove(path, threads: threads)
+            }
+        }
         guard seedforge_sync_filesystem(staging.path) == 0 else {
             throw IOFailure("cannot flush \(staging.path) to disk: \(String(cString: strerror(errno)))")
         }
@@ -145,11 +155,11 @@ public struct OutputDirectory {
                     _ = rename(aside.path, target.path)
                     throw IOFailure("cannot move new dataset into \(target.path): \(reason)")
                 }
-                Self.remove(aside.path, threads: threads)
+                retire(aside.path)
                 return
             }
             // The staging path now holds the previous dataset.
-            Self.remove(staging.path, threads: threads)
+            retire(staging.path)
         } else {
             guard rename(staging.path, target.path) == 0 else {
                 throw IOFailure("cannot move new dataset into \(target.path): \(String(cString: strerror(errno)))")
@@ -160,6 +170,25 @@ public struct OutputDirectory {
             fsync(parent)
             close(parent)
         }
+    }
+
+    /// Where a new dataset over its budgets is kept for inspection: `OUT/.NAME.rejected`.
+    public var rejected: URL {
+        target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).rejected")
+    }
+
+    /// Keeps the staged dataset aside as `rejected` instead of swapping it in (replacing
+    /// what an earlier failure kept there); the target is not touched.
+    public func setAside() throws {
+        Self.remove(rejected.path, threads: threads)
+        guard rename(staging.path, rejected.path) == 0 else {
+            throw IOFailure("cannot keep the new dataset as \(rejected.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Removes what an earlier run over budget kept aside, once a dataset is released.
+    public func removeRejected() {
+        if FileManager.default.fileExists(atPath: rejected.path) { Self.remove(rejected.path, threads: threads) }
     }
 
     /// Removes the staging folder after a failed run.

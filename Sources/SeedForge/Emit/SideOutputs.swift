@@ -14,7 +14,9 @@ enum SideOutputs {
     static let duplicatesFile = "duplicates.ndjson"
     static let warningsFile = "warnings.ndjson"
     static let manifestFile = "manifest.json"
-    static let reserved = [rejectsFile, duplicatesFile, warningsFile, manifestFile]
+    /// What changed since the previous dataset (see `Changes`).
+    static let changesFile = "changes.ndjson"
+    static let reserved = [rejectsFile, duplicatesFile, warningsFile, changesFile, Snapshot.file, manifestFile]
 
     static func findingObject(_ finding: Finding, _ path: PathMap) -> JSONObject {
         var object = JSONObject()

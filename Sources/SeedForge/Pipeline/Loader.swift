@@ -6,7 +6,9 @@ import Yams
 /// collections and fields, missing input files, bad output names. `lint`, `validate` and
 /// `run` all come through here, so they can never disagree about what is valid.
 public enum Loader {
-    static let topKeys = ["name", "description", "sources", "steps", "outputs", "thresholds", "limits"]
+    static let topKeys = [
+        "name", "description", "sources", "steps", "outputs", "thresholds", "limits", "changes", "budgets",
+    ]
     static let stepStages: [Stage] = [.validate, .normalize, .enrich, .aggregate]
 
     public static func load(path: String) throws -> Pipeline {
@@ -127,6 +129,11 @@ public enum Loader {
             collect { try loadThresholds(top) }
             ?? Thresholds(maxRejects: nil, maxRejectFraction: Thresholds.defaultMaxRejectFraction)
         let limits = collect { try loadLimits(top) } ?? .defaults
+        let written = plan.collectionOrder.filter { collection in
+            outputs.contains { $0.collection == collection && $0.isComplete }
+        }
+        let changeKeys = collect { try ChangeKeys.load(top, plan: plan, written: written) } ?? [:]
+        let budgets = collect { try Budgets.load(top, plan: plan, outputs: outputs, written: written) } ?? Budgets()
 
         if !collector.errors.isEmpty {
             // A YAML alias (`fields: *city`) repeats its anchor's node, and with it the
@@ -146,7 +153,8 @@ public enum Loader {
             sources: sources, steps: steps,
             outputs: outputs, thresholds: thresholds, limits: limits, schemas: plan.schemas,
             collections: plan.collectionOrder,
-            derivedCollections: plan.derivedCollections, referenceCollections: plan.referenceCollections)
+            derivedCollections: plan.derivedCollections, referenceCollections: plan.referenceCollections,
+            changeKeys: changeKeys, budgets: budgets)
     }
 
     static func yamlError(_ error: YamlError, file: String, yamlText: String) -> DefinitionError {

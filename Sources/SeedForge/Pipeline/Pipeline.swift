@@ -63,6 +63,11 @@ public struct Pipeline: Sendable {
     public let derivedCollections: Set<String>
     /// Collections only looked up by steps: kept to the end, not written.
     public let referenceCollections: Set<String>
+    /// The fields each collection of the dataset is matched by when a run compares it with
+    /// the previous dataset (`changes:`, a group's fields, or the source's `id`).
+    public internal(set) var changeKeys: [String: [FieldID]] = [:]
+    /// `budgets:`: how much a new dataset may differ from the previous one.
+    public internal(set) var budgets = Budgets()
 
     /// Whether an output (without `where`) writes every record of the collection.
     public func writes(_ collection: String) -> Bool {

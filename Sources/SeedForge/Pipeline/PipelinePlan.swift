@@ -21,6 +21,9 @@ public final class PipelinePlan {
     public internal(set) var referenceCollections: Set<String> = []
     /// Collections whose records an `append` step moved into another, and where to.
     public internal(set) var appendedInto: [String: String] = [:]
+    /// Fields that identify a collection's records by construction (a `group-stats`
+    /// collection's group fields): the key its changes are matched by unless declared.
+    public internal(set) var naturalKeys: [String: [FieldID]] = [:]
     /// How `search-key` steps folded their key fields, by `fieldKey` (for prefix indexes).
     public internal(set) var keyFoldings: [String: KeyFolding] = [:]
 

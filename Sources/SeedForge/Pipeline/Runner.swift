@@ -18,14 +18,20 @@ public struct RunOptions {
     public var memoryLimit: Int?
     /// Told what the run is doing as it goes (a live line on a terminal); none by default.
     public var progress: (any ProgressObserver)?
+    /// Release the dataset even when it is over the pipeline's budgets (`--accept-changes`).
+    public var acceptChanges: Bool
+    /// Released datasets to keep in `OUT/.history/NAME` when a run replaces one (`--keep`).
+    public var keep: Int
 
     public init(
         outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
         threads: Int? = nil,
-        force: Bool = false, memoryLimit: Int? = nil
+        force: Bool = false, memoryLimit: Int? = nil, acceptChanges: Bool = false, keep: Int = 0
     ) {
+        self.keep = keep
         self.force = force
         self.memoryLimit = memoryLimit
+        self.acceptChanges = acceptChanges
         self.outputRoot = outputRoot
         self.lockTimeout = lockTimeout
         self.writeOutputs = writeOutputs
@@ -49,6 +55,10 @@ public struct RunResult {
     public let thresholdFailures: [String]
     /// True when nothing was done: the dataset already was what the run would write.
     public var unchanged = false
+    /// What changed since the previous dataset (nil when nothing was written).
+    public var changes: Changes? = nil
+    /// Released over budget with `--accept-changes`.
+    public var accepted = false
 
     /// One line for the end of a run: what was written, what was set aside, how long.
     public var summaryLine: String {
@@ -63,6 +73,14 @@ public struct RunResult {
         let time = String(format: "%.2f", seconds)
         return
             "\(dataset): wrote \(written)\(place); \(rejected) rejected, \(duplicates) duplicates removed, \(warnings) warnings (\(time) s)"
+    }
+
+    /// What changed since the last run (`cities: +12 −3 ~40 since the last run`), nil when
+    /// nothing was written.
+    public var changesLine: String? {
+        guard let changes else { return nil }
+        return changes.summaryLine(dataset: dataset)
+            + (accepted ? " (over budget, released with --accept-changes)" : "")
     }
 }
 
@@ -128,17 +146,20 @@ public enum Runner {
                 "memory limit \(ByteSize.format(state.spill.limit)): \(state.spill.spilledRecords) records (\(state.spill.spilledBytes) bytes) written to disk in \(state.spill.spills) batches"
             )
         }
+        let outcome = try Emitter.write(
+            pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started,
+            acceptChanges: options.acceptChanges, keep: options.keep, logger: logger)
         for (step, records) in state.spill.heldWhole {
             logger.notice(
                 "\(step) held all \(records) records of a spilled collection in memory at once: the memory limit \(ByteSize.format(state.spill.limit)) may have been exceeded (see the README's memory table for the steps that do)"
             )
         }
-        try Emitter.write(
-            pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started, logger: logger
-        )
-        return RunResult(
+        var result = RunResult(
             dataset: pipeline.name, counts: counts, warnings: state.warnings.count, seconds: seconds(since: started),
             outputFolder: Paths.display(target.path), state: state, thresholdFailures: [])
+        result.changes = outcome.changes
+        result.accepted = outcome.accepted
+        return result
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

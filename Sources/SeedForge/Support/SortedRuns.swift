@@ -113,11 +113,11 @@ enum SortedRuns {
         var cursors = runs.spans.map { RunCursor(file: runs.file, offset: $0.offset, length: $0.length) }
         var heap = Heap<Head>()
         for index in cursors.indices {
-            if let entry = cursors[index].next() { heap.insert(Head(entry: entry, run: index)) }
+            if let entry = cursors[index].next() { heap.insert(Head(entry, run: index)) }
         }
         while let head = heap.popMin() {
             try body(head.entry)
-            if let next = cursors[head.run].next() { heap.insert(Head(entry: next, run: head.run)) }
+            if let next = cursors[head.run].next() { heap.insert(Head(next, run: head.run)) }
         }
     }
 
@@ -125,8 +125,22 @@ enum SortedRuns {
     struct Head: Comparable {
         let entry: Entry
         let run: Int
+        /// The key's first eight bytes, big-endian, zero-padded: most comparisons end here.
+        let prefix: UInt64
+
+        init(_ entry: Entry, run: Int) {
+            self.entry = entry
+            self.run = run
+            var prefix: UInt64 = 0
+            for position in 0..<8 {
+                prefix <<= 8
+                if position < entry.key.count { prefix |= UInt64(entry.key[position]) }
+            }
+            self.prefix = prefix
+        }
 
         static func < (a: Head, b: Head) -> Bool {
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
             let order = compare(a.entry.key, b.entry.key)
             return order != 0 ? order < 0 : a.entry.position < b.entry.position
         }

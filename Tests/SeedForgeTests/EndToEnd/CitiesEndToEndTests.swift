@@ -185,6 +185,13 @@ struct CitiesEndToEndTests {
         var fresh = try Self.snapshot(dir.path + "/fresh/cities")
         linked.removeValue(forKey: "/manifest.json")
         fresh.removeValue(forKey: "/manifest.json")
+        // Apart from what changed since the dataset it replaced, which a first run cannot say.
+        let changes = linked.removeValue(forKey: "/changes.ndjson") ?? Data()
+        #expect(
+            String(decoding: changes, as: UTF8.self)
+                == #"{"collection":"cities","change":"changed","key":{"id":707860},"fields":[{"field":"longitude","old":34.283333,"new":34.283334}]}"#
+                + "\n")
+        #expect(fresh.removeValue(forKey: "/changes.ndjson")?.isEmpty == true)
         #expect(linked == fresh)
     }
 }

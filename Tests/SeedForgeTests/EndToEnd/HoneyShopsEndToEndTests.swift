@@ -157,8 +157,8 @@ struct HoneyShopsEndToEndTests {
         var second = try Self.snapshot(dir.path + "/b/honey-shops")
         #expect(
             first.keys.sorted() == [
-                "duplicates.ndjson", "manifest.json", "rejects.ndjson", "reviews.json", "shops.csv", "shops.json",
-                "warnings.ndjson",
+                "changes.ndjson", "duplicates.ndjson", "manifest.json", "rejects.ndjson", "reviews.json", "shops.csv",
+                "shops.json", "snapshot.ndjson", "warnings.ndjson",
             ])
         func withoutRun(_ data: Data?) throws -> NSDictionary {
             let bytes = try #require(data)

@@ -1,0 +1,199 @@
+/// Compares two snapshots collection by collection, matching records by the new
+/// snapshot's key: a record whose key only the new dataset has is added, one only the
+/// previous has is removed, one in both whose values differ is changed (with the fields
+/// that differ). Equal lines are equal records (the snapshot writer is deterministic), so
+/// most records cost a hash lookup and a byte comparison; fields are looked at only where
+/// lines differ. A field one dataset does not have counts as null there.
+///
+/// What cannot be compared without guessing is said, not counted: a first run, a
+/// collection without a key, a previous dataset without the key's fields, a key that is
+/// not unique, a collection only one dataset has. (A collection whose records are the
+/// same lines in the same order is equal, with or without a key.)
+public enum ChangeComparison {
+    public static func compare(previous: Result<Snapshot, Snapshot.Unavailable>, current: Snapshot) -> Changes {
+        var changes = Changes(collections: [], entries: [])
+        for collection in current.collections {
+            let key = collection.key ?? []
+            guard case .success(let old) = previous else {
+                if case .failure(let why) = previous {
+                    changes.collections.append(
+                        CollectionChanges(collection: collection.name, key: key, notCompared: why.reason))
+                }
+                continue
+            }
+            do {
+                let (counts, entries) = try compare(collection, of: current, with: old)
+                changes.collections.append(counts)
+                changes.entries += entries
+            } catch let reason as NotCompared {
+                changes.collections.append(
+                    CollectionChanges(collection: collection.name, key: key, notCompared: reason.reason))
+            } catch {
+                changes.collections.append(
+                    CollectionChanges(collection: collection.name, key: key, notCompared: "\(error)"))
+            }
+        }
+        // A collection the new dataset no longer has (after a definition change).
+        if case .success(let old) = previous {
+            for collection in old.collections where current.collection(collection.name) == nil {
+                changes.collections.append(
+                    CollectionChanges(
+                        collection: collection.name, key: collection.key ?? [],
+                        notCompared: "not in the new dataset (\(Budgets.records(collection.lines.count)) before)"))
+            }
+        }
+        return changes
+    }
+
+    struct NotCompared: Error {
+        let reason: String
+    }
+
+    static func text(_ range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Values of every record line of a collection, checked against its field count.
+    static func values(
+        _ line: Range<Int>, number: Int, of collection: Snapshot.Collection, in snapshot: Snapshot, side: String
+    ) throws -> [Range<Int>] {
+        guard let ranges = try? snapshot.values(of: line), ranges.count == collection.fields.count else {
+            throw NotCompared(
+                reason:
+                    "record \(number + 1) of \(collection.name) in the \(side) dataset's \(Snapshot.file) cannot be read"
+            )
+        }
+        return ranges
+    }
+
+    static func compare(
+        _ collection: Snapshot.Collection, of current: Snapshot, with previous: Snapshot
+    ) throws -> (CollectionChanges, [ChangeEntry]) {
+        let name = collection.name
+        if let old = previous.collection(name), old.fields == collection.fields,
+            old.lines.count == collection.lines.count,
+            zip(old.lines, collection.lines).allSatisfy({
+                UnsafeBufferPointer(rebasing: previous.bytes[$0]).elementsEqual(
+                    UnsafeBufferPointer(rebasing: current.bytes[$1]))
+            })
+        {
+            // The same records in the same order: equal, key or no key.
+            var counts = CollectionChanges(collection: name, key: collection.key ?? [])
+            (counts.previous, counts.current) = (old.lines.count, collection.lines.count)
+            return (counts, [])
+        }
+        guard let key = collection.key else {
+            throw NotCompared(
+                reason: "no key to match records by (give its source an 'id', or declare one under 'changes:')")
+        }
+        guard let old = previous.collection(name) else {
+            throw NotCompared(reason: "not in the previous dataset")
+        }
+        let keyNames = key.joined(separator: ", ")
+        let oldKey = try key.map { field in
+            guard let position = old.fields.firstIndex(of: field) else {
+                throw NotCompared(reason: "the previous dataset has no field \(field) to match records by")
+            }
+            return position
+        }
+        let newKey = key.map { collection.fields.firstIndex(of: $0)! }
+        let oldBytes = previous.bytes
+        let newBytes = current.bytes
+        /// The keys of one side, or why they cannot be used.
+        func keys(
+            _ of: Snapshot.Collection, _ snapshot: Snapshot, _ positions: [Int], _ side: String
+        ) throws
+            -> SnapshotKeys
+        {
+            do {
+                return try SnapshotKeys(of, of: snapshot, positions: positions)
+            } catch let twice as SnapshotKeys.Duplicate {
+                let ranges = (try? snapshot.values(of: of.lines[twice.first])) ?? []
+                let shared = positions.map { $0 < ranges.count ? text(ranges[$0], in: snapshot.bytes) : "?" }
+                throw NotCompared(
+                    reason:
+                        "its key (\(keyNames)) is not unique in the \(side) dataset: records \(twice.first + 1) and \(twice.second + 1) share \(shared.joined(separator: ", "))"
+                )
+            } catch let unreadable as SnapshotKeys.Unreadable {
+                throw NotCompared(
+                    reason:
+                        "record \(unreadable.record + 1) of \(of.name) in the \(side) dataset's \(Snapshot.file) cannot be read"
+                )
+            }
+        }
+        let oldKeys = try keys(old, previous, oldKey, "previous")
+        let newKeys = try keys(collection, current, newKey, "new")
+
+        var counts = CollectionChanges(collection: name, key: key)
+        counts.previous = old.lines.count
+        counts.current = collection.lines.count
+        var entries: [ChangeEntry] = []
+        let sameFields = old.fields == collection.fields
+        // Where each new field sits in the previous records (nil: they did not have it).
+        let oldPosition = collection.fields.map { old.fields.firstIndex(of: $0) }
+        let dropped = old.fields.indices.filter { !collection.fields.contains(old.fields[$0]) }
+        var matched = [Bool](repeating: false, count: old.lines.count)
+        func record(
+            _ ranges: [Range<Int>], _ fields: [String], _ bytes: UnsafeBufferPointer<UInt8>
+        )
+            -> [ChangeEntry.FieldValue]
+        {
+            zip(fields, ranges).map { ChangeEntry.FieldValue(field: $0, json: text($1, in: bytes)) }
+        }
+        for (number, line) in collection.lines.enumerated() {
+            let oldNumber = oldKeys.find(newKeys, number)
+            if let oldNumber {
+                matched[oldNumber] = true
+                let oldLine = old.lines[oldNumber]
+                // Equal lines are equal records: nothing else to read.
+                if sameFields && oldLine.count == line.count
+                    && UnsafeBufferPointer(rebasing: oldBytes[oldLine]).elementsEqual(
+                        UnsafeBufferPointer(rebasing: newBytes[line]))
+                {
+                    continue
+                }
+            }
+            let newRanges = try values(line, number: number, of: collection, in: current, side: "new")
+            let keyValues = newKey.map {
+                ChangeEntry.FieldValue(field: collection.fields[$0], json: text(newRanges[$0], in: newBytes))
+            }
+            guard let oldNumber else {
+                counts.added += 1
+                entries.append(
+                    ChangeEntry(
+                        collection: name, kind: .added, key: keyValues,
+                        record: record(newRanges, collection.fields, newBytes), fields: []))
+                continue
+            }
+            let oldLine = old.lines[oldNumber]
+            let oldRanges = try values(oldLine, number: oldNumber, of: old, in: previous, side: "previous")
+            var fields: [ChangeEntry.FieldChange] = []
+            for (position, field) in collection.fields.enumerated() {
+                let new = text(newRanges[position], in: newBytes)
+                let was = oldPosition[position].map { text(oldRanges[$0], in: oldBytes) } ?? "null"
+                if was != new { fields.append(ChangeEntry.FieldChange(field: field, old: was, new: new)) }
+            }
+            for position in dropped {
+                let was = text(oldRanges[position], in: oldBytes)
+                if was != "null" {
+                    fields.append(ChangeEntry.FieldChange(field: old.fields[position], old: was, new: "null"))
+                }
+            }
+            if fields.isEmpty { continue }
+            counts.changed += 1
+            entries.append(ChangeEntry(collection: name, kind: .changed, key: keyValues, record: [], fields: fields))
+        }
+        for (number, line) in old.lines.enumerated() where !matched[number] {
+            let ranges = try values(line, number: number, of: old, in: previous, side: "previous")
+            counts.removed += 1
+            entries.append(
+                ChangeEntry(
+                    collection: name, kind: .removed,
+                    key: oldKey.map {
+                        ChangeEntry.FieldValue(field: old.fields[$0], json: text(ranges[$0], in: oldBytes))
+                    },
+                    record: record(ranges, old.fields, oldBytes), fields: []))
+        }
+        return (counts, entries)
+    }
+}
