@@ -73,6 +73,9 @@ public struct DatasetFolder: Sendable {
     public let duplicates: [Duplicate]
     /// Nil when the folder has no changes.ndjson.
     public let changes: [Change]?
+    /// Collections the run could not compare with the previous dataset, with the reason
+    /// (the manifest's `changes` section: a first run, no key...).
+    public var notCompared: [(collection: String, reason: String)] = []
 
     public static func read(path: String) throws -> DatasetFolder {
         let folder = URL(fileURLWithPath: path)
@@ -145,11 +148,17 @@ public struct DatasetFolder: Sendable {
             }
             changes = list
         }
-        return DatasetFolder(
+        var read = DatasetFolder(
             path: path, dataset: dataset, description: text(manifest, "description"),
             toolVersion: text(manifest.member("tool"), "version") ?? "", startedAt: text(run, "startedAt"),
             seconds: run?.member("seconds")?.number, accounts: accounts, steps: steps, outputs: outputs,
             rejects: rejects, warnings: warnings, duplicates: duplicates, changes: changes)
+        if case .object(let compared)? = manifest.member("changes") {
+            for (collection, entry) in compared.pairs where entry.member("compared") == .bool(false) {
+                read.notCompared.append((collection, text(entry, "reason") ?? "not compared"))
+            }
+        }
+        return read
     }
 
     static func findings(_ path: String) throws -> [FindingLine] {

@@ -306,7 +306,14 @@ public enum HTMLReport {
             return html
                 + "<p class=\"none\">No change report: the dataset folder has no <code>changes.ndjson</code>.</p></section>"
         }
-        if changes.isEmpty { return html + "<p class=\"none\">No change.</p></section>" }
+        // Collections the run could not compare (a first run, no key) say why.
+        for (collection, reason) in folder.notCompared {
+            html +=
+                "<p class=\"none\">\(HTMLText.escape(collection)): not compared (\(HTMLText.escape(reason))).</p>"
+        }
+        if changes.isEmpty {
+            return html + (folder.notCompared.isEmpty ? "<p class=\"none\">No change.</p>" : "") + "</section>"
+        }
         var collections: [String] = []
         for change in changes where !collections.contains(change.collection) { collections.append(change.collection) }
         for name in collections {
