@@ -1,20 +1,43 @@
 /// A run's side of the comparison: its snapshot, rendered from the records about to be
 /// written, and what changed since the dataset at `target` (the one being replaced).
 struct Comparison {
-    let snapshotBytes: [UInt8]
+    /// The snapshot file as staged: its size and SHA-256, and the records it lists.
+    let snapshot: (bytes: Int, sha256: String)
     let records: Int
     let changes: Changes
 
-    static func make(_ pipeline: Pipeline, state: RunState, previous target: String) throws -> Comparison {
-        let bytes = try Snapshot.render(pipeline, state: state)
-        let snapshot: Snapshot
+    /// Writes the new snapshot into the staging folder as it is rendered, then compares
+    /// it with the previous dataset's. Without a previous snapshot (a first run) nothing
+    /// is read back: each collection says why it was not compared.
+    static func make(
+        _ pipeline: Pipeline, state: RunState, previous target: String, staging folder: OutputDirectory
+    ) throws -> Comparison {
+        let file = try folder.create(Snapshot.file)
+        try Snapshot.render(pipeline, state: state) { try file.write($0) }
+        let written = try file.finish()
+        let collections = Snapshot.collections(of: pipeline)
+        let records = collections.reduce(0) { $0 + state.count($1) }
+        let previous = Snapshot.read(folder: target)
+        guard case .success = previous else {
+            var changes = Changes(collections: [], entries: [])
+            if case .failure(let why) = previous {
+                for collection in collections {
+                    let schema = pipeline.schemas[collection]!
+                    let key = pipeline.changeKeys[collection].map { $0.map { schema[$0].name } } ?? []
+                    changes.collections.append(
+                        CollectionChanges(collection: collection, key: key, notCompared: why.reason))
+                }
+            }
+            return Comparison(snapshot: written, records: records, changes: changes)
+        }
+        let current: Snapshot
         do {
-            snapshot = try Snapshot(rendered: bytes)
+            current = try Snapshot(storage: FileBytes.read(path: file.path))
         } catch {
-            throw InternalFailure("the snapshot just rendered cannot be read back: \(error)")
+            throw InternalFailure("the snapshot just written cannot be read back: \(error)")
         }
         return Comparison(
-            snapshotBytes: bytes, records: snapshot.collections.reduce(0) { $0 + $1.lines.count },
-            changes: ChangeComparison.compare(previous: Snapshot.read(folder: target), current: snapshot))
+            snapshot: written, records: records, changes: ChangeComparison.compare(previous: previous, current: current)
+        )
     }
 }

@@ -92,6 +92,14 @@ public struct Snapshot: @unchecked Sendable {
 
     /// The snapshot of a run's collections as they are about to be written.
     static func render(_ pipeline: Pipeline, state: RunState) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try render(pipeline, state: state) { bytes += $0 }
+        return bytes
+    }
+
+    /// The snapshot handed to `write` piece by piece (a head line, then for each collection
+    /// its header and its records a batch at a time): it is never held whole.
+    static func render(_ pipeline: Pipeline, state: RunState, to write: ([UInt8]) throws -> Void) throws {
         var writer = JSONWriter()
         writer.write(
             .object(
@@ -99,7 +107,7 @@ public struct Snapshot: @unchecked Sendable {
                     ("format", .string(format)), ("version", .int(Int64(version))), ("dataset", .string(pipeline.name)),
                 ])))
         writer.append(byte: 0x0A)
-        var bytes = writer.bytes
+        try write(writer.bytes)
         for collection in collections(of: pipeline) {
             let schema = pipeline.schemas[collection]!
             let fields = self.fields(of: collection, in: pipeline)
@@ -116,7 +124,7 @@ public struct Snapshot: @unchecked Sendable {
                         ("records", .int(Int64(state.count(collection)))),
                     ])))
             header.append(byte: 0x0A)
-            bytes += header.bytes
+            try write(header.bytes)
             // Batch by batch: a collection spilled to disk is never held whole.
             try state.store(collection).forEachBatch { batch in
                 let pieces = Parallel.chunks(batch.count, threads: state.threads, minimumChunk: 4_096) { range in
@@ -132,10 +140,9 @@ public struct Snapshot: @unchecked Sendable {
                     }
                     return lines.bytes
                 }
-                for piece in pieces { bytes += piece }
+                for piece in pieces { try write(piece) }
             }
         }
-        return bytes
     }
 
     // MARK: - Reading

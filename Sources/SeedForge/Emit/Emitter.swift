@@ -72,7 +72,9 @@ enum Emitter {
             let work = state.threads.run(2) { task -> Work in
                 if task == 0 { return .outputs(writeOutputs()) }
                 let clock = ContinuousClock.now
-                let result = Result { try Comparison.make(pipeline, state: state, previous: target.path) }
+                let result = Result {
+                    try Comparison.make(pipeline, state: state, previous: target.path, staging: folder)
+                }
                 return .compared(result, seconds: Runner.seconds(since: clock))
             }
             guard case .outputs(let written) = work[0], case .compared(let compared, let compareSeconds) = work[1]
@@ -90,9 +92,11 @@ enum Emitter {
             try write(
                 SideOutputs.warnings(state.warnings, paths: paths), SideOutputs.warningsFile, collection: nil,
                 format: "ndjson", records: state.warnings.count)
-            try write(
-                comparison.snapshotBytes, Snapshot.file, collection: nil, format: "ndjson",
-                records: comparison.records)
+            // Written while it was rendered (see `Comparison.make`); listed here, in order.
+            outputs.append(
+                Manifest.Output(
+                    file: Snapshot.file, collection: nil, format: "ndjson", records: comparison.records,
+                    sha256: comparison.snapshot.sha256, bytes: comparison.snapshot.bytes, files: 1))
             try write(
                 changes.ndjson(), SideOutputs.changesFile, collection: nil, format: "ndjson",
                 records: changes.entries.count)
