@@ -104,23 +104,12 @@ public struct DatasetHistory {
         let kept = history.folder.appendingPathComponent(newest)
         let aside = history.root.appendingPathComponent(".\(history.name).rolled-back")
         OutputDirectory.remove(aside.path, threads: Threads(1))
-        if seedforge_exchange_paths(kept.path, target.path) == 0 {
-            // The history entry now holds the dataset that was in place: set it aside.
-            guard rename(kept.path, aside.path) == 0 else {
-                throw IOFailure(
-                    "rolled back, but cannot move the replaced dataset to \(aside.path): \(String(cString: strerror(errno)))"
-                )
-            }
-        } else {
-            // File systems without exchange: move the current dataset aside, then rename.
-            guard rename(target.path, aside.path) == 0 else {
-                throw IOFailure("cannot move \(target.path) aside: \(String(cString: strerror(errno)))")
-            }
-            guard rename(kept.path, target.path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                _ = rename(aside.path, target.path)
-                throw IOFailure("cannot move \(kept.path) into \(target.path): \(reason)")
-            }
+        let replaced = try OutputDirectory.swap(kept, into: target, aside: aside)
+        // After an exchange the history entry holds the dataset that was in place: set it aside.
+        if replaced != aside.path, rename(replaced, aside.path) != 0 {
+            throw IOFailure(
+                "rolled back, but cannot move the replaced dataset to \(aside.path): \(String(cString: strerror(errno)))"
+            )
         }
         return Rollback(
             restored: newest, replacedAt: Paths.display(aside.path), remaining: history.entries().count)

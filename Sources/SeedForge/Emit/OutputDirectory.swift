@@ -143,23 +143,9 @@ public struct OutputDirectory {
         }
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: target.path) {
-            if seedforge_exchange_paths(staging.path, target.path) != 0 {
-                // File systems without exchange: move the old folder aside, then rename.
-                let aside = target.deletingLastPathComponent().appendingPathComponent(
-                    ".\(target.lastPathComponent).old-\(getpid())")
-                guard rename(target.path, aside.path) == 0 else {
-                    throw IOFailure("cannot move \(target.path) aside: \(String(cString: strerror(errno)))")
-                }
-                guard rename(staging.path, target.path) == 0 else {
-                    let reason = String(cString: strerror(errno))
-                    _ = rename(aside.path, target.path)
-                    throw IOFailure("cannot move new dataset into \(target.path): \(reason)")
-                }
-                retire(aside.path)
-                return
-            }
-            // The staging path now holds the previous dataset.
-            retire(staging.path)
+            let aside = target.deletingLastPathComponent().appendingPathComponent(
+                ".\(target.lastPathComponent).old-\(getpid())")
+            retire(try Self.swap(staging, into: target, aside: aside))
         } else {
             guard rename(staging.path, target.path) == 0 else {
                 throw IOFailure("cannot move new dataset into \(target.path): \(String(cString: strerror(errno)))")
@@ -194,6 +180,23 @@ public struct OutputDirectory {
     /// Removes the staging folder after a failed run.
     public func discard() {
         Self.remove(staging.path, threads: threads)
+    }
+
+    /// Puts the folder `new` in place of the folder `target` in one step (`renameat2`
+    /// exchange); on a file system without exchange, moves `target` to `aside` and then
+    /// `new` into place (putting `target` back if that fails). Returns the path that now
+    /// holds the replaced folder (`new`'s after an exchange, else `aside`).
+    static func swap(_ new: URL, into target: URL, aside: URL) throws -> String {
+        if seedforge_exchange_paths(new.path, target.path) == 0 { return new.path }
+        guard rename(target.path, aside.path) == 0 else {
+            throw IOFailure("cannot move \(target.path) aside: \(String(cString: strerror(errno)))")
+        }
+        guard rename(new.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            _ = rename(aside.path, target.path)
+            throw IOFailure("cannot move \(new.path) into \(target.path): \(reason)")
+        }
+        return aside.path
     }
 
     /// Removes a folder tree, unlinking a large folder's files from up to four threads of
