@@ -88,6 +88,29 @@ struct HTMLReportTests {
         try Self.compareStructure(dom, golden: "report-honey-shops.structure")
     }
 
+    /// A real rerun's change report: the renamed city is listed by its id.
+    @Test func aRerunsChangesListTheChangedRecordByItsKey() throws {
+        let dir = try TempDir()
+        for folder in ["pipelines", "Fixtures/cities"] {
+            try FileManager.default.createDirectory(
+                atPath: dir.path + "/" + folder, withIntermediateDirectories: true)
+        }
+        try FileManager.default.removeItem(atPath: dir.path + "/Fixtures/cities")
+        try FileManager.default.copyItem(
+            atPath: CLI.repoRoot.path + "/Fixtures/cities", toPath: dir.path + "/Fixtures/cities")
+        try FileManager.default.copyItem(
+            atPath: CLI.repoRoot.path + "/pipelines/cities.yml", toPath: dir.path + "/pipelines/cities.yml")
+        #expect(try CLI.run(["run", "pipelines/cities.yml", "--out", "out", "--quiet"], cwd: dir.path).status == 0)
+        let page = try dir.read("Fixtures/cities/page-1.json")
+        #expect(page.contains("\"Hurzuf\""))
+        try dir.write("Fixtures/cities/page-1.json", page.replacingOccurrences(of: "\"Hurzuf\"", with: "\"Gurzuf\""))
+        #expect(try CLI.run(["run", "pipelines/cities.yml", "--out", "out", "--quiet"], cwd: dir.path).status == 0)
+        let html = try Self.report(dir.path + "/out/cities", in: dir)
+        let dom = try ReportDOM(html)
+        let row = dom.texts("//section[@id='changes']//table[@class='examples']/tbody/tr/td")
+        #expect(row.prefix(3) == ["changed", "707860", "name, searchKey"], "\(row)")
+    }
+
     static func compareStructure(_ dom: ReportDOM, golden name: String) throws {
         let file = golden.appendingPathComponent(name)
         let structure = dom.structure()

@@ -141,10 +141,15 @@ public struct DatasetFolder: Sendable {
                 let fields = (entry.member("fields")?.elements ?? []).compactMap { field in
                     field.string ?? text(field, "field")
                 }
+                // A run writes the record's key (`{"id": 707860}`): one field shows as its value.
+                var id = entry.member("id") ?? .null
+                if id.isNull, let key = entry.member("key") {
+                    if case .object(let parts) = key, parts.count == 1 { id = parts.values[0] } else { id = key }
+                }
                 list.append(
                     Change(
-                        collection: text(entry, "collection") ?? "", change: text(entry, "change") ?? "",
-                        id: entry.member("id") ?? .null, fields: fields))
+                        collection: text(entry, "collection") ?? "", change: text(entry, "change") ?? "", id: id,
+                        fields: fields))
             }
             changes = list
         }
