@@ -90,14 +90,8 @@ public struct Snapshot: @unchecked Sendable {
         return wanted.sorted { $0.index < $1.index }
     }
 
-    /// The snapshot of a run's collections as they are about to be written.
-    static func render(_ pipeline: Pipeline, state: RunState) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        try render(pipeline, state: state) { bytes += $0 }
-        return bytes
-    }
-
-    /// The snapshot handed to `write` piece by piece (a head line, then for each collection
+    /// The snapshot of a run's collections as they are about to be written, handed to
+    /// `write` piece by piece (a head line, then for each collection
     /// its header and its records a batch at a time): it is never held whole.
     static func render(_ pipeline: Pipeline, state: RunState, to write: ([UInt8]) throws -> Void) throws {
         var writer = JSONWriter()

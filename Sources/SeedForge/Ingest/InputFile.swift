@@ -27,20 +27,22 @@ public enum InputFile {
         return Contents(raw: raw, text: try gunzip(raw.buffer, path: path, maxBytes: maxBytes), sha256: sha256)
     }
 
-    /// SHA-256 of a file's bytes. A large mapped file is hashed 32 MiB at a time, each
-    /// piece's pages released once hashed: hashing does not bring the whole file into
-    /// memory (the parse reads it again from the page cache, a window at a time).
+    /// SHA-256 of a file's bytes. A large mapped file is hashed a piece at a time, the pages
+    /// behind released: hashing does not bring the whole file into memory (the parse reads
+    /// it again from the page cache, a window at a time).
     static func hash(_ raw: FileBytes) -> String {
-        let piece = 32 << 20
+        let piece = FileBytes.releaseStep
         guard raw.count > 2 * piece else { return SHA256.hex(buffer: raw.buffer) }
         let stream = SHA256.Stream()
+        var pass = FileBytes.ReleasingPass(raw)
         var start = 0
         while start < raw.count {
             let end = min(start + piece, raw.count)
             stream.update(UnsafeBufferPointer(rebasing: raw.buffer[start..<end]))
-            raw.releaseResidentPages(start..<end)
+            pass.reached(end)
             start = end
         }
+        pass.end(at: raw.count)
         return stream.finish()
     }
 

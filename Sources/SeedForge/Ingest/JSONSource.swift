@@ -306,17 +306,14 @@ public struct JSONSource: SourceKind {
         _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, limits: InputLimits
     ) throws -> Int {
         var reader = JSONReader(bytes: buffer, start: arrayStart + 1, maxValueBytes: limits.maxValueBytes)
-        var released = arrayStart
+        var pass = FileBytes.ReleasingPass(text.bytes, from: arrayStart)
         var first = true
         while try reader.nextArrayElement(first: first) {
             first = false
             try reader.skipValue()
-            if reader.position - released > 32 << 20 {
-                text.bytes.releaseResidentPages(released..<reader.position)
-                released = reader.position
-            }
+            pass.reached(reader.position)
         }
-        text.bytes.releaseResidentPages(released..<reader.position)
+        pass.end(at: reader.position)
         return reader.position
     }
 

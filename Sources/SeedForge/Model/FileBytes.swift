@@ -97,6 +97,35 @@ public final class FileBytes: @unchecked Sendable {
         releaseResidentPages(0..<buffer.count)
     }
 
+    /// How far a pass over a large file goes before it lets the pages behind it go.
+    static let releaseStep = 32 << 20
+
+    /// A pass over the file from `start` (a hash, a syntax check, a line count) that lets
+    /// the pages it has passed go every `releaseStep` bytes, so it never brings a large
+    /// file into memory whole.
+    struct ReleasingPass {
+        let file: FileBytes
+        private var released: Int
+
+        init(_ file: FileBytes, from start: Int = 0) {
+            self.file = file
+            released = start
+        }
+
+        /// The pass has reached `position`.
+        mutating func reached(_ position: Int) {
+            guard position - released > FileBytes.releaseStep else { return }
+            file.releaseResidentPages(released..<position)
+            released = position
+        }
+
+        /// The pass ended at `position`: the rest of what it read goes too.
+        mutating func end(at position: Int) {
+            file.releaseResidentPages(released..<position)
+            released = position
+        }
+    }
+
     /// Lets the kernel drop the mapped pages that lie wholly inside `range`.
     public func releaseResidentPages(_ range: Range<Int>) {
         guard owner == .mapped, !range.isEmpty else { return }

@@ -139,22 +139,17 @@ public final class SourceText: @unchecked Sendable {
         defer { lock.unlock() }
         if let lineStarts { return lineStarts }
         var starts = [0]
-        // A large file is scanned 32 MiB at a time, each piece's pages released behind the
-        // scan, so counting lines never brings the whole file into memory.
-        let piece = 32 << 20
-        let releasing = bytes.count > 2 * piece
+        // A large file's pages are released behind the scan, so counting lines never
+        // brings the whole file into memory.
+        var pass = FileBytes.ReleasingPass(bytes)
         bytes.withUnsafeBufferPointer { buffer in
             var position = 0
-            var released = 0
             while position < buffer.count {
                 guard let found = memchr(buffer.baseAddress! + position, 0x0A, buffer.count - position) else { break }
                 let index = buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 starts.append(index + 1)
                 position = index + 1
-                if releasing, position - released > piece {
-                    bytes.releaseResidentPages(released..<position)
-                    released = position
-                }
+                pass.reached(position)
             }
         }
         lineStarts = starts

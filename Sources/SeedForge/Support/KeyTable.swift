@@ -56,15 +56,20 @@ struct KeyTable {
     }
 
     mutating func append(_ key: [UInt8], present has: Bool) {
+        bytes += key
+        starts.append(bytes.count)
+        prefixes.append(Self.prefix(of: key))
+        present.append(has)
+    }
+
+    /// A key's first eight bytes, big-endian, zero-padded.
+    static func prefix(of key: [UInt8]) -> UInt64 {
         var prefix: UInt64 = 0
         for position in 0..<8 {
             prefix <<= 8
             if position < key.count { prefix |= UInt64(key[position]) }
         }
-        bytes += key
-        starts.append(bytes.count)
-        prefixes.append(prefix)
-        present.append(has)
+        return prefix
     }
 
     /// Byte order of keys `a` and `b` (negative, zero, positive), shorter first on a tie.

@@ -131,12 +131,7 @@ enum SortedRuns {
         init(_ entry: Entry, run: Int) {
             self.entry = entry
             self.run = run
-            var prefix: UInt64 = 0
-            for position in 0..<8 {
-                prefix <<= 8
-                if position < entry.key.count { prefix |= UInt64(entry.key[position]) }
-            }
-            self.prefix = prefix
+            prefix = KeyTable.prefix(of: entry.key)
         }
 
         static func < (a: Head, b: Head) -> Bool {
