@@ -23,6 +23,7 @@ struct RunCommand: ParsableCommand {
               seedforge run pipelines/honey-shops.yml
               seedforge run pipelines/*.yml --out build/datasets --log-format json
               seedforge run pipelines/cities.yml --accept-changes
+              seedforge run pipelines/cities.yml --shard 0/4 --partial parts/0   (then seedforge merge)
             """)
 
     @Argument(help: "Pipeline definition files (YAML).")
@@ -65,12 +66,33 @@ struct RunCommand: ParsableCommand {
     )
     var keep = 0
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run only share I of N (from 0/N to N-1/N) and write a partial result for `seedforge merge` (needs --partial).",
+            valueName: "I/N"))
+    var shard: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --shard: the folder the partial result is written to (replaced if it exists).", valueName: "dir"))
+    var partial: String?
+
     @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
 
     func validate() throws {
         guard keep >= 0 else { throw ValidationError("--keep must not be negative") }
+        if (shard == nil) != (partial == nil) {
+            throw ValidationError("--shard and --partial go together: --shard I/N --partial DIR")
+        }
+        if let shard {
+            do { _ = try Shard(parsing: shard) } catch let error as ShardError { throw ValidationError(error.message) }
+            if pipelines.count > 1 { throw ValidationError("--shard runs one pipeline at a time") }
+            if report != nil { throw ValidationError("--report needs a dataset: give it to `seedforge merge --out`") }
+        }
         if let report, pipelines.count > 1, !report.contains("{dataset}") {
             throw ValidationError(
                 "--report with several pipelines needs {dataset} in its path (e.g. reports/{dataset}.html)")
@@ -82,6 +104,23 @@ struct RunCommand: ParsableCommand {
         let logger = log.makeLogger(progress: progress)
         let (loaded, loadStatus) = log.loadAll(pipelines, logger: logger)
         if loadStatus != .ok { throw ExitCode(loadStatus.rawValue) }
+        if let shard, let partial, let pipeline = loaded.first {
+            do {
+                var options = RunOptions(
+                    outputRoot: out, logger: logger, threads: parallel.threads, memoryLimit: parallel.memoryLimit)
+                options.progress = progress
+                let outcome = try ShardRun.run(
+                    pipeline, shard: try Shard(parsing: shard), partial: partial, options: options)
+                if log.logFormat == .json {
+                    logger.info("\(outcome.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])
+                } else if !log.quiet {
+                    print("\(pipeline.name): \(outcome.summaryLine)")
+                }
+            } catch {
+                throw ExitCode(log.report(error, logger: logger).rawValue)
+            }
+            return
+        }
         var worst = ExitStatus.ok
         var finished: [RunResult] = []
         defer { RunResults.keepUntilExit(finished) }

@@ -21,7 +21,7 @@ struct SeedForgeCommand: ParsableCommand {
         subcommands: [
             RunCommand.self, ValidateCommand.self, TestCommand.self, LintCommand.self, QueryCommand.self,
             ReportCommand.self,
-            DiffCommand.self, RollbackCommand.self,
+            DiffCommand.self, RollbackCommand.self, MergeCommand.self,
             KindsCommand.self,
         ]
     )

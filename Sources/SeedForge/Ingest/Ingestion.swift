@@ -33,14 +33,18 @@ struct InputLedger {
 enum Ingestion {
     static func run(_ pipeline: Pipeline, state: RunState, options: RunOptions, logger: Logger) throws -> InputLedger {
         var ledger = InputLedger()
-        for source in pipeline.sources {
+        defer { state.currentSource = nil }
+        for (sourceNumber, source) in pipeline.sources.enumerated() {
             let clock = ContinuousClock.now
             var pages: [PageMetadata] = []
+            // A sharded run reads its share of the files (see `Shard`).
+            let share = options.shard.flatMap { ShardPlan.files(ofSource: sourceNumber, in: pipeline, shard: $0) }
             if let progress = state.progress {
                 // Sizes as listed now (a stat per file); pages found by links add to them.
-                let bytes = source.files.reduce(0) { $0 + (FileStamp.of($1)?.bytes ?? 0) }
+                let listed = source.files.indices.filter { share?.contains($0) ?? true }.map { source.files[$0] }
+                let bytes = listed.reduce(0) { $0 + (FileStamp.of($1)?.bytes ?? 0) }
                 progress.begin(
-                    stage: "ingest \(source.collection)", unit: "files", total: source.files.count, totalBytes: bytes)
+                    stage: "ingest \(source.collection)", unit: "files", total: listed.count, totalBytes: bytes)
             }
             // Independent pages (an HTML glob) are extracted on several cores, in batches,
             // and taken in file order: the same result as one at a time.
@@ -48,7 +52,8 @@ enum Ingestion {
                 source.files.count > 1
             {
                 try readPagesInParallel(
-                    source, pagewise, state: state, options: options, ledger: &ledger, pipeline: pipeline)
+                    source, number: sourceNumber, share: share, pagewise, state: state, options: options,
+                    ledger: &ledger, pipeline: pipeline)
                 recordIngest(source, state: state, since: clock, logger: logger)
                 continue
             }
@@ -60,6 +65,7 @@ enum Ingestion {
             while fileIndex < files.count {
                 let file = files[fileIndex]
                 fileIndex += 1
+                if let share, !share.contains(fileIndex - 1) { continue }
                 visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
                 let contents: InputFile.Contents
                 var sink = IngestSink(
@@ -73,7 +79,8 @@ enum Ingestion {
                     text.absolutePath = file
                     text.sourceRoot = sourceRoot
                     text.fieldPaths = source.mapping.pathsByName
-                    state.keep(text)
+                    state.keep(text, source: sourceNumber, rank: fileIndex - 1)
+                    state.currentSource = text
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                     // Sources that follow "next" links find their next file in this one.
                     func page() -> Location { text.location(ofOffset: 0, pointer: "page \(fileIndex)") }
@@ -131,9 +138,12 @@ enum Ingestion {
                 state.progress?.advance(items: 1, bytes: contents.raw.count, records: sink.count)
                 logger.debug("read \(sink.count) records from \(text.displayPath)")
             }
+            state.currentSource = nil
             if !pages.isEmpty {
-                // A page that failed (reported above) would also count as missing.
-                let problems = unreadable > 0 ? [] : PageSequence.problems(pages)
+                state.pagesBySource[sourceNumber] = pages
+                // A page that failed (reported above) would also count as missing; a shard
+                // sees only its pages: the merge checks the sequence.
+                let problems = unreadable > 0 || options.shard != nil ? [] : PageSequence.problems(pages)
                 if let problem = problems.first, options.writeOutputs { throw problem }
                 state.sourceErrors += problems.map { (source.collection, $0) }
                 try state.orderByPage(source.collection, pages: pages)
@@ -159,14 +169,15 @@ enum Ingestion {
     }
 
     static func readPagesInParallel(
-        _ source: SourceDefinition, _ pagewise: any PagewiseSource, state: RunState, options: RunOptions,
-        ledger: inout InputLedger, pipeline: Pipeline
+        _ source: SourceDefinition, number sourceNumber: Int, share: Set<Int>?, _ pagewise: any PagewiseSource,
+        state: RunState, options: RunOptions, ledger: inout InputLedger, pipeline: Pipeline
     ) throws {
         let batch = 256
+        let positions = source.files.indices.filter { share?.contains($0) ?? true }
         var start = 0
-        while start < source.files.count {
-            let files = Array(source.files[start..<min(start + batch, source.files.count)])
-            let firstNumber = start + 1
+        while start < positions.count {
+            let taken = Array(positions[start..<min(start + batch, positions.count)])
+            let files = taken.map { source.files[$0] }
             let root = source.root
             let results: [Result<(InputFile.Contents, SourceText, ExtractedPage), Error>] = state.threads.run(
                 files.count
@@ -174,7 +185,7 @@ enum Ingestion {
                 Result {
                     let contents = try InputFile.read(files[index], maxBytes: pipeline.limits.maxFileBytes)
                     let text = SourceText(displayPath: Paths.display(files[index]), bytes: contents.text)
-                    text.pageNumber = firstNumber + index
+                    text.pageNumber = taken[index] + 1
                     text.absolutePath = files[index]
                     text.sourceRoot = root
                     text.fieldPaths = source.mapping.pathsByName
@@ -194,7 +205,8 @@ enum Ingestion {
                     state.sourceErrors.append((source.collection, error))
                     continue
                 }
-                state.keep(text)
+                state.keep(text, source: sourceNumber, rank: taken[index])
+                state.currentSource = text
                 var sink = IngestSink(
                     collection: source.collection, mapping: source.mapping, state: state, threads: 1,
                     limits: pipeline.limits)

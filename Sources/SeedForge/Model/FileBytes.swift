@@ -158,6 +158,13 @@ public struct FileStamp: Equatable, Sendable {
     public let modified: Int64
     public let changed: Int64
 
+    init(bytes: Int, inode: UInt64, modified: Int64, changed: Int64) {
+        self.bytes = bytes
+        self.inode = inode
+        self.modified = modified
+        self.changed = changed
+    }
+
     init(_ info: stat) {
         bytes = Int(info.st_size)
         inode = UInt64(info.st_ino)

@@ -2,6 +2,7 @@
 /// value (not null, not empty or blank text): a display name from `[name, title,
 /// placeId]`. The fields must share one type (or the new field is `any`).
 public struct Coalesce: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "coalesce",
         summary: "A new field holding the first of several fields with a value (not null or blank).",

@@ -7,6 +7,7 @@ import Foundation
 /// white space collapsed. A value that does not convert rejects the record (rule `price`,
 /// `url` or `number`).
 public struct Convert: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "convert",
         summary:

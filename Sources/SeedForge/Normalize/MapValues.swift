@@ -11,6 +11,7 @@
 /// With `default: V` a value that maps to nothing, null or an empty list gets V without a
 /// finding: for sources whose vocabulary is larger than the table (a places API's types).
 public struct MapValues: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "map-values",
         summary: "Replace spellings of a value by its canonical form from a table; unmappable values are findings.",

@@ -6,6 +6,7 @@
 /// byte runs that are not UTF-8) is left exactly as it is. The manifest's step entry counts
 /// the records it `changed`.
 public struct RepairText: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "repair-text",
         summary: "Undo mojibake (UTF-8 read as Windows-1252): Farmersâ€™ -> Farmers’, only where certain.",

@@ -5,6 +5,7 @@ import Foundation
 /// groups: `pattern: "\\s*\\(closed\\)$"`, `with: ""`. Into the field itself or a new text
 /// field (`into`). The manifest's step entry counts the records it `changed`.
 public struct Replace: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "replace",
         summary: "Replace every match of an ICU regular expression in text fields; counts the records changed.",

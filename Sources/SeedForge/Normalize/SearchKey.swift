@@ -3,6 +3,7 @@
 /// then folded by the documented collation: `Gorkhā` → `gorkha`, `Novyi  Svit` →
 /// `novyi svit`. Prefix search and the prefix index compare these keys.
 public struct SearchKey: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "search-key",
         summary:

@@ -5,6 +5,7 @@
 /// (`{type: string, value: "007"}`, `{type: number, value: null}`). Fields are only added:
 /// a name the collection already has is a definition error, never an overwrite.
 public struct SetValues: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "set",
         summary: "Add fields holding a constant value on every record (e.g. isVisited: false, source: places-api).",

@@ -2,6 +2,7 @@
 /// `["Food", "Museum"]`: split on `separator`, each part trimmed, empty parts left out.
 /// Null stays null; text without the separator is a list of one.
 public struct Split: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "split",
         summary: "A new array field from text holding a list: \"Food; Museum\" -> [Food, Museum].",

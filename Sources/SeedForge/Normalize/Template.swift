@@ -5,6 +5,7 @@
 /// `1 Bee St, `); text before the first and after the last placeholder is always written.
 /// With `null-fields: null` any null field makes the result null. No value at all is null.
 public struct Template: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "template",
         summary: "A new text field from a template of other fields: \"{address}, {city}\".",

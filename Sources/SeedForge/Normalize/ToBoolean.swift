@@ -4,6 +4,7 @@
 /// spelling rejects the record (rule `boolean`), or with `unmapped: null` becomes null with
 /// a warning.
 public struct ToBoolean: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "to-boolean",
         summary: "A new boolean field from text spellings such as yes/no, Y/N, 1/0, true/false.",

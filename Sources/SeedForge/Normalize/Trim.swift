@@ -1,6 +1,7 @@
 /// `normalize: trim`: removes white space around text, optionally collapses inner runs of
 /// white space to one space, and turns text left empty into null.
 public struct Trim: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "trim",
         summary: "Trim surrounding white space; optionally collapse inner runs to one space; empty text becomes null.",

@@ -3,6 +3,7 @@ import Foundation
 /// `normalize: unicode`: puts text in Unicode NFC (so `é` typed two ways is one string)
 /// and removes control characters (tabs and new lines become spaces).
 public struct UnicodeNormalize: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "unicode",
         summary: "Unicode NFC normalisation; control characters removed (tab, CR and LF become a space).",

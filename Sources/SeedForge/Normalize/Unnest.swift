@@ -6,6 +6,7 @@
 /// file (`/3/ratings/1/stars`). An element that does not fit is rejected in the new
 /// collection; the parent record keeps its array.
 public struct Unnest: Step {
+    public static var worksRecordByRecord: Bool { true }
     public static let spec = KindSpec(
         stage: .normalize, name: "unnest",
         summary: "A new collection from an array field: one record per element, with its parent's key.",

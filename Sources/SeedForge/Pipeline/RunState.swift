@@ -42,6 +42,23 @@ public struct Warning: Sendable {
     public let step: String
 }
 
+/// Where a file read stands in its pipeline: the number of its source (in `sources:`) and
+/// its place among that source's files, in the order a plain run reads them.
+struct SourceFile: Hashable, Comparable {
+    let source: Int
+    let rank: Int
+
+    static func < (a: SourceFile, b: SourceFile) -> Bool { (a.source, a.rank) < (b.source, b.rank) }
+}
+
+/// Where a reject or warning stands in the order of a plain run: the step (`phase`), the
+/// file of its record (a number in `RunState.sources`; -1: none), and its order of arrival.
+struct EntryPlace {
+    var phase: Int
+    var file: Int
+    var sequence: Int
+}
+
 /// Counts and time of one step, for the manifest and progress.
 public struct StepStat: Sendable {
     public let label: String
@@ -93,8 +110,57 @@ public final class RunState {
     var progress: (any ProgressObserver)?
     /// Every file read, kept alive as long as records point at it.
     public private(set) var sources: [SourceText] = []
+    /// Where each file of `sources` stands in the pipeline: its source's number and its
+    /// place among that source's files (in the order read).
+    private(set) var sourceFiles: [SourceFile] = []
+    private var sourceNumbers: [ObjectIdentifier: Int] = [:]
+    /// The page numbers of each paginated source's pages, by source number, in read order.
+    var pagesBySource: [Int: [PageMetadata]] = [:]
 
-    func keep(_ source: SourceText) { sources.append(source) }
+    /// Keeps a file read as the `rank`th file of source `source` (see `SourceFile`).
+    func keep(_ text: SourceText, source: Int = -1, rank: Int = -1) {
+        sourceNumbers[ObjectIdentifier(text)] = sources.count
+        sources.append(text)
+        sourceFiles.append(SourceFile(source: source, rank: rank))
+    }
+
+    /// The number of a kept file in `sources`.
+    func number(of text: SourceText) -> Int? { sourceNumbers[ObjectIdentifier(text)] }
+
+    /// The step of the run in progress (0: ingest, then one more for each step, or each
+    /// collection of a block of validate steps), and the file ingest is reading: with a
+    /// sequence number, every reject and warning notes where it stands in the order of a
+    /// plain run, so the partial runs of shards merge into the same lists (`EntryPlace`).
+    var phase = 0
+    var currentSource: SourceText?
+    private var sequence = 0
+    private(set) var rejectPlaces: [EntryPlace] = []
+    private(set) var warningPlaces: [EntryPlace] = []
+
+    private func place(of record: Record?, _ finding: Finding?) -> EntryPlace {
+        // A finding without a record (a line that is not JSON, an element `unnest` could
+        // not map) belongs to the file being read, else to the file its location names.
+        let file =
+            (record?.origin.source ?? currentSource).flatMap(number(of:))
+            ?? finding?.location.flatMap { location in sources.firstIndex { $0.displayPath == location.file } } ?? -1
+        sequence += 1
+        return EntryPlace(phase: phase, file: file, sequence: sequence)
+    }
+
+    /// Puts back what partial runs set aside, in their merged order (a sharded run's finish).
+    func restore(
+        rejects: [Rejection], warnings: [Warning], stepStats: [StepStat], ingested: [String: Int],
+        appendedIn: [String: Int], appendedOut: [String: Int], incomplete: [IncompleteSource], phase: Int
+    ) {
+        self.rejects = rejects
+        self.warnings = warnings
+        self.stepStats = stepStats
+        self.ingested = ingested
+        self.appendedIn = appendedIn
+        self.appendedOut = appendedOut
+        self.incomplete = incomplete
+        self.phase = phase
+    }
 
     /// Lets the input files' pages that findings read back leave memory again (after
     /// each step), so memory holds records, not inputs.
@@ -156,6 +222,7 @@ public final class RunState {
     }
 
     public func reject(_ record: Record, in collection: String, findings: [Finding], step: String) {
+        rejectPlaces.append(place(of: record, findings.first))
         rejects.append(
             Rejection(
                 collection: collection, record: record, id: id(of: record, in: collection), findings: findings,
@@ -164,6 +231,7 @@ public final class RunState {
 
     /// A source record that could not even become a record (not an object, bad JSON line).
     public func rejectUnreadable(in collection: String, finding: Finding, step: String) {
+        rejectPlaces.append(place(of: nil, finding))
         rejects.append(Rejection(collection: collection, record: nil, id: nil, findings: [finding], step: step))
     }
 
@@ -199,6 +267,7 @@ public final class RunState {
     }
 
     public func warn(_ finding: Finding, record: Record?, in collection: String, step: String) {
+        warningPlaces.append(place(of: record, finding))
         warnings.append(
             Warning(
                 collection: collection, id: record.flatMap { id(of: $0, in: collection) }, finding: finding, step: step)

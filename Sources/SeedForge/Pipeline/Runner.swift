@@ -22,6 +22,8 @@ public struct RunOptions {
     public var acceptChanges: Bool
     /// Released datasets to keep in `OUT/.history/NAME` when a run replaces one (`--keep`).
     public var keep: Int
+    /// Read only this share of the inputs (`--shard I/N`; see `ShardRun`).
+    public var shard: Shard?
 
     public init(
         outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
@@ -94,14 +96,7 @@ public enum Runner {
         logger[metadataKey: "dataset"] = "\(pipeline.name)"
         let root = URL(fileURLWithPath: options.outputRoot)
         let target = root.appendingPathComponent(pipeline.name)
-        let lock: RunLock? =
-            options.writeOutputs
-            ? try RunLock(
-                path: root.appendingPathComponent(".\(pipeline.name).lock").path, timeout: options.lockTimeout
-            ) {
-                logger.notice("waiting for another run of \(pipeline.name) to finish")
-            }
-            : nil
+        let lock = try lock(pipeline, options: options, root: root, logger: logger)
         defer { withExtendedLifetime(lock) {} }
         if options.writeOutputs && !options.force {
             // Checked under the lock: another run may have just replaced the dataset.
@@ -117,19 +112,46 @@ public enum Runner {
             }
         }
 
-        // Records beyond the memory limit go to `OUT/.NAME.spill` (validation: a folder
-        // under the system's temporary folder); a killed run's folder is removed here.
+        let state = makeState(pipeline, options: options, root: root)
+        defer { state.spill.remove() }
+        defer { options.progress?.finish() }
+        let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
+        try state.spill.check()
+        let thresholdFailures = try StepRunner.run(pipeline, state: state, logger: logger)
+        return try conclude(
+            pipeline, state: state, ledger: ledger, thresholdFailures: thresholdFailures, options: options,
+            target: target, started: started, logger: logger)
+    }
+
+    /// The lock of a dataset's runs (`OUT/.NAME.lock`), when the run writes.
+    static func lock(_ pipeline: Pipeline, options: RunOptions, root: URL, logger: Logger) throws -> RunLock? {
+        guard options.writeOutputs else { return nil }
+        return try RunLock(
+            path: root.appendingPathComponent(".\(pipeline.name).lock").path, timeout: options.lockTimeout
+        ) {
+            logger.notice("waiting for another run of \(pipeline.name) to finish")
+        }
+    }
+
+    /// A run's state. Records beyond the memory limit go to `OUT/.NAME.spill` (validation:
+    /// a folder under the system's temporary folder); a killed run's folder is removed here.
+    static func makeState(_ pipeline: Pipeline, options: RunOptions, root: URL) -> RunState {
         let spillFolder = options.writeOutputs ? root.appendingPathComponent(".\(pipeline.name).spill").path : nil
         if let spillFolder { try? FileManager.default.removeItem(atPath: spillFolder) }
         let state = RunState(
             schemas: pipeline.schemas, threads: Threads(options.threads),
             memoryLimit: options.memoryLimit ?? pipeline.limits.maxMemory, spillFolder: spillFolder)
-        defer { state.spill.remove() }
         state.progress = options.progress
-        defer { options.progress?.finish() }
-        let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
-        try state.spill.check()
-        var thresholdFailures = try StepRunner.run(pipeline, state: state, logger: logger)
+        return state
+    }
+
+    /// The end of a run once every step is done: the accounting (records read = emitted +
+    /// rejected + duplicates), the thresholds, then the outputs, swapped into place.
+    static func conclude(
+        _ pipeline: Pipeline, state: RunState, ledger: InputLedger, thresholdFailures stepFailures: [String],
+        options: RunOptions, target: URL, started: Date, logger: Logger
+    ) throws -> RunResult {
+        var thresholdFailures = stepFailures
         let counts = try RunAccounting.balance(pipeline, state: state)
         thresholdFailures += RunAccounting.checkThresholds(pipeline, accounting: counts, rejects: state.rejects)
         guard options.writeOutputs else {

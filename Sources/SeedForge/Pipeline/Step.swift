@@ -7,6 +7,13 @@ public protocol Step: Sendable {
     /// The collection whose counts the step's statistics report.
     var collection: String { get }
     func run(_ state: RunState) throws
+    /// Whether the step changes each record on its own, reading no other record and no
+    /// other collection: a sharded run (`--shard`) runs such steps on its share alone.
+    static var worksRecordByRecord: Bool { get }
+}
+
+extension Step {
+    public static var worksRecordByRecord: Bool { false }
 }
 
 /// A validation rule: checks one record at a time and reports findings. The `validate`

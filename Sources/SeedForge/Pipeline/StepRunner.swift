@@ -3,14 +3,18 @@ import Logging
 /// The steps of a run, in the pipeline's order: consecutive validate steps as one pass,
 /// every other step on its own; each leaves its statistics and progress line.
 enum StepRunner {
-    /// Runs every step; returns the per-rule threshold failures.
-    static func run(_ pipeline: Pipeline, state: RunState, logger: Logger) throws -> [String] {
+    /// Runs the steps numbered `range` (default: all); returns the per-rule threshold
+    /// failures.
+    static func run(
+        _ pipeline: Pipeline, state: RunState, logger: Logger, steps range: Range<Int>? = nil
+    ) throws -> [String] {
         var thresholdFailures: [String] = []
-        var index = 0
-        while index < pipeline.steps.count {
+        let range = range ?? pipeline.steps.indices
+        var index = range.lowerBound
+        while index < range.upperBound {
             if case .validate = pipeline.steps[index] {
                 var block: [ValidateStep] = []
-                while index < pipeline.steps.count, case .validate(let step) = pipeline.steps[index] {
+                while index < range.upperBound, case .validate(let step) = pipeline.steps[index] {
                     block.append(step)
                     index += 1
                 }
@@ -24,6 +28,7 @@ enum StepRunner {
                 state.count(step.collection), state.rejects.count, state.duplicates.count, state.warnings.count
             )
             let clock = ContinuousClock.now
+            state.phase += 1
             state.changedByStep = nil
             state.spill.step = label
             state.progress?.begin(
@@ -58,6 +63,7 @@ enum StepRunner {
         for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
         for collection in collections {
             let steps = block.filter { $0.collection == collection }
+            state.phase += 1
             state.spill.step = steps.map(\.label).joined(separator: ", ")
             let schema = state.schemas[collection]!
             let total = state.count(collection)
@@ -111,21 +117,27 @@ enum StepRunner {
                         label: step.label, stage: .validate, collection: collection, recordsIn: total,
                         recordsOut: total - flagged[number], rejected: flagged[number], duplicates: 0,
                         warnings: warned[number], seconds: seconds[number]))
-                // A rule's thresholds count the records it flagged at its severity
-                // (rejected for errors, warned about for warnings).
-                let hits = step.severity == .error ? flagged[number] : warned[number]
-                let verb = step.severity == .error ? "rejected" : "warned about"
-                if let max = step.maxRejects, hits > max {
-                    failures.append(
-                        "\(step.label) \(verb) \(hits) \(collection) records, more than its max-rejects \(max)")
-                }
-                if let fraction = step.maxRejectFraction, total > 0, Double(hits) / Double(total) > fraction {
-                    failures.append(
-                        "\(step.label) \(verb) \(hits) of \(total) \(collection) records, more than its max-reject-fraction \(fraction)"
-                    )
-                }
+                failures += thresholdFailures(step, stat: state.stepStats[state.stepStats.count - 1])
                 logger.info("\(step.label) \(collection): \(flagged[number]) rejected")
             }
+        }
+        return failures
+    }
+
+    /// A validate step's thresholds, from its statistics: they count the records it flagged
+    /// at its severity (rejected for errors, warned about for warnings).
+    static func thresholdFailures(_ step: ValidateStep, stat: StepStat) -> [String] {
+        var failures: [String] = []
+        let hits = step.severity == .error ? stat.rejected : stat.warnings
+        let verb = step.severity == .error ? "rejected" : "warned about"
+        let (total, collection) = (stat.recordsIn, stat.collection)
+        if let max = step.maxRejects, hits > max {
+            failures.append("\(step.label) \(verb) \(hits) \(collection) records, more than its max-rejects \(max)")
+        }
+        if let fraction = step.maxRejectFraction, total > 0, Double(hits) / Double(total) > fraction {
+            failures.append(
+                "\(step.label) \(verb) \(hits) of \(total) \(collection) records, more than its max-reject-fraction \(fraction)"
+            )
         }
         return failures
     }

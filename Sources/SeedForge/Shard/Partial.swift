@@ -1,0 +1,520 @@
+import Foundation
+
+/// What a sharded run (`seedforge run --shard I/N --partial DIR`) leaves for the merge: the
+/// records of its share after the steps that work record by record, every reject and
+/// warning with its place in a plain run's order, the per-step counts, and each input
+/// file's entry for the manifest. Partials of one pipeline, input set and seedforge build
+/// merge into one (`seedforge merge`), in any grouping and order, and the last merge
+/// finishes the run: the remaining steps, then the outputs, byte for byte those of a
+/// plain run.
+///
+/// On disk a partial is a folder: `partial.json` (what it is: pipeline, build, input set,
+/// shards covered, counts; for people) and `partial.bin` (everything, in the record
+/// codec's varints, followed by the SHA-256 of those bytes).
+struct Partial {
+    /// What must agree between partials that merge.
+    struct Identity: Equatable {
+        var dataset: String
+        /// The definition's path when the shard ran (the finish reads it again) and hash.
+        var pipelineFile: String
+        var pipelineSHA256: String
+        var build: String
+        var inputs: String
+        var shards: Int
+        /// The number of leading steps the shards ran.
+        var split: Int
+    }
+
+    /// An input file a shard read: where it stands, what locations in it need, and its
+    /// manifest entry.
+    struct File {
+        var place: SourceFile
+        var absolutePath: String
+        var displayPath: String
+        var pageNumber: Int
+        var sourceRoot: String?
+        var recordsPointer: String?
+        var recordKeys: [String]?
+        var fieldSelectors: [String: String]?
+        var cellLayout: CSVLayout?
+        /// What the file says of its place in a paginated dump.
+        var page: PageMetadata?
+        var input: Manifest.Input
+    }
+
+    /// A reject or a warning (`record` only for rejects of a record), with its place.
+    struct Entry {
+        var phase: Int
+        /// A number in `files`, -1 for none.
+        var file: Int
+        var sequence: Int
+        var isReject: Bool
+        var collection: String
+        var step: String
+        var id: Value?
+        var findings: [Finding]
+        /// The rejected record, encoded against its own file (`recordFile`).
+        var record: [UInt8]?
+        var recordFile: Int
+    }
+
+    /// Consecutive records of one collection from one file, encoded against that file.
+    struct Segment {
+        var collection: String
+        var file: Int
+        var sequence: Int
+        var count: Int
+        var bytes: [UInt8]
+    }
+
+    var identity: Identity
+    /// The shards whose work this partial holds.
+    var covers: [Int]
+    var files: [File]
+    /// Per step, in the pipeline's order: ingest per source, then the shards' steps.
+    var stats: [StepStat]
+    var ingested: [String: Int]
+    var appendedIn: [String: Int]
+    var appendedOut: [String: Int]
+    /// Sources read in part, by the number of their source.
+    var incomplete: [(source: Int, entry: IncompleteSource)]
+    var entries: [Entry]
+    var segments: [Segment]
+    /// The run's step counter after the shards' steps (see `RunState.phase`).
+    var phase: Int
+
+    static let jsonFile = "partial.json"
+    static let binaryFile = "partial.bin"
+    static let format = 1
+}
+
+// MARK: - Writing and reading
+
+extension Partial {
+    /// Writes the partial as the folder `path`, replacing one there: written beside it
+    /// first, then renamed, so a retried task leaves one whole partial.
+    func write(to path: String) throws {
+        let target = URL(fileURLWithPath: path)
+        let parent = target.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        let staging = parent.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp")
+        try? FileManager.default.removeItem(at: staging)
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        do {
+            // The body, then its SHA-256 (hex): a partial cut short or damaged is refused.
+            let body = encodeBinary()
+            try Data(body + Array(SHA256.hex(body).utf8)).write(to: staging.appendingPathComponent(Self.binaryFile))
+            try Data(describe()).write(to: staging.appendingPathComponent(Self.jsonFile))
+            try? FileManager.default.removeItem(at: target)
+            try FileManager.default.moveItem(at: staging, to: target)
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+    }
+
+    /// `partial.json`: what the partial is, with its counts.
+    func describe() -> [UInt8] {
+        var root = JSONObject()
+        root.appendUnchecked("format", .int(Int64(Self.format)))
+        root.appendUnchecked("dataset", .string(identity.dataset))
+        root.appendUnchecked(
+            "pipeline",
+            .object(
+                JSONObject([
+                    ("file", .string(identity.pipelineFile)), ("sha256", .string(identity.pipelineSHA256)),
+                ])))
+        root.appendUnchecked("seedforge", .string(identity.build))
+        root.appendUnchecked("inputs", .string(identity.inputs))
+        root.appendUnchecked("shards", .int(Int64(identity.shards)))
+        root.appendUnchecked("covers", .array(covers.map { .int(Int64($0)) }))
+        root.appendUnchecked("stepsRun", .int(Int64(identity.split)))
+        root.appendUnchecked("files", .int(Int64(files.count)))
+        var records = JSONObject()
+        for collection in Set(segments.map(\.collection)).sorted() {
+            let count = segments.lazy.filter { $0.collection == collection }.reduce(0) { $0 + $1.count }
+            records.appendUnchecked(collection, .int(Int64(count)))
+        }
+        root.appendUnchecked("records", .object(records))
+        root.appendUnchecked("rejects", .int(Int64(entries.lazy.filter(\.isReject).count)))
+        root.appendUnchecked("warnings", .int(Int64(entries.lazy.filter { !$0.isReject }.count)))
+        var writer = JSONWriter()
+        writer.writePretty(.object(root))
+        writer.append(byte: 0x0A)
+        return writer.bytes
+    }
+
+    /// Reads the partial folder `path`; a folder that is not one is a `ShardError`.
+    static func read(_ path: String) throws -> Partial {
+        let file = URL(fileURLWithPath: path).appendingPathComponent(binaryFile)
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw ShardError(
+                "\(path) is not a partial: it has no \(binaryFile) (make one with `seedforge run --shard`)")
+        }
+        let bytes = [UInt8](data)
+        let bodyCount = bytes.count - 64
+        guard bodyCount >= 0,
+            bytes.withUnsafeBufferPointer({ SHA256.hex(buffer: UnsafeBufferPointer(rebasing: $0[..<bodyCount])) })
+                == String(decoding: bytes[bodyCount...], as: UTF8.self)
+        else {
+            throw ShardError("\(file.path) is cut short or damaged; run its shard (or merge) again")
+        }
+        return try bytes[..<bodyCount].withUnsafeBufferPointer { buffer in
+            var reader = PartialReader(buffer, path: path)
+            return try decode(&reader)
+        }
+    }
+}
+
+/// Bytes of a partial being written: the record codec's varints, text and values.
+struct PartialWriter {
+    var bytes: [UInt8] = []
+
+    mutating func int(_ value: Int) {
+        RecordCodec.appendVarint(UInt64(bitPattern: Int64(value) << 1 ^ Int64(value) >> 63), to: &bytes)
+    }
+    mutating func text(_ value: String) { RecordCodec.appendText(value, to: &bytes) }
+    mutating func optionalText(_ value: String?) {
+        bool(value != nil)
+        if let value { text(value) }
+    }
+    mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
+    mutating func value(_ value: Value?) {
+        bool(value != nil)
+        if let value { RecordCodec.encode(value, into: &bytes) }
+    }
+    mutating func blob(_ value: [UInt8]) {
+        int(value.count)
+        bytes += value
+    }
+    mutating func location(_ location: Location?) {
+        bool(location != nil)
+        guard let location else { return }
+        text(location.file)
+        int(location.line)
+        int(location.column)
+        text(location.pointer)
+    }
+    mutating func finding(_ finding: Finding) {
+        text(finding.rule)
+        bool(finding.severity == .warning)
+        text(finding.message)
+        location(finding.location)
+        optionalText(finding.field)
+        value(finding.value)
+    }
+}
+
+/// Reads what `PartialWriter` wrote; running out of bytes is an error naming the partial.
+struct PartialReader {
+    var reader: RecordCodec.Reader
+    let path: String
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>, path: String) {
+        reader = RecordCodec.Reader(buffer)
+        self.path = path
+    }
+
+    mutating func need(_ count: Int) throws {
+        guard count >= 0, reader.position + count <= reader.bytes.count else {
+            throw ShardError("\(path)/\(Partial.binaryFile) is cut short or damaged; run its shard again")
+        }
+    }
+    mutating func int() throws -> Int {
+        try need(1)
+        let zigzag = reader.varint()
+        return Int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+    }
+    mutating func text() throws -> String {
+        let start = reader.position
+        try need(1)
+        let count = Int(reader.varint())
+        try need(count)
+        reader.position = start
+        return reader.text()
+    }
+    mutating func optionalText() throws -> String? { try bool() ? try text() : nil }
+    mutating func bool() throws -> Bool {
+        try need(1)
+        defer { reader.position += 1 }
+        return reader.bytes[reader.position] != 0
+    }
+    mutating func value() throws -> Value? {
+        guard try bool() else { return nil }
+        try need(1)
+        return reader.value()
+    }
+    mutating func blob() throws -> [UInt8] {
+        let count = try int()
+        try need(count)
+        defer { reader.position += count }
+        return Array(reader.bytes[reader.position..<reader.position + count])
+    }
+    mutating func location() throws -> Location? {
+        guard try bool() else { return nil }
+        return Location(file: try text(), line: try int(), column: try int(), pointer: try text())
+    }
+    mutating func finding() throws -> Finding {
+        Finding(
+            rule: try text(), severity: try bool() ? .warning : .error, message: try text(), location: try location(),
+            field: try optionalText(), value: try value())
+    }
+}
+
+extension Partial {
+    func encodeBinary() -> [UInt8] {
+        var out = PartialWriter()
+        out.int(Self.format)
+        for text in [
+            identity.dataset, identity.pipelineFile, identity.pipelineSHA256, identity.build, identity.inputs,
+        ] {
+            out.text(text)
+        }
+        out.int(identity.shards)
+        out.int(identity.split)
+        out.int(covers.count)
+        for shard in covers { out.int(shard) }
+        out.int(phase)
+        out.int(files.count)
+        for file in files {
+            out.int(file.place.source)
+            out.int(file.place.rank)
+            out.text(file.absolutePath)
+            out.text(file.displayPath)
+            out.int(file.pageNumber)
+            out.optionalText(file.sourceRoot)
+            out.optionalText(file.recordsPointer)
+            out.bool(file.recordKeys != nil)
+            if let keys = file.recordKeys {
+                out.int(keys.count)
+                for key in keys { out.text(key) }
+            }
+            out.bool(file.fieldSelectors != nil)
+            if let selectors = file.fieldSelectors {
+                out.int(selectors.count)
+                for (field, selector) in selectors.sorted(by: { $0.key < $1.key }) {
+                    out.text(field)
+                    out.text(selector)
+                }
+            }
+            out.bool(file.cellLayout != nil)
+            if let layout = file.cellLayout {
+                out.int(Int(layout.dialect.delimiter))
+                out.int(layout.dialect.quote.map(Int.init) ?? -1)
+                out.int(layout.dialect.comment.map(Int.init) ?? -1)
+                out.int(layout.columns.count)
+                for (path, column) in layout.columns.sorted(by: { $0.value < $1.value }) {
+                    out.text(path.description)
+                    out.int(column)
+                }
+            }
+            out.bool(file.page != nil)
+            if let page = file.page {
+                out.text(page.file)
+                out.int(page.number)
+                out.int(page.count ?? -1)
+                out.location(page.location)
+            }
+            let input = file.input
+            out.text(input.collection)
+            out.text(input.file)
+            out.text(input.sha256)
+            out.int(input.bytes)
+            out.int(input.records)
+            out.bool(input.stamp != nil)
+            if let stamp = input.stamp {
+                out.int(stamp.bytes)
+                out.int(Int(truncatingIfNeeded: stamp.inode))
+                out.int(Int(stamp.modified))
+                out.int(Int(stamp.changed))
+            }
+        }
+        out.int(stats.count)
+        for stat in stats {
+            out.text(stat.label)
+            out.text(stat.stage.rawValue)
+            out.text(stat.collection)
+            for count in [stat.recordsIn, stat.recordsOut, stat.rejected, stat.duplicates, stat.warnings] {
+                out.int(count)
+            }
+            out.int(StepStat.nanoseconds(stat.seconds))
+            out.int(stat.changed ?? -1)
+        }
+        for counts in [ingested, appendedIn, appendedOut] {
+            out.int(counts.count)
+            for (collection, count) in counts.sorted(by: { $0.key < $1.key }) {
+                out.text(collection)
+                out.int(count)
+            }
+        }
+        out.int(incomplete.count)
+        for (source, entry) in incomplete {
+            out.int(source)
+            out.text(entry.collection)
+            out.text(entry.page)
+            out.text(entry.missing)
+        }
+        out.int(entries.count)
+        for entry in entries {
+            out.int(entry.phase)
+            out.int(entry.file)
+            out.int(entry.sequence)
+            out.bool(entry.isReject)
+            out.text(entry.collection)
+            out.text(entry.step)
+            out.value(entry.id)
+            out.int(entry.findings.count)
+            for finding in entry.findings { out.finding(finding) }
+            out.bool(entry.record != nil)
+            if let record = entry.record {
+                out.int(entry.recordFile)
+                out.blob(record)
+            }
+        }
+        out.int(segments.count)
+        for segment in segments {
+            out.text(segment.collection)
+            out.int(segment.file)
+            out.int(segment.sequence)
+            out.int(segment.count)
+            out.blob(segment.bytes)
+        }
+        return out.bytes
+    }
+
+    static func decode(_ input: inout PartialReader) throws -> Partial {
+        let format = try input.int()
+        guard format == Self.format else {
+            throw ShardError(
+                "\(input.path) is a partial of format \(format); this seedforge reads format \(Self.format)")
+        }
+        let identity = Identity(
+            dataset: try input.text(), pipelineFile: try input.text(), pipelineSHA256: try input.text(),
+            build: try input.text(), inputs: try input.text(), shards: try input.int(), split: try input.int())
+        let covers = try (0..<input.int()).map { _ in try input.int() }
+        let phase = try input.int()
+        var files: [File] = []
+        for _ in 0..<(try input.int()) {
+            let place = SourceFile(source: try input.int(), rank: try input.int())
+            let absolutePath = try input.text()
+            let displayPath = try input.text()
+            let pageNumber = try input.int()
+            let sourceRoot = try input.optionalText()
+            let recordsPointer = try input.optionalText()
+            let recordKeys = try input.bool() ? try (0..<input.int()).map { _ in try input.text() } : nil
+            var selectors: [String: String]?
+            if try input.bool() {
+                selectors = [:]
+                for _ in 0..<(try input.int()) { selectors![try input.text()] = try input.text() }
+            }
+            var layout: CSVLayout?
+            if try input.bool() {
+                let delimiter = UInt8(truncatingIfNeeded: try input.int())
+                let quote = try input.int()
+                let comment = try input.int()
+                var columns: [FieldPath: Int] = [:]
+                for _ in 0..<(try input.int()) {
+                    let path = FieldPath(parsing: try input.text()) ?? FieldPath(components: [])
+                    columns[path] = try input.int()
+                }
+                layout = CSVLayout(
+                    dialect: CSVDialect(
+                        delimiter: delimiter, quote: quote < 0 ? nil : UInt8(truncatingIfNeeded: quote),
+                        comment: comment < 0 ? nil : UInt8(truncatingIfNeeded: comment)),
+                    columns: columns)
+            }
+            var page: PageMetadata?
+            if try input.bool() {
+                let file = try input.text()
+                let number = try input.int()
+                let count = try input.int()
+                let location = try input.location() ?? Location(file: file, line: 1, column: 1, pointer: "")
+                page = PageMetadata(file: file, number: number, count: count < 0 ? nil : count, location: location)
+            }
+            let collection = try input.text()
+            let datasetFile = try input.text()
+            let sha256 = try input.text()
+            let bytes = try input.int()
+            let records = try input.int()
+            var stamp: FileStamp?
+            if try input.bool() {
+                stamp = FileStamp(
+                    bytes: try input.int(), inode: UInt64(truncatingIfNeeded: try input.int()),
+                    modified: Int64(try input.int()), changed: Int64(try input.int()))
+            }
+            files.append(
+                File(
+                    place: place, absolutePath: absolutePath, displayPath: displayPath, pageNumber: pageNumber,
+                    sourceRoot: sourceRoot, recordsPointer: recordsPointer, recordKeys: recordKeys,
+                    fieldSelectors: selectors, cellLayout: layout, page: page,
+                    input: Manifest.Input(
+                        collection: collection, file: datasetFile, sha256: sha256, bytes: bytes, records: records,
+                        stamp: stamp)))
+        }
+        var stats: [StepStat] = []
+        for _ in 0..<(try input.int()) {
+            let label = try input.text()
+            let stageName = try input.text()
+            guard let stage = Stage(rawValue: stageName) else {
+                throw ShardError("\(input.path) names an unknown stage '\(stageName)'")
+            }
+            let collection = try input.text()
+            let counts = try (0..<5).map { _ in try input.int() }
+            let seconds = Double(try input.int()) / 1e9
+            let changed = try input.int()
+            stats.append(
+                StepStat(
+                    label: label, stage: stage, collection: collection, recordsIn: counts[0], recordsOut: counts[1],
+                    rejected: counts[2], duplicates: counts[3], warnings: counts[4], seconds: seconds,
+                    changed: changed < 0 ? nil : changed))
+        }
+        var counts: [[String: Int]] = []
+        for _ in 0..<3 {
+            var map: [String: Int] = [:]
+            for _ in 0..<(try input.int()) { map[try input.text()] = try input.int() }
+            counts.append(map)
+        }
+        var incomplete: [(source: Int, entry: IncompleteSource)] = []
+        for _ in 0..<(try input.int()) {
+            let source = try input.int()
+            incomplete.append(
+                (
+                    source,
+                    IncompleteSource(collection: try input.text(), page: try input.text(), missing: try input.text())
+                )
+            )
+        }
+        var entries: [Entry] = []
+        for _ in 0..<(try input.int()) {
+            let phase = try input.int()
+            let file = try input.int()
+            let sequence = try input.int()
+            let isReject = try input.bool()
+            let collection = try input.text()
+            let step = try input.text()
+            let id = try input.value()
+            let findings = try (0..<input.int()).map { _ in try input.finding() }
+            var record: [UInt8]?
+            var recordFile = -1
+            if try input.bool() {
+                recordFile = try input.int()
+                record = try input.blob()
+            }
+            entries.append(
+                Entry(
+                    phase: phase, file: file, sequence: sequence, isReject: isReject, collection: collection,
+                    step: step, id: id, findings: findings, record: record, recordFile: recordFile))
+        }
+        var segments: [Segment] = []
+        for _ in 0..<(try input.int()) {
+            segments.append(
+                Segment(
+                    collection: try input.text(), file: try input.int(), sequence: try input.int(),
+                    count: try input.int(), bytes: try input.blob()))
+        }
+        return Partial(
+            identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],
+            appendedIn: counts[1], appendedOut: counts[2], incomplete: incomplete, entries: entries,
+            segments: segments, phase: phase)
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import Logging
+
+extension Partial {
+    /// Where each file's records stand in their collection in a plain run: files in the
+    /// pipeline's order, and after each paginated source, the collection stably sorted by
+    /// that source's page numbers (other files count as page 0), as ingest orders them.
+    /// Decided pair by pair, so any subset of the files is ordered as the whole is.
+    func recordOrder() -> [Int] {
+        var order = [Int](repeating: 0, count: files.count)
+        var byCollection: [String: [Int]] = [:]
+        for (number, file) in files.enumerated() { byCollection[file.input.collection, default: []].append(number) }
+        for numbers in byCollection.values {
+            // `files` is in the pipeline's order already.
+            var list: [Int] = []
+            var start = 0
+            while start < numbers.count {
+                let source = files[numbers[start]].place.source
+                var end = start
+                while end < numbers.count, files[numbers[end]].place.source == source { end += 1 }
+                list += numbers[start..<end]
+                let pages = numbers[start..<end].filter { files[$0].page != nil }
+                if !pages.isEmpty {
+                    let ofThisSource = Set(pages)
+                    func page(_ number: Int) -> Int { ofThisSource.contains(number) ? files[number].page!.number : 0 }
+                    list = list.enumerated().sorted { a, b in
+                        let (pa, pb) = (page(a.element), page(b.element))
+                        return pa != pb ? pa < pb : a.offset < b.offset
+                    }.map(\.element)
+                }
+                start = end
+            }
+            for (position, number) in list.enumerated() { order[number] = position }
+        }
+        return order
+    }
+
+    /// The partial with its rejects, warnings and records in a plain run's order: by step;
+    /// within ingest by file as read, within a later step by the file's place among the
+    /// records; within one file as they came.
+    func sorted() -> Partial {
+        var copy = self
+        let order = recordOrder()
+        func key(_ entry: Entry) -> (Int, Int, Int) {
+            let file = entry.file < 0 ? -1 : (entry.phase == 0 ? entry.file : order[entry.file])
+            return (entry.phase, file, entry.sequence)
+        }
+        copy.entries.sort { key($0) < key($1) }
+        copy.segments.sort { a, b in
+            if a.collection != b.collection { return a.collection < b.collection }
+            return (order[a.file], a.sequence) < (order[b.file], b.sequence)
+        }
+        return copy
+    }
+
+    /// Combines partials of the same pipeline, inputs and build that cover different
+    /// shards into one: the same bytes for any grouping and order.
+    static func merge(_ partials: [(path: String, partial: Partial)]) throws -> Partial {
+        guard let (firstPath, first) = partials.first else { throw ShardError("no partials to merge") }
+        var covered: [Int: String] = [:]
+        for (path, partial) in partials {
+            try partial.checkBelongs(with: first.identity, firstPath: firstPath, path: path)
+            for shard in partial.covers {
+                if let other = covered[shard] {
+                    throw ShardError("shard \(shard)/\(first.identity.shards) is in both \(other) and \(path)")
+                }
+                covered[shard] = path
+            }
+            guard partial.stats.count == first.stats.count,
+                zip(partial.stats, first.stats).allSatisfy({ $0.label == $1.label && $0.collection == $1.collection })
+            else { throw ShardError("\(path) ran other steps than \(firstPath)") }
+        }
+        // Files in the pipeline's order, renumbered.
+        var files: [(file: File, partial: Int, number: Int)] = []
+        for (index, (_, partial)) in partials.enumerated() {
+            for (number, file) in partial.files.enumerated() { files.append((file, index, number)) }
+        }
+        files.sort { $0.file.place < $1.file.place }
+        var renumber = partials.map { [Int](repeating: -1, count: $0.partial.files.count) }
+        for (position, entry) in files.enumerated() {
+            if position > 0, files[position - 1].file.place == entry.file.place {
+                throw ShardError(
+                    "\(entry.file.displayPath) was read by two shards (\(partials[files[position - 1].partial].path) and \(partials[entry.partial].path))"
+                )
+            }
+            renumber[entry.partial][entry.number] = position
+        }
+        var merged = first
+        merged.covers = covered.keys.sorted()
+        merged.files = files.map(\.file)
+        merged.entries = []
+        merged.segments = []
+        merged.incomplete = []
+        merged.stats = first.stats.map {
+            StepStat(
+                label: $0.label, stage: $0.stage, collection: $0.collection, recordsIn: 0, recordsOut: 0, rejected: 0,
+                duplicates: 0, warnings: 0, seconds: 0, changed: nil)
+        }
+        merged.ingested = [:]
+        merged.appendedIn = [:]
+        merged.appendedOut = [:]
+        for (index, (_, partial)) in partials.enumerated() {
+            let map = renumber[index]
+            for var entry in partial.entries {
+                if entry.file >= 0 { entry.file = map[entry.file] }
+                if entry.recordFile >= 0 { entry.recordFile = map[entry.recordFile] }
+                merged.entries.append(entry)
+            }
+            for var segment in partial.segments {
+                segment.file = map[segment.file]
+                merged.segments.append(segment)
+            }
+            merged.incomplete += partial.incomplete
+            for (position, stat) in partial.stats.enumerated() { merged.stats[position].add(stat) }
+            merged.ingested.merge(partial.ingested, uniquingKeysWith: +)
+            merged.appendedIn.merge(partial.appendedIn, uniquingKeysWith: +)
+            merged.appendedOut.merge(partial.appendedOut, uniquingKeysWith: +)
+            merged.phase = max(merged.phase, partial.phase)
+        }
+        merged.incomplete.sort { ($0.source, $0.entry.page) < ($1.source, $1.entry.page) }
+        return merged.sorted()
+    }
+
+    /// Refuses a partial of another pipeline definition, input set, build or shard count.
+    func checkBelongs(with expected: Identity, firstPath: String, path: String) throws {
+        let mine = identity
+        if mine.dataset != expected.dataset || mine.pipelineSHA256 != expected.pipelineSHA256 {
+            throw ShardError(
+                "\(path) is a partial of another pipeline definition (\(mine.dataset), sha256 \(mine.pipelineSHA256.prefix(12))) than \(firstPath) (\(expected.dataset), sha256 \(expected.pipelineSHA256.prefix(12)))"
+            )
+        }
+        if mine.build != expected.build {
+            throw ShardError(
+                "\(path) was made by seedforge \(mine.build), \(firstPath) by \(expected.build): run every shard with the same build"
+            )
+        }
+        if mine.inputs != expected.inputs {
+            throw ShardError(
+                "\(path) read another set of input files than \(firstPath) (a file was added, removed or changed between the shards' runs)"
+            )
+        }
+        if mine.shards != expected.shards || mine.split != expected.split {
+            throw ShardError(
+                "\(path) is a share of \(mine.shards) shards, \(firstPath) of \(expected.shards): merge partials of one split"
+            )
+        }
+    }
+}
+
+extension StepStat {
+    static func nanoseconds(_ seconds: Double) -> Int { Int((seconds * 1e9).rounded()) }
+
+    /// Adds another shard's counts of the same step.
+    mutating func add(_ other: StepStat) {
+        self = StepStat(
+            label: label, stage: stage, collection: collection, recordsIn: recordsIn + other.recordsIn,
+            recordsOut: recordsOut + other.recordsOut, rejected: rejected + other.rejected,
+            duplicates: duplicates + other.duplicates, warnings: warnings + other.warnings,
+            // In whole nanoseconds: the sum is the same in any grouping.
+            seconds: Double(Self.nanoseconds(seconds) + Self.nanoseconds(other.seconds)) / 1e9,
+            changed: changed.map { $0 + (other.changed ?? 0) } ?? other.changed)
+    }
+}
+
+extension ShardRun {
+    /// Merges the partial folders `paths` into one partial folder `path`.
+    public static func merge(_ paths: [String], into path: String) throws -> Outcome {
+        let merged = try Partial.merge(paths.map { ($0, try Partial.read($0)) })
+        try merged.write(to: path)
+        return Outcome(
+            path: path, covers: merged.covers, shards: merged.identity.shards,
+            records: merged.segments.reduce(0) { $0 + $1.count }, files: merged.files.count)
+    }
+
+    /// The definition file the partials were made from (`merge` without `--pipeline`).
+    public static func pipelineFile(of paths: [String]) throws -> String {
+        guard let first = paths.first else { throw ShardError("no partials to merge") }
+        return try Partial.read(first).identity.pipelineFile
+    }
+
+    /// Merges the partials of every shard and finishes the run: the steps the shards left,
+    /// then the outputs, manifest and accounting, swapped into place as a plain run does.
+    public static func finish(_ pipeline: Pipeline, partials paths: [String], options: RunOptions) throws -> RunResult {
+        let started = Date()
+        var logger = options.logger
+        logger[metadataKey: "dataset"] = "\(pipeline.name)"
+        let partial = try Partial.merge(paths.map { ($0, try Partial.read($0)) })
+        let split = ShardPlan.split(pipeline)
+        try partial.checkBelongs(
+            with: identity(pipeline, shards: partial.identity.shards, split: split),
+            firstPath: pipeline.file + " (as it is now)", path: paths.count == 1 ? paths[0] : "the partials")
+        let missing = (0..<partial.identity.shards).filter { !partial.covers.contains($0) }
+        if !missing.isEmpty {
+            throw ShardError(
+                "shard\(missing.count == 1 ? "" : "s") \(missing.map(String.init).joined(separator: ", ")) of \(partial.identity.shards) missing: no partial given covers \(missing.count == 1 ? "it" : "them") (run `seedforge run \(pipeline.file) --shard \(missing[0])/\(partial.identity.shards) --partial DIR`)"
+            )
+        }
+        let root = URL(fileURLWithPath: options.outputRoot)
+        let target = root.appendingPathComponent(pipeline.name)
+        let lock = try Runner.lock(pipeline, options: options, root: root, logger: logger)
+        defer { withExtendedLifetime(lock) {} }
+        let state = Runner.makeState(pipeline, options: options, root: root)
+        defer { state.spill.remove() }
+        defer { options.progress?.finish() }
+        let ledger = try restore(partial, pipeline: pipeline, into: state)
+        try state.spill.check()
+        var failures: [String] = []
+        var seen: [String: Int] = [:]
+        for case .validate(let step) in pipeline.steps[0..<split] {
+            let key = "\(step.label)\t\(step.collection)"
+            let occurrence = seen[key, default: 0]
+            seen[key] = occurrence + 1
+            let stats = state.stepStats.filter {
+                $0.stage == .validate && $0.label == step.label && $0.collection == step.collection
+            }
+            if occurrence < stats.count { failures += StepRunner.thresholdFailures(step, stat: stats[occurrence]) }
+        }
+        failures += try StepRunner.run(pipeline, state: state, logger: logger, steps: split..<pipeline.steps.count)
+        return try Runner.conclude(
+            pipeline, state: state, ledger: ledger, thresholdFailures: failures, options: options, target: target,
+            started: started, logger: logger)
+    }
+
+    /// Puts a complete partial's records, rejects, warnings and counts into `state`, and
+    /// checks every paginated source's page sequence; returns what ingest read.
+    static func restore(_ partial: Partial, pipeline: Pipeline, into state: RunState) throws -> InputLedger {
+        var texts: [SourceText] = []
+        var ledger = InputLedger()
+        for file in partial.files {
+            let contents = try InputFile.read(file.absolutePath, maxBytes: pipeline.limits.maxFileBytes)
+            guard contents.sha256 == file.input.sha256 else {
+                throw ShardError("\(file.displayPath) changed after its shard read it: run the shards again")
+            }
+            let text = SourceText(displayPath: file.displayPath, bytes: contents.text)
+            text.pageNumber = file.pageNumber
+            text.absolutePath = file.absolutePath
+            text.sourceRoot = file.sourceRoot
+            text.recordsPointer = file.recordsPointer
+            text.recordKeys = file.recordKeys
+            text.fieldSelectors = file.fieldSelectors
+            text.cellLayout = file.cellLayout
+            text.fieldPaths = pipeline.sources[file.place.source].mapping.pathsByName
+            text.releasePages()
+            state.keep(text, source: file.place.source, rank: file.place.rank)
+            texts.append(text)
+            ledger.inputs.append(file.input)
+            ledger.datasetPaths[file.displayPath] = file.input.file
+        }
+        for source in pipeline.sources.indices {
+            let pages = partial.files.filter { $0.place.source == source }.compactMap(\.page)
+            if !pages.isEmpty, let problem = PageSequence.problems(pages).first { throw problem }
+        }
+        for segment in partial.segments {
+            let width = state.schemas[segment.collection]?.fields.count ?? 0
+            let store = state.store(segment.collection)
+            for record in RecordCodec(sources: [texts[segment.file]]).decodeAll(
+                segment.bytes, count: segment.count, width: width)
+            {
+                store.append(record)
+            }
+        }
+        var rejects: [Rejection] = []
+        var warnings: [Warning] = []
+        for entry in partial.entries {
+            if entry.isReject {
+                let record = entry.record.map { bytes in
+                    RecordCodec(sources: [texts[entry.recordFile]]).decodeAll(
+                        bytes, count: 1, width: state.schemas[entry.collection]?.fields.count ?? 0)[0]
+                }
+                rejects.append(
+                    Rejection(
+                        collection: entry.collection, record: record, id: entry.id, findings: entry.findings,
+                        step: entry.step))
+            } else {
+                warnings.append(
+                    Warning(collection: entry.collection, id: entry.id, finding: entry.findings[0], step: entry.step))
+            }
+        }
+        state.restore(
+            rejects: rejects, warnings: warnings, stepStats: partial.stats, ingested: partial.ingested,
+            appendedIn: partial.appendedIn, appendedOut: partial.appendedOut,
+            incomplete: partial.incomplete.map(\.entry),
+            phase: partial.phase)
+        return ledger
+    }
+}

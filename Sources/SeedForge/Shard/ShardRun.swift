@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+
+/// Sharded runs: a shard reads its share of the inputs, runs the steps that work record by
+/// record and writes a partial (`Partial`); merging the partials of all shards and
+/// finishing gives the dataset a plain run writes, byte for byte.
+public enum ShardRun {
+    /// What a shard or a merge wrote.
+    public struct Outcome: Sendable {
+        public let path: String
+        public let covers: [Int]
+        public let shards: Int
+        public let records: Int
+        public let files: Int
+
+        public var summaryLine: String {
+            let which =
+                covers.count == 1 ? "shard \(covers[0])/\(shards)" : "shards \(Outcome.ranges(covers)) of \(shards)"
+            return "\(which): \(records) records from \(files) files in \(path)"
+        }
+
+        static func ranges(_ numbers: [Int]) -> String {
+            var parts: [String] = []
+            var start = 0
+            while start < numbers.count {
+                var end = start
+                while end + 1 < numbers.count, numbers[end + 1] == numbers[end] + 1 { end += 1 }
+                parts.append(end == start ? "\(numbers[start])" : "\(numbers[start])-\(numbers[end])")
+                start = end + 1
+            }
+            return parts.joined(separator: ",")
+        }
+    }
+
+    /// Runs `shard` of the pipeline and writes its partial to the folder `partial`.
+    public static func run(
+        _ pipeline: Pipeline, shard: Shard, partial path: String, options: RunOptions
+    ) throws
+        -> Outcome
+    {
+        var options = options
+        options.shard = shard
+        options.writeOutputs = true
+        var logger = options.logger
+        logger[metadataKey: "dataset"] = "\(pipeline.name)"
+        let state = RunState(
+            schemas: pipeline.schemas, threads: Threads(options.threads),
+            memoryLimit: options.memoryLimit ?? pipeline.limits.maxMemory)
+        defer { state.spill.remove() }
+        state.progress = options.progress
+        defer { options.progress?.finish() }
+        let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
+        try state.spill.check()
+        let split = ShardPlan.split(pipeline)
+        _ = try StepRunner.run(pipeline, state: state, logger: logger, steps: 0..<split)
+        try state.spill.check()
+        let partial = try make(pipeline, shard: shard, split: split, state: state, ledger: ledger)
+        try partial.write(to: path)
+        logger.info("shard \(shard): \(split) of \(pipeline.steps.count) steps run, partial written to \(path)")
+        return Outcome(
+            path: path, covers: partial.covers, shards: shard.count,
+            records: partial.segments.reduce(0) { $0 + $1.count }, files: partial.files.count)
+    }
+
+    static func identity(_ pipeline: Pipeline, shards: Int, split: Int) -> Partial.Identity {
+        Partial.Identity(
+            dataset: pipeline.name, pipelineFile: URL(fileURLWithPath: pipeline.file).standardizedFileURL.path,
+            pipelineSHA256: pipeline.fileSHA256, build: buildIdentity, inputs: ShardPlan.inputFingerprint(pipeline),
+            shards: shards, split: split)
+    }
+
+    /// The seedforge version and the SHA-256 of the running executable: partials of
+    /// another build may differ and are refused.
+    static let buildIdentity: String = {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let digest = (try? InputFile.read(executable, maxBytes: Int.max).sha256) ?? "unknown"
+        return "\(SeedForgeVersion.current)+\(digest.prefix(16))"
+    }()
+
+    /// The partial of a shard's state.
+    static func make(
+        _ pipeline: Pipeline, shard: Shard, split: Int, state: RunState, ledger: InputLedger
+    ) throws
+        -> Partial
+    {
+        // Files numbered in the pipeline's order (source, then place among its files).
+        let order = state.sources.indices.sorted { state.sourceFiles[$0] < state.sourceFiles[$1] }
+        var numberInPartial = [Int](repeating: -1, count: state.sources.count)
+        for (position, number) in order.enumerated() { numberInPartial[number] = position }
+        var inputs: [String: Manifest.Input] = [:]
+        for input in ledger.inputs { inputs["\(input.collection)\t\(input.file)"] = input }
+        var files: [Partial.File] = []
+        for number in order {
+            let text = state.sources[number]
+            let place = state.sourceFiles[number]
+            let collection = pipeline.sources[place.source].collection
+            let datasetPath = ledger.datasetPaths[text.displayPath] ?? text.displayPath
+            guard let input = inputs["\(collection)\t\(datasetPath)"] else {
+                throw InternalFailure("no manifest entry for \(text.displayPath) of \(collection)")
+            }
+            files.append(
+                Partial.File(
+                    place: place, absolutePath: text.absolutePath ?? text.displayPath, displayPath: text.displayPath,
+                    pageNumber: text.pageNumber, sourceRoot: text.sourceRoot, recordsPointer: text.recordsPointer,
+                    recordKeys: text.recordKeys, fieldSelectors: text.fieldSelectors, cellLayout: text.cellLayout,
+                    page: state.pagesBySource[place.source]?.first { $0.file == text.displayPath }, input: input))
+        }
+        func file(of text: SourceText) -> Int { state.number(of: text).map { numberInPartial[$0] } ?? -1 }
+        var entries: [Partial.Entry] = []
+        for (rejection, place) in zip(state.rejects, state.rejectPlaces) {
+            var bytes: [UInt8]?
+            if let record = rejection.record {
+                bytes = []
+                RecordCodec(sources: [record.origin.source]).encode(record, into: &bytes!)
+            }
+            entries.append(
+                Partial.Entry(
+                    phase: place.phase, file: place.file < 0 ? -1 : numberInPartial[place.file],
+                    sequence: place.sequence, isReject: true, collection: rejection.collection, step: rejection.step,
+                    id: rejection.id, findings: rejection.findings, record: bytes,
+                    recordFile: rejection.record.map { file(of: $0.origin.source) } ?? -1))
+        }
+        for (warning, place) in zip(state.warnings, state.warningPlaces) {
+            entries.append(
+                Partial.Entry(
+                    phase: place.phase, file: place.file < 0 ? -1 : numberInPartial[place.file],
+                    sequence: place.sequence, isReject: false, collection: warning.collection, step: warning.step,
+                    id: warning.id, findings: [warning.finding], record: nil, recordFile: -1))
+        }
+        // Records in segments of one file each, in the collection's order.
+        var segments: [Partial.Segment] = []
+        var sequence = 0
+        for collection in pipeline.collections {
+            var current: (source: SourceText, records: [Record])?
+            func close() {
+                guard let open = current, !open.records.isEmpty else { return }
+                var bytes: [UInt8] = []
+                let codec = RecordCodec(sources: [open.source])
+                for record in open.records { codec.encode(record, into: &bytes) }
+                sequence += 1
+                segments.append(
+                    Partial.Segment(
+                        collection: collection, file: file(of: open.source), sequence: sequence,
+                        count: open.records.count, bytes: bytes))
+                current = nil
+            }
+            try state.forEachRecord(collection) { record in
+                if let open = current, open.source !== record.origin.source || open.records.count >= 65_536 {
+                    close()
+                }
+                if current == nil { current = (record.origin.source, []) }
+                current!.records.append(record)
+            }
+            close()
+        }
+        var incomplete: [(source: Int, entry: IncompleteSource)] = []
+        for entry in state.incomplete {
+            let source = files.first { $0.input.file == entry.page && $0.input.collection == entry.collection }
+            incomplete.append((source?.place.source ?? -1, entry))
+        }
+        let merged = Partial(
+            identity: identity(pipeline, shards: shard.count, split: split), covers: [shard.index], files: files,
+            stats: state.stepStats, ingested: state.ingested, appendedIn: state.appendedIn,
+            appendedOut: state.appendedOut, incomplete: incomplete, entries: entries, segments: segments,
+            phase: state.phase)
+        return merged.sorted()
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+/// `seedforge run --shard I/N --partial DIR` and `seedforge merge`, run by the real CLI on
+/// the shipped pipelines and fixtures: any number of shards and any merge tree give the
+/// dataset a plain run writes, byte for byte (manifests without their `run` section), and
+/// partials that do not belong together are refused with a message that says why.
+@Suite("Sharded runs")
+struct ShardedRunTests {
+    typealias Golden = ShippedDatasetsGoldenTests
+
+    /// Every pipeline that runs on the repository's fixtures (validation.yml fails on
+    /// purpose: its malformed file is tested below).
+    static let pipelines: [String] =
+        Golden.pipelines
+        + ((try? FileManager.default.contentsOfDirectory(atPath: CLI.repoRoot.appendingPathComponent("Fixtures").path))
+        ?? [])
+        .sorted().flatMap { folder -> [String] in
+            let path = CLI.repoRoot.appendingPathComponent("Fixtures/\(folder)").path
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            return names.filter { $0.hasSuffix(".yml") && !$0.hasSuffix(".test.yml") && $0 != "validation.yml" }
+                .sorted().map { "Fixtures/\(folder)/\($0)" }
+        }
+
+    static func name(of pipeline: String) throws -> String {
+        let text = try String(contentsOf: CLI.repoRoot.appendingPathComponent(pipeline), encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("name:") })
+        return line.dropFirst("name:".count).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Asserts two dataset folders hold the same files with the same bytes.
+    static func expectSameDataset(_ plain: URL, _ sharded: URL, _ what: String) {
+        let files = Golden.files(in: plain)
+        #expect(files == Golden.files(in: sharded), "\(what): other files")
+        for file in files {
+            var a = (try? Data(contentsOf: plain.appendingPathComponent(file))) ?? Data()
+            var b = (try? Data(contentsOf: sharded.appendingPathComponent(file))) ?? Data()
+            if file == "manifest.json" {
+                a = Golden.withoutRunSection(a)
+                b = Golden.withoutRunSection(b)
+            }
+            #expect(a == b, "\(what): \(file) differs")
+        }
+    }
+
+    func shards(_ pipeline: String, count: Int, in dir: TempDir) throws -> [String] {
+        try (0..<count).map { index in
+            let folder = dir.path + "/parts/\(index)"
+            let result = try CLI.run(["run", pipeline, "--shard", "\(index)/\(count)", "--partial", folder])
+            #expect(result.status == 0, "\(pipeline) shard \(index)/\(count): \(result.stderr)")
+            #expect(result.stdout.contains("shard \(index)/\(count): "), "\(result.stdout)")
+            return folder
+        }
+    }
+
+    /// Shards in one merge, and as a tree: pairs merged into partials, merged in reverse
+    /// order, finished; the merged partials' bytes do not depend on the grouping.
+    @Test(arguments: pipelines, [1, 2, 3, 7])
+    func shardsMergedInAnyTreeWriteThePlainRunsDataset(pipeline: String, count: Int) throws {
+        if count == 7 || count == 1, !Golden.pipelines.contains(pipeline) { return }  // fixtures: 2 and 3 shards
+        let dir = try TempDir()
+        let name = try Self.name(of: pipeline)
+        let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let parts = try shards(pipeline, count: count, in: dir)
+
+        let flat = try CLI.run(["merge"] + parts + ["--out", dir.path + "/flat", "--quiet"])
+        #expect(flat.status == 0, "\(flat.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/\(name)"), dir.url.appendingPathComponent("flat/\(name)"),
+            "\(pipeline), \(count) shards")
+        guard count >= 2 else { return }
+
+        // ((0, 1), rest reversed) finished in reverse order of arguments.
+        let head = dir.path + "/tree/head"
+        let tail = dir.path + "/tree/tail"
+        #expect(try CLI.run(["merge", parts[0], parts[1], "--partial", head, "--quiet"]).status == 0)
+        if count > 2 {
+            #expect(try CLI.run(["merge"] + parts[2...].reversed() + ["--partial", tail, "--quiet"]).status == 0)
+        }
+        let treeParts = count > 2 ? [tail, head] : [head]
+        let tree = try CLI.run(["merge"] + treeParts + ["--out", dir.path + "/tree-out", "--quiet"])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/\(name)"), dir.url.appendingPathComponent("tree-out/\(name)"),
+            "\(pipeline), \(count) shards merged as a tree")
+
+        // One partial of everything: the same bytes from any grouping and order.
+        let all = dir.path + "/all-at-once"
+        let regrouped = dir.path + "/regrouped"
+        #expect(try CLI.run(["merge"] + parts + ["--partial", all, "--quiet"]).status == 0)
+        #expect(try CLI.run(["merge"] + treeParts + ["--partial", regrouped, "--quiet"]).status == 0)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: all + "/partial.bin"))
+                == Data(contentsOf: URL(fileURLWithPath: regrouped + "/partial.bin")))
+    }
+
+    @Test func aMissingOrRepeatedShardIsNamedAndNothingIsWritten() throws {
+        let dir = try TempDir()
+        let parts = try shards("pipelines/cities.yml", count: 3, in: dir)
+        let missing = try CLI.run(["merge", parts[0], parts[2], "--out", dir.path + "/out"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("shard 1 of 3 missing"), "\(missing.stderr)")
+        #expect(missing.stderr.contains("--shard 1/3"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/cities"))
+
+        let twice = try CLI.run(["merge", parts[0], parts[0], parts[1], parts[2], "--out", dir.path + "/out"])
+        #expect(twice.status == 2)
+        #expect(twice.stderr.contains("shard 0/3 is in both"), "\(twice.stderr)")
+
+        let otherDir = try TempDir()
+        let other = try shards("pipelines/cities.yml", count: 2, in: otherDir)
+        let mixed = try CLI.run(["merge", parts[0], other[1], "--partial", dir.path + "/mixed"])
+        #expect(mixed.status == 2)
+        #expect(mixed.stderr.contains("is a share of 2 shards"), "\(mixed.stderr)")
+    }
+
+    @Test func aPartialOfAnotherDefinitionOrInputSetIsRefused() throws {
+        let dir = try TempDir()
+        let fixture = CLI.repoRoot.appendingPathComponent("Fixtures/honey-shops")
+        try FileManager.default.copyItem(at: fixture, to: dir.url.appendingPathComponent("honey-shops"))
+        var yaml = try String(
+            contentsOf: CLI.repoRoot.appendingPathComponent("pipelines/honey-shops.yml"), encoding: .utf8)
+        yaml = yaml.replacingOccurrences(of: "../Fixtures/", with: "")
+        let pipeline = try dir.write("honey-shops.yml", yaml)
+        let parts = try shards(pipeline, count: 2, in: dir)
+
+        // The definition edited after the shards ran.
+        try dir.write("honey-shops.yml", yaml + "\n# edited\n")
+        let edited = try CLI.run(["merge"] + parts + ["--out", dir.path + "/out"])
+        #expect(edited.status == 2)
+        #expect(edited.stderr.contains("another pipeline definition"), "\(edited.stderr)")
+
+        // An input file changed after the shards ran.
+        try dir.write("honey-shops.yml", yaml)
+        let seed = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path + "/honey-shops").first {
+                $0.hasSuffix(".json")
+            })
+        let seedPath = dir.path + "/honey-shops/" + seed
+        try (try String(contentsOfFile: seedPath, encoding: .utf8) + "\n").write(
+            toFile: seedPath, atomically: true, encoding: .utf8)
+        let changed = try CLI.run(["merge"] + parts + ["--out", dir.path + "/out"])
+        #expect(changed.status == 2)
+        #expect(changed.stderr.contains("another set of input files"), "\(changed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/honey-shops"))
+    }
+
+    @Test func aShardWithAMalformedFileFailsWithItsLocation() throws {
+        let dir = try TempDir()
+        let pipeline = "Fixtures/validation/validation.yml"
+        var failed = 0
+        for index in 0..<3 {
+            let result = try CLI.run(["run", pipeline, "--shard", "\(index)/3", "--partial", dir.path + "/p\(index)"])
+            if result.status == 1 {
+                failed += 1
+                #expect(result.stderr.contains("shops-4.json:3:27: error: unterminated string"), "\(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: dir.path + "/p\(index)"))
+            } else {
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+        }
+        #expect(failed == 1)
+    }
+
+    @Test func badArgumentsAreUsageErrors() throws {
+        let dir = try TempDir()
+        for (arguments, message) in [
+            (["run", "pipelines/cities.yml", "--shard", "3/3", "--partial", dir.path], "from 0 to 2"),
+            (["run", "pipelines/cities.yml", "--shard", "half", "--partial", dir.path], "write I/N"),
+            (["run", "pipelines/cities.yml", "--shard", "0/2"], "--shard and --partial go together"),
+            (["merge", dir.path], "either --partial DIR"),
+            (["merge", dir.path, "--partial", dir.path + "/x"], "is not a partial"),
+        ] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        // A damaged partial.
+        let parts = try shards("pipelines/honey-shops.yml", count: 1, in: dir)
+        let file = parts[0] + "/partial.bin"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: file))
+        let damaged = try CLI.run(["merge", parts[0], "--out", dir.path + "/out"])
+        #expect(damaged.status == 2)
+        #expect(damaged.stderr.contains("cut short or damaged"), "\(damaged.stderr)")
+    }
+
+    @Test func unitsAreSplitIntoContiguousSharesThatCoverEveryFileOnce() {
+        for units in [0, 1, 2, 5, 42] {
+            for count in [1, 2, 3, 7] {
+                var owners = [Int](repeating: 0, count: units)
+                for index in 0..<count {
+                    let shard = Shard(index: index, count: count)
+                    for unit in 0..<units where shard.reads(unit: unit, of: units) { owners[unit] += 1 }
+                }
+                #expect(owners.allSatisfy { $0 == 1 }, "\(units) units, \(count) shards")
+            }
+        }
+    }
+}
