@@ -36,6 +36,7 @@ validate: build
 
 test:
 	@scripts/bootstrap.sh --browser
+	@scripts/spark-setup.sh >/dev/null
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	.build/debug/seedforge test $(PIPELINES)
