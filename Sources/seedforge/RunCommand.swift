@@ -79,6 +79,13 @@ struct RunCommand: ParsableCommand {
             "With --shard: the folder the partial result is written to (replaced if it exists).", valueName: "dir"))
     var partial: String?
 
+    @Option(
+        name: .customLong("split-files-over"),
+        help: ArgumentHelp(
+            "With --shard: split JSON-array and NDJSON files at least this large into one byte range per shard (default 64MiB; every shard must be given the same).",
+            valueName: "size"))
+    var splitFilesOver: String?
+
     @OptionGroup var parallel: ThreadOptions
 
     @OptionGroup var log: LogOptions
@@ -90,6 +97,10 @@ struct RunCommand: ParsableCommand {
         }
         if let shard {
             do { _ = try Shard(parsing: shard) } catch let error as ShardError { throw ValidationError(error.message) }
+            if let text = splitFilesOver, (ByteSize.parse(text) ?? 0) < 1 {
+                throw ValidationError(
+                    "--split-files-over must be a size such as 64MiB or 1000000 (bytes), found '\(text)'")
+            }
             if pipelines.count > 1 { throw ValidationError("--shard runs one pipeline at a time") }
             if report != nil { throw ValidationError("--report needs a dataset: give it to `seedforge merge --out`") }
         }
@@ -110,7 +121,11 @@ struct RunCommand: ParsableCommand {
                     outputRoot: out, logger: logger, threads: parallel.threads, memoryLimit: parallel.memoryLimit)
                 options.progress = progress
                 let outcome = try ShardRun.run(
-                    pipeline, shard: try Shard(parsing: shard), partial: partial, options: options)
+                    pipeline,
+                    shard: try Shard(
+                        parsing: shard,
+                        splitBytes: splitFilesOver.flatMap(ByteSize.parse) ?? Shard.defaultSplitBytes),
+                    partial: partial, options: options)
                 if log.logFormat == .json {
                     logger.info("\(outcome.summaryLine)", metadata: ["dataset": "\(pipeline.name)"])
                 } else if !log.quiet {

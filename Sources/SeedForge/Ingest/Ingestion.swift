@@ -38,10 +38,10 @@ enum Ingestion {
             let clock = ContinuousClock.now
             var pages: [PageMetadata] = []
             // A sharded run reads its share of the files (see `Shard`).
-            let share = options.shard.flatMap { ShardPlan.files(ofSource: sourceNumber, in: pipeline, shard: $0) }
+            let shares = options.shard.flatMap { ShardPlan.shares(ofSource: sourceNumber, in: pipeline, shard: $0) }
             if let progress = state.progress {
                 // Sizes as listed now (a stat per file); pages found by links add to them.
-                let listed = source.files.indices.filter { share?.contains($0) ?? true }.map { source.files[$0] }
+                let listed = source.files.indices.filter { shares?[$0] != FileShare.none }.map { source.files[$0] }
                 let bytes = listed.reduce(0) { $0 + (FileStamp.of($1)?.bytes ?? 0) }
                 progress.begin(
                     stage: "ingest \(source.collection)", unit: "files", total: listed.count, totalBytes: bytes)
@@ -52,7 +52,7 @@ enum Ingestion {
                 source.files.count > 1
             {
                 try readPagesInParallel(
-                    source, number: sourceNumber, share: share, pagewise, state: state, options: options,
+                    source, number: sourceNumber, shares: shares, pagewise, state: state, options: options,
                     ledger: &ledger, pipeline: pipeline)
                 recordIngest(source, state: state, since: clock, logger: logger)
                 continue
@@ -65,7 +65,8 @@ enum Ingestion {
             while fileIndex < files.count {
                 let file = files[fileIndex]
                 fileIndex += 1
-                if let share, !share.contains(fileIndex - 1) { continue }
+                let share = shares.map { fileIndex - 1 < $0.count ? $0[fileIndex - 1] : .whole } ?? .whole
+                if share == .none { continue }
                 visited.insert(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
                 let contents: InputFile.Contents
                 var sink = IngestSink(
@@ -79,7 +80,12 @@ enum Ingestion {
                     text.absolutePath = file
                     text.sourceRoot = sourceRoot
                     text.fieldPaths = source.mapping.pathsByName
-                    state.keep(text, source: sourceNumber, rank: fileIndex - 1)
+                    if case .part(let range, let part) = share {
+                        sink.byteRange = range
+                        state.keep(text, source: sourceNumber, rank: fileIndex - 1, part: part)
+                    } else {
+                        state.keep(text, source: sourceNumber, rank: fileIndex - 1)
+                    }
                     state.currentSource = text
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                     // Sources that follow "next" links find their next file in this one.
@@ -169,11 +175,12 @@ enum Ingestion {
     }
 
     static func readPagesInParallel(
-        _ source: SourceDefinition, number sourceNumber: Int, share: Set<Int>?, _ pagewise: any PagewiseSource,
+        _ source: SourceDefinition, number sourceNumber: Int, shares: [FileShare]?, _ pagewise: any PagewiseSource,
         state: RunState, options: RunOptions, ledger: inout InputLedger, pipeline: Pipeline
     ) throws {
         let batch = 256
-        let positions = source.files.indices.filter { share?.contains($0) ?? true }
+        // Pages are never split between shards: a page is read whole or not at all.
+        let positions = source.files.indices.filter { shares?[$0] != FileShare.none }
         var start = 0
         while start < positions.count {
             let taken = Array(positions[start..<min(start + batch, positions.count)])

@@ -150,6 +150,10 @@ public struct JSONSource: SourceKind {
         }
     }
 
+    /// A plain array of records can be read in byte ranges (a keyed object's keys, and a
+    /// page's number, belong to the whole file).
+    public var readsByteRanges: Bool { keyField == nil && pageNumberPath == nil }
+
     public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
         let limits = sink.limits
         return try text.bytes.withUnsafeBufferPointer { buffer in
@@ -215,12 +219,19 @@ public struct JSONSource: SourceKind {
             }
             text.recordsPointer = pointer
             let arrayStart = reader.position
-            if let window = sink.windowBytes(forArrayOf: buffer.count - arrayStart) {
+            // A shard's byte range (see `Shard`) is read as a large file is: the whole
+            // array checked, then the range's records parsed a window at a time.
+            if let window = sink.windowBytes(forArrayOf: buffer.count - arrayStart)
+                ?? (sink.byteRange != nil ? 32 << 20 : nil)
+            {
                 // A file large for the memory limit: checked whole first (a syntax error
                 // is never half-read), then read a window at a time, each window's records
                 // handed over (and spilled) before the next is parsed, its pages released.
+                var rangeStart: (offset: Int, index: Int)?
                 do {
-                    let arrayEnd = try Self.checkArray(buffer, text, arrayStart: arrayStart, limits: limits)
+                    let (arrayEnd, found) = try Self.checkArray(
+                        buffer, text, arrayStart: arrayStart, limits: limits, findingFrom: sink.byteRange?.lowerBound)
+                    rangeStart = found
                     if recordsPath == nil {
                         reader.position = arrayEnd
                         try Self.expectEnd(&reader, text)
@@ -238,12 +249,27 @@ public struct JSONSource: SourceKind {
                 if recordsPath != nil { try checkExpected(&reader, text, documentStart) }
                 let page = try pageMetadata(&reader, text, documentStart)
                 do {
-                    try Self.parseInWindows(
-                        buffer, text, arrayStart: arrayStart, window: window, mapping: sink.mapping,
-                        threads: sink.threads, limits: limits
-                    ) { chunks, range in
-                        sink.merge(chunks)
-                        text.bytes.releaseResidentPages(range)
+                    if let range = sink.byteRange {
+                        guard var from = rangeStart?.offset, from < range.upperBound else { return page }
+                        sink.firstIndex = rangeStart!.index
+                        while true {
+                            let chunk = Self.parseChunk(
+                                buffer, text, from: from, first: false, stop: min(range.upperBound, from + window),
+                                mapping: sink.mapping, limits: limits)
+                            if let error = chunk.error { throw error }
+                            sink.merge([chunk.entries])
+                            guard let next = chunk.stoppedAt, next < range.upperBound else { break }
+                            text.bytes.releaseResidentPages(from..<next)
+                            from = next
+                        }
+                    } else {
+                        try Self.parseInWindows(
+                            buffer, text, arrayStart: arrayStart, window: window, mapping: sink.mapping,
+                            threads: sink.threads, limits: limits
+                        ) { chunks, range in
+                            sink.merge(chunks)
+                            text.bytes.releaseResidentPages(range)
+                        }
                     }
                 } catch let error as ValueTooLong {
                     throw limits.valueTooLong(text, error.error, from: documentStart, record: error.record)
@@ -301,20 +327,29 @@ public struct JSONSource: SourceKind {
 
     /// Checks the syntax of the array at `arrayStart` element by element, releasing the
     /// file's pages behind it every 32 MiB (a large file is checked without being brought
-    /// into memory whole); returns the position after its closing bracket.
+    /// into memory whole); returns the position after its closing bracket, and the offset
+    /// and index of the first element starting at or after `findingFrom`.
     static func checkArray(
-        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, limits: InputLimits
-    ) throws -> Int {
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, limits: InputLimits,
+        findingFrom: Int? = nil
+    ) throws -> (end: Int, found: (offset: Int, index: Int)?) {
         var reader = JSONReader(bytes: buffer, start: arrayStart + 1, maxValueBytes: limits.maxValueBytes)
         var pass = FileBytes.ReleasingPass(text.bytes, from: arrayStart)
         var first = true
+        var index = 0
+        var found: (offset: Int, index: Int)?
         while try reader.nextArrayElement(first: first) {
             first = false
+            if let findingFrom, found == nil {
+                reader.skipWhitespace()
+                if reader.position >= findingFrom { found = (reader.position, index) }
+            }
             try reader.skipValue()
+            index += 1
             pass.reached(reader.position)
         }
         pass.end(at: reader.position)
-        return reader.position
+        return (reader.position, found)
     }
 
     /// Reads the elements of a (syntax-checked) array a window of about `window` bytes at

@@ -20,6 +20,8 @@ public struct NDJSONSource: SourceKind {
 
     public init(config: ConfigMap) throws {}
 
+    public var readsByteRanges: Bool { true }
+
     public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
         let limits = sink.limits
         try text.bytes.withUnsafeBufferPointer { buffer in
@@ -35,7 +37,11 @@ public struct NDJSONSource: SourceKind {
                     reader.skipByteOrderMark()
                     skipBOM = false
                 }
-                if reader.peek() != nil {
+                if reader.peek() != nil, let range = sink.byteRange, !range.contains(reader.position) {
+                    // Another shard's line (see `Shard`): counted, so indexes stay the file's.
+                    if reader.position >= range.upperBound { break }
+                    index += 1
+                } else if reader.peek() != nil {
                     let offset = reader.position
                     let origin = Origin(source: text, offset: offset, index: index)
                     do {

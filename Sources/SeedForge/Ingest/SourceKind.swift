@@ -19,6 +19,9 @@ public protocol SourceKind: Sendable {
     var followLimit: Int { get }
     /// Whether the source reads more files than its `path` names (it follows links).
     var followsLinks: Bool { get }
+    /// Whether the source can read the records that start in a byte range of a file
+    /// (`IngestSink.byteRange`), so a large file can be split between shards.
+    var readsByteRanges: Bool { get }
     /// What a link to a page that was not saved does (`on-missing-page:`).
     var onMissingPage: FollowCheck.MissingPage { get }
     /// Whether pipeline tests may give this source inline records (else fixture files).
@@ -35,6 +38,7 @@ extension SourceKind {
     public func nextFile(after text: SourceText, path: String) -> NextPage? { nil }
     public var followLimit: Int { 1000 }
     public var followsLinks: Bool { false }
+    public var readsByteRanges: Bool { false }
     public var onMissingPage: FollowCheck.MissingPage { .fail }
     public var acceptsInlineRecords: Bool { true }
 }
@@ -109,6 +113,12 @@ public struct IngestSink {
     /// The pipeline's limits on one value and one record.
     public let limits: InputLimits
     public private(set) var count = 0
+    /// Read only the records that start in this byte range of the file (a shard's part of
+    /// a large file, see `Shard`); nil: all of them.
+    public internal(set) var byteRange: Range<Int>?
+    /// The index in the file of the first record read, when a source reads a byte range:
+    /// `merge` numbers records on from it.
+    public var firstIndex = 0
 
     init(collection: String, mapping: FieldMapping, state: RunState, threads: Threads, limits: InputLimits) {
         self.collection = collection
@@ -158,7 +168,7 @@ public struct IngestSink {
     /// findings, so every location and pointer is the one a sequential read gives. A file
     /// read in windows is merged window by window: indexes go on from the records taken.
     public mutating func merge(_ chunks: [[IngestEntry]]) {
-        var base = count
+        var base = count + firstIndex
         for chunk in chunks {
             for entry in chunk {
                 switch entry {

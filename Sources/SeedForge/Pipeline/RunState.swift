@@ -47,8 +47,12 @@ public struct Warning: Sendable {
 struct SourceFile: Hashable, Comparable {
     let source: Int
     let rank: Int
+    /// Which byte range of a file split between shards (see `Shard`); 0 for a whole file.
+    var part = 0
 
-    static func < (a: SourceFile, b: SourceFile) -> Bool { (a.source, a.rank) < (b.source, b.rank) }
+    static func < (a: SourceFile, b: SourceFile) -> Bool {
+        (a.source, a.rank, a.part) < (b.source, b.rank, b.part)
+    }
 }
 
 /// Where a reject or warning stands in the order of a plain run: the step (`phase`), the
@@ -118,10 +122,10 @@ public final class RunState {
     var pagesBySource: [Int: [PageMetadata]] = [:]
 
     /// Keeps a file read as the `rank`th file of source `source` (see `SourceFile`).
-    func keep(_ text: SourceText, source: Int = -1, rank: Int = -1) {
+    func keep(_ text: SourceText, source: Int = -1, rank: Int = -1, part: Int = 0) {
         sourceNumbers[ObjectIdentifier(text)] = sources.count
         sources.append(text)
-        sourceFiles.append(SourceFile(source: source, rank: rank))
+        sourceFiles.append(SourceFile(source: source, rank: rank, part: part))
     }
 
     /// The number of a kept file in `sources`.

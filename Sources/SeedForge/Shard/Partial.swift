@@ -23,6 +23,8 @@ struct Partial {
         var shards: Int
         /// The number of leading steps the shards ran.
         var split: Int
+        /// Files this large (bytes) were split into byte ranges, one per shard.
+        var splitBytes: Int
     }
 
     /// An input file a shard read: where it stands, what locations in it need, and its
@@ -272,6 +274,7 @@ extension Partial {
         }
         out.int(identity.shards)
         out.int(identity.split)
+        out.int(identity.splitBytes)
         out.int(covers.count)
         for shard in covers { out.int(shard) }
         out.int(phase)
@@ -279,6 +282,7 @@ extension Partial {
         for file in files {
             out.int(file.place.source)
             out.int(file.place.rank)
+            out.int(file.place.part)
             out.text(file.absolutePath)
             out.text(file.displayPath)
             out.int(file.pageNumber)
@@ -390,12 +394,13 @@ extension Partial {
         }
         let identity = Identity(
             dataset: try input.text(), pipelineFile: try input.text(), pipelineSHA256: try input.text(),
-            build: try input.text(), inputs: try input.text(), shards: try input.int(), split: try input.int())
+            build: try input.text(), inputs: try input.text(), shards: try input.int(), split: try input.int(),
+            splitBytes: try input.int())
         let covers = try (0..<input.int()).map { _ in try input.int() }
         let phase = try input.int()
         var files: [File] = []
         for _ in 0..<(try input.int()) {
-            let place = SourceFile(source: try input.int(), rank: try input.int())
+            let place = SourceFile(source: try input.int(), rank: try input.int(), part: try input.int())
             let absolutePath = try input.text()
             let displayPath = try input.text()
             let pageNumber = try input.int()

@@ -139,9 +139,9 @@ extension Partial {
                 "\(path) read another set of input files than \(firstPath) (a file was added, removed or changed between the shards' runs)"
             )
         }
-        if mine.shards != expected.shards || mine.split != expected.split {
+        if mine.shards != expected.shards || mine.split != expected.split || mine.splitBytes != expected.splitBytes {
             throw ShardError(
-                "\(path) is a share of \(mine.shards) shards, \(firstPath) of \(expected.shards): merge partials of one split"
+                "\(path) is a share of \(mine.shards) shards (files over \(mine.splitBytes) bytes split), \(firstPath) of \(expected.shards) (over \(expected.splitBytes)): merge partials of one split"
             )
         }
     }
@@ -187,7 +187,8 @@ extension ShardRun {
         let partial = try Partial.merge(paths.map { ($0, try Partial.read($0)) })
         let split = ShardPlan.split(pipeline)
         try partial.checkBelongs(
-            with: identity(pipeline, shards: partial.identity.shards, split: split),
+            with: identity(
+                pipeline, shards: partial.identity.shards, split: split, splitBytes: partial.identity.splitBytes),
             firstPath: pipeline.file + " (as it is now)", path: paths.count == 1 ? paths[0] : "the partials")
         let missing = (0..<partial.identity.shards).filter { !partial.covers.contains($0) }
         if !missing.isEmpty {
@@ -241,10 +242,19 @@ extension ShardRun {
             text.cellLayout = file.cellLayout
             text.fieldPaths = pipeline.sources[file.place.source].mapping.pathsByName
             text.releasePages()
-            state.keep(text, source: file.place.source, rank: file.place.rank)
+            state.keep(text, source: file.place.source, rank: file.place.rank, part: file.place.part)
             texts.append(text)
-            ledger.inputs.append(file.input)
             ledger.datasetPaths[file.displayPath] = file.input.file
+            if let previous = ledger.inputs.last, file.place.part > 0, previous.file == file.input.file,
+                previous.collection == file.input.collection
+            {
+                // Another shard's part of a split file: one input, its records counted once each.
+                ledger.inputs[ledger.inputs.count - 1] = Manifest.Input(
+                    collection: previous.collection, file: previous.file, sha256: previous.sha256,
+                    bytes: previous.bytes, records: previous.records + file.input.records, stamp: previous.stamp)
+            } else {
+                ledger.inputs.append(file.input)
+            }
         }
         for source in pipeline.sources.indices {
             let pages = partial.files.filter { $0.place.source == source }.compactMap(\.page)

@@ -7,18 +7,26 @@ import Foundation
 /// each file of a source is a unit of its own, except that a source that follows `next`
 /// links is one unit (its pages are only found by reading them in turn). Shard I reads the
 /// units `I*U/N ..< (I+1)*U/N`, so neighbouring files stay together and every unit is read
-/// by exactly one shard, whatever N.
+/// by exactly one shard, whatever N. A file of at least `splitBytes` that a source can read
+/// in part (a JSON array or NDJSON, not gzip-compressed) is no unit: every shard reads
+/// one N-th of its bytes, the records that start there.
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public let index: Int
     public let count: Int
+    /// Files at least this large are split into byte ranges, one per shard.
+    public var splitBytes: Int
 
-    public init(index: Int, count: Int) {
+    /// Files of 64 MiB and more are split by default.
+    public static let defaultSplitBytes = 64 << 20
+
+    public init(index: Int, count: Int, splitBytes: Int = Shard.defaultSplitBytes) {
         self.index = index
         self.count = count
+        self.splitBytes = splitBytes
     }
 
     /// Parses `I/N` (0 ≤ I < N).
-    public init(parsing text: String) throws {
+    public init(parsing text: String, splitBytes: Int = Shard.defaultSplitBytes) throws {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
             throw ShardError("'\(text)' is not a shard: write I/N, such as 0/4 for the first of four shares")
@@ -28,7 +36,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
                 "shard \(text): the share number must be from 0 to \(max(count, 1) - 1) and the number of shares at least 1"
             )
         }
-        self.init(index: index, count: count)
+        self.init(index: index, count: count, splitBytes: splitBytes)
     }
 
     public var description: String { "\(index)/\(count)" }
@@ -37,37 +45,55 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     func reads(unit: Int, of units: Int) -> Bool {
         unit * count / max(units, 1) == index || (units == 0 && index == 0)
     }
+
+    /// This shard's byte range of a file of `bytes` split between all shards.
+    func range(of bytes: Int) -> Range<Int> { bytes * index / count..<bytes * (index + 1) / count }
+}
+
+/// What a shard reads of one file.
+enum FileShare: Equatable {
+    case none
+    case whole
+    /// The records that start in `range`; `part` orders the shards' parts of the file.
+    case part(Range<Int>, part: Int)
 }
 
 /// Which files a shard reads, and where a sharded run stops.
 enum ShardPlan {
-    /// The unit number of each source's files (a link-following source's entry has one
-    /// number for the whole source), and how many units there are.
-    static func units(_ pipeline: Pipeline) -> (perSource: [[Int]], total: Int) {
-        var next = 0
-        var perSource: [[Int]] = []
-        for source in pipeline.sources {
-            if source.kind.followsLinks {
-                perSource.append([next])
-                next += 1
-            } else {
-                perSource.append(source.files.indices.map { next + $0 })
-                next += source.files.count
-            }
-        }
-        return (perSource, next)
+    /// Whether a file is split into byte ranges between the shards.
+    static func splits(_ file: String, of source: SourceDefinition, shard: Shard) -> Bool {
+        guard shard.count > 1, source.kind.readsByteRanges, !file.hasSuffix(".gz") else { return false }
+        return (FileStamp.of(file)?.bytes ?? 0) >= shard.splitBytes
     }
 
-    /// The positions (in `source.files`) of the files `shard` reads of source `rank`; nil
-    /// for all of them and the pages they link to (a link-following source is all or
-    /// nothing).
-    static func files(ofSource rank: Int, in pipeline: Pipeline, shard: Shard) -> Set<Int>? {
-        let (perSource, total) = units(pipeline)
-        let source = pipeline.sources[rank]
-        if source.kind.followsLinks {
-            return shard.reads(unit: perSource[rank][0], of: total) ? nil : []
+    /// What `shard` reads of each file of source `rank` (by position in `source.files`);
+    /// nil: every file and the pages they link to (a link-following source is all or
+    /// nothing: its files are one unit).
+    static func shares(ofSource rank: Int, in pipeline: Pipeline, shard: Shard) -> [FileShare]? {
+        // Units are numbered across all sources; those of source `rank` are remembered.
+        var total = 0
+        var unitOf: [Int: Int] = [:]
+        for (number, source) in pipeline.sources.enumerated() {
+            if source.kind.followsLinks {
+                if number == rank { unitOf[-1] = total }
+                total += 1
+                continue
+            }
+            for (position, file) in source.files.enumerated() where !splits(file, of: source, shard: shard) {
+                if number == rank { unitOf[position] = total }
+                total += 1
+            }
         }
-        return Set(source.files.indices.filter { shard.reads(unit: perSource[rank][$0], of: total) })
+        let source = pipeline.sources[rank]
+        if let unit = unitOf[-1] {
+            return shard.reads(unit: unit, of: total) ? nil : Array(repeating: .none, count: source.files.count)
+        }
+        return source.files.indices.map { position in
+            guard let unit = unitOf[position] else {
+                return .part(shard.range(of: FileStamp.of(source.files[position])?.bytes ?? 0), part: shard.index)
+            }
+            return shard.reads(unit: unit, of: total) ? .whole : .none
+        }
     }
 
     /// The number of leading steps a shard runs: every step up to the first that needs the

@@ -62,11 +62,11 @@ public enum ShardRun {
             records: partial.segments.reduce(0) { $0 + $1.count }, files: partial.files.count)
     }
 
-    static func identity(_ pipeline: Pipeline, shards: Int, split: Int) -> Partial.Identity {
+    static func identity(_ pipeline: Pipeline, shards: Int, split: Int, splitBytes: Int) -> Partial.Identity {
         Partial.Identity(
             dataset: pipeline.name, pipelineFile: URL(fileURLWithPath: pipeline.file).standardizedFileURL.path,
             pipelineSHA256: pipeline.fileSHA256, build: buildIdentity, inputs: ShardPlan.inputFingerprint(pipeline),
-            shards: shards, split: split)
+            shards: shards, split: split, splitBytes: splitBytes)
     }
 
     /// The seedforge version and the SHA-256 of the running executable: partials of
@@ -160,7 +160,8 @@ public enum ShardRun {
             incomplete.append((source?.place.source ?? -1, entry))
         }
         let merged = Partial(
-            identity: identity(pipeline, shards: shard.count, split: split), covers: [shard.index], files: files,
+            identity: identity(pipeline, shards: shard.count, split: split, splitBytes: shard.splitBytes),
+            covers: [shard.index], files: files,
             stats: state.stepStats, ingested: state.ingested, appendedIn: state.appendedIn,
             appendedOut: state.appendedOut, incomplete: incomplete, entries: entries, segments: segments,
             phase: state.phase)

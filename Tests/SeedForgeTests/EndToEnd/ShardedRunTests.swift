@@ -45,10 +45,10 @@ struct ShardedRunTests {
         }
     }
 
-    func shards(_ pipeline: String, count: Int, in dir: TempDir) throws -> [String] {
+    func shards(_ pipeline: String, count: Int, in dir: TempDir, _ extra: [String] = []) throws -> [String] {
         try (0..<count).map { index in
             let folder = dir.path + "/parts/\(index)"
-            let result = try CLI.run(["run", pipeline, "--shard", "\(index)/\(count)", "--partial", folder])
+            let result = try CLI.run(["run", pipeline, "--shard", "\(index)/\(count)", "--partial", folder] + extra)
             #expect(result.status == 0, "\(pipeline) shard \(index)/\(count): \(result.stderr)")
             #expect(result.stdout.contains("shard \(index)/\(count): "), "\(result.stdout)")
             return folder
@@ -95,6 +95,40 @@ struct ShardedRunTests {
         #expect(
             try Data(contentsOf: URL(fileURLWithPath: all + "/partial.bin"))
                 == Data(contentsOf: URL(fileURLWithPath: regrouped + "/partial.bin")))
+    }
+
+    /// Every JSON array and NDJSON file split into byte ranges, one per shard (as a large
+    /// dump is): records, rejects and their indexes in the file are the plain run's.
+    @Test(arguments: pipelines)
+    func filesSplitIntoByteRangesWriteThePlainRunsDataset(pipeline: String) throws {
+        let dir = try TempDir()
+        let name = try Self.name(of: pipeline)
+        let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let parts = try shards(pipeline, count: 3, in: dir, ["--split-files-over", "1"])
+        let merged = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/split", "--quiet"])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/\(name)"), dir.url.appendingPathComponent("split/\(name)"),
+            "\(pipeline), files split between 3 shards")
+        // Partials of another split are not merged with these.
+        let otherDir = try TempDir()
+        let whole = try shards(pipeline, count: 3, in: otherDir)
+        let mixed = try CLI.run(["merge", parts[0], whole[1], whole[2], "--out", dir.path + "/mixed"])
+        #expect(mixed.status == 2)
+        #expect(mixed.stderr.contains("bytes split"), "\(mixed.stderr)")
+    }
+
+    @Test func aSyntaxErrorInASplitFileFailsEveryShardWithTheSameMessage() throws {
+        let dir = try TempDir()
+        for index in 0..<3 {
+            let result = try CLI.run([
+                "run", "Fixtures/validation/validation.yml", "--shard", "\(index)/3", "--partial",
+                dir.path + "/p\(index)", "--split-files-over", "1",
+            ])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("shops-4.json:3:27: error: unterminated string"), "\(result.stderr)")
+        }
     }
 
     @Test func aMissingOrRepeatedShardIsNamedAndNothingIsWritten() throws {
@@ -172,6 +206,10 @@ struct ShardedRunTests {
             (["run", "pipelines/cities.yml", "--shard", "half", "--partial", dir.path], "write I/N"),
             (["run", "pipelines/cities.yml", "--shard", "0/2"], "--shard and --partial go together"),
             (["merge", dir.path], "either --partial DIR"),
+            (
+                ["run", "pipelines/cities.yml", "--shard", "0/2", "--partial", dir.path, "--split-files-over", "big"],
+                "--split-files-over must be a size"
+            ),
             (["merge", dir.path, "--partial", dir.path + "/x"], "is not a partial"),
         ] {
             let result = try CLI.run(arguments)
