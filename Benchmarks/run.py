@@ -9,7 +9,9 @@ whether each target holds. Needs a release build (the Makefile makes one).
 
 Environment: BENCH_SIZES (default "200k"), BENCH_RUNS (default 3; the median run counts).
 `run.py csv` runs only the CSV benchmark: a 1M-row CSV of cities read by a csv source into
-NDJSON, against DuckDB's read_csv into NDJSON.
+NDJSON, against DuckDB's read_csv into NDJSON. `run.py spark` runs only the sharded-run
+benchmark: a 2,000-page HTML catalogue and the 5M-city dump, a plain run against Spark
+local[2] with 8 shards (BENCH_SPARK=0 leaves it out of `make bench`).
 """
 import json
 import os
@@ -132,6 +134,11 @@ def main():
         rows, verdicts = csv_benchmark(runs)
         print_csv(rows, verdicts)
         return
+    if sys.argv[1:] == ["spark"]:
+        ensure_tools(csv_only=True)
+        rows = spark_benchmark()
+        print_spark(rows)
+        return
     ensure_tools()
     subprocess.run([sys.executable, os.path.join(BENCH, "prepare.py"), *sizes], check=True)
     out = os.path.join(DATA, "out")
@@ -212,6 +219,7 @@ def main():
     verdicts += nearest_verdicts
     csv_rows, csv_verdicts = csv_benchmark(runs)
     verdicts += csv_verdicts
+    spark_rows = spark_benchmark() if os.environ.get("BENCH_SPARK", "1") != "0" else []
 
     print()
     print(f"{'size':<6} {'tool':<40} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'peak/input':>10} {'records':>9} {'wall vs duckdb':>15}")
@@ -226,6 +234,8 @@ def main():
     for places, tool, (wall, cpu, peak), base in nearest_rows:
         print(f"{places:<7} {tool:<38} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {base / wall:>10.2f}x")
     print_csv(csv_rows, [])
+    if spark_rows:
+        print_spark(spark_rows)
     for name, ok, detail in verdicts:
         print(f"{'PASS' if ok else 'MISS'}  {name}: {detail}")
 
@@ -294,6 +304,70 @@ def html_benchmark(runs, pages=1000):
         ("html records identical to lxml's", identical, f"{records} records"),
     ]
     return rows, verdicts
+
+
+def makespan(seconds, slots):
+    """The time `slots` workers take for tasks of these durations, each task to the worker
+    free first, longest first (how Spark's scheduler fills free cores, near enough)."""
+    free = [0.0] * max(1, slots)
+    for task in sorted(seconds, reverse=True):
+        free[free.index(min(free))] += task
+    return max(free)
+
+
+def spark_benchmark(shards=8):
+    """A plain run against the same pipeline on Spark local[2] (cluster/seedforge_spark.py):
+    wall time of each phase, overhead, and from the per-task times the projected time on 4
+    and 16 machines like this one (2 task slots each); the datasets must be identical."""
+    workloads = []
+    catalogue = os.path.join(DATA, "catalogue-2000")
+    if not os.path.exists(os.path.join(catalogue, "page-2000.html")):
+        subprocess.run([sys.executable, os.path.join(ROOT, "Fixtures", "products", "make_catalogue.py"),
+                        "--pages", "2000", "--out", catalogue], check=True)
+    with open(os.path.join(BENCH, "pipelines", "html.yml")) as f:
+        html = f.read().replace("../data/catalogue/", "catalogue-2000/").replace("name: html-bench", "name: spark-html")
+    html_pipeline = os.path.join(DATA, "spark-html.yml")
+    with open(html_pipeline, "w") as f:
+        f.write(html)
+    workloads.append(("2,000 HTML pages", html_pipeline, "spark-html"))
+    if not os.path.exists(os.path.join(DATA, "cities-5m.json")):
+        subprocess.run([sys.executable, os.path.join(BENCH, "prepare.py"), "5m"], check=True)
+    workloads.append(("5M cities (one 0.5 GB file)", pipeline("reference.yml", "5m"), "reference-5m"))
+    rows = []
+    for label, path, name in workloads:
+        plain_out = os.path.join(DATA, "out-plain")
+        spark_out = os.path.join(DATA, "out-spark")
+        log(f"spark: {label}: plain run")
+        plain = measure([SEEDFORGE, "run", path, "--out", plain_out, "--quiet", "--force"], cwd=DATA)
+        log(f"spark: {label}: Spark local[2], {shards} shards")
+        timings_file = os.path.join(DATA, f"spark-timings-{name}.json")
+        shutil.rmtree(os.path.join(spark_out, name), ignore_errors=True)
+        spark = measure([os.path.join(ROOT, "cluster", "spark-submit.sh"), "--master", "local[2]",
+                         "--conf", "spark.ui.enabled=false", os.path.join(ROOT, "cluster", "seedforge_spark.py"),
+                         path, "--shards", str(shards), "--partials", os.path.join(DATA, "spark-partials"),
+                         "--out", spark_out, "--seedforge", SEEDFORGE, "--timings", timings_file], cwd=DATA)
+        with open(timings_file) as f:
+            timings = json.load(f)
+        identical = all(
+            subprocess.run(["cmp", "-s", os.path.join(plain_out, name, file), os.path.join(spark_out, name, file)]).returncode == 0
+            for file in os.listdir(os.path.join(plain_out, name)) if file != "manifest.json")
+        tasks = timings["mapTaskSeconds"]
+        merges = [max(level) for level in timings["mergeTaskSeconds"] if level]
+        startup = spark[0] - timings["mapSeconds"] - timings["mergeSeconds"] - timings["finishSeconds"]
+        projected = {machines: startup + makespan(tasks, 2 * machines) + sum(merges) + timings["finishSeconds"]
+                     for machines in (4, 16)}
+        rows.append((label, plain, spark, timings, startup, projected, identical))
+    return rows
+
+
+def print_spark(rows):
+    print()
+    print(f"{'workload':<28} {'plain s':>8} {'spark s':>8} {'startup':>8} {'map':>6} {'merge':>6} {'finish':>7} "
+          f"{'tasks sum':>9} {'x plain':>8} {'4 mach.':>8} {'16 mach.':>8} {'same':>5}")
+    for label, plain, spark, timings, startup, projected, identical in rows:
+        print(f"{label:<28} {plain[0]:>8.2f} {spark[0]:>8.2f} {startup:>8.2f} {timings['mapSeconds']:>6.2f} "
+              f"{timings['mergeSeconds']:>6.2f} {timings['finishSeconds']:>7.2f} {sum(timings['mapTaskSeconds']):>9.2f} "
+              f"{spark[0] / plain[0]:>7.2f}x {projected[4]:>8.2f} {projected[16]:>8.2f} {'yes' if identical else 'NO':>5}")
 
 
 def make_places(path, cities_path, count=100_000):

@@ -73,7 +73,7 @@ public struct StepStat: Sendable {
     public let rejected: Int
     public let duplicates: Int
     public let warnings: Int
-    public let seconds: Double
+    public internal(set) var seconds: Double
     /// Records a step rewrote, for steps that count them (`replace`); nil otherwise.
     public var changed: Int? = nil
 }

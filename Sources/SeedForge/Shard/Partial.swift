@@ -9,8 +9,9 @@ import Foundation
 /// plain run.
 ///
 /// On disk a partial is a folder: `partial.json` (what it is: pipeline, build, input set,
-/// shards covered, counts; for people) and `partial.bin` (everything, in the record
-/// codec's varints, followed by the SHA-256 of those bytes).
+/// shards covered, counts, and the time each step took) and `partial.bin` (everything
+/// else, in the record codec's varints, followed by the SHA-256 of those bytes): a task run
+/// again writes the same `partial.bin`.
 struct Partial {
     /// What must agree between partials that merge.
     struct Identity: Equatable {
@@ -138,6 +139,9 @@ extension Partial {
             records.appendUnchecked(collection, .int(Int64(count)))
         }
         root.appendUnchecked("records", .object(records))
+        // The time each step took (nanoseconds, summed over the shards): here, not in
+        // partial.bin, whose bytes a task run again gives again.
+        root.appendUnchecked("stepNanoseconds", .array(stats.map { .int(Int64(StepStat.nanoseconds($0.seconds))) }))
         root.appendUnchecked("rejects", .int(Int64(entries.lazy.filter(\.isReject).count)))
         root.appendUnchecked("warnings", .int(Int64(entries.lazy.filter { !$0.isReject }.count)))
         var writer = JSONWriter()
@@ -161,10 +165,19 @@ extension Partial {
         else {
             throw ShardError("\(file.path) is cut short or damaged; run its shard (or merge) again")
         }
-        return try bytes[..<bodyCount].withUnsafeBufferPointer { buffer in
+        var partial = try bytes[..<bodyCount].withUnsafeBufferPointer { buffer in
             var reader = PartialReader(buffer, path: path)
             return try decode(&reader)
         }
+        // Step times, for the manifest's run section only: absent or unreadable, they are 0.
+        let description = URL(fileURLWithPath: path).appendingPathComponent(jsonFile)
+        if let data = FileManager.default.contents(atPath: description.path),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let times = object["stepNanoseconds"] as? [Int], times.count == partial.stats.count
+        {
+            for (position, time) in times.enumerated() { partial.stats[position].seconds = Double(time) / 1e9 }
+        }
+        return partial
     }
 }
 
@@ -341,7 +354,6 @@ extension Partial {
             for count in [stat.recordsIn, stat.recordsOut, stat.rejected, stat.duplicates, stat.warnings] {
                 out.int(count)
             }
-            out.int(StepStat.nanoseconds(stat.seconds))
             out.int(stat.changed ?? -1)
         }
         for counts in [ingested, appendedIn, appendedOut] {
@@ -465,12 +477,11 @@ extension Partial {
             }
             let collection = try input.text()
             let counts = try (0..<5).map { _ in try input.int() }
-            let seconds = Double(try input.int()) / 1e9
             let changed = try input.int()
             stats.append(
                 StepStat(
                     label: label, stage: stage, collection: collection, recordsIn: counts[0], recordsOut: counts[1],
-                    rejected: counts[2], duplicates: counts[3], warnings: counts[4], seconds: seconds,
+                    rejected: counts[2], duplicates: counts[3], warnings: counts[4], seconds: 0,
                     changed: changed < 0 ? nil : changed))
         }
         var counts: [[String: Int]] = []

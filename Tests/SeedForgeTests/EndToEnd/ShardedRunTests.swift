@@ -65,6 +65,13 @@ struct ShardedRunTests {
         let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
         #expect(plain.status == 0, "\(plain.stderr)")
         let parts = try shards(pipeline, count: count, in: dir)
+        // A task run again (a retry) writes the same partial.
+        let again = dir.path + "/again"
+        #expect(
+            try CLI.run(["run", pipeline, "--shard", "0/\(count)", "--partial", again, "--threads", "1"]).status == 0)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: again + "/partial.bin"))
+                == Data(contentsOf: URL(fileURLWithPath: parts[0] + "/partial.bin")))
 
         let flat = try CLI.run(["merge"] + parts + ["--out", dir.path + "/flat", "--quiet"])
         #expect(flat.status == 0, "\(flat.stderr)")
@@ -98,15 +105,17 @@ struct ShardedRunTests {
     }
 
     /// Every JSON array and NDJSON file split into byte ranges, one per shard (as a large
-    /// dump is): records, rejects and their indexes in the file are the plain run's.
+    /// dump is), shards and finish under a memory limit that spills every collection:
+    /// records, rejects and their indexes in the file are the plain run's.
     @Test(arguments: pipelines)
     func filesSplitIntoByteRangesWriteThePlainRunsDataset(pipeline: String) throws {
         let dir = try TempDir()
         let name = try Self.name(of: pipeline)
         let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
         #expect(plain.status == 0, "\(plain.stderr)")
-        let parts = try shards(pipeline, count: 3, in: dir, ["--split-files-over", "1"])
-        let merged = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/split", "--quiet"])
+        let parts = try shards(pipeline, count: 3, in: dir, ["--split-files-over", "1", "--memory-limit", "4KiB"])
+        let merged = try CLI.run(
+            ["merge"] + parts.reversed() + ["--out", dir.path + "/split", "--quiet", "--memory-limit", "4KiB"])
         #expect(merged.status == 0, "\(merged.stderr)")
         Self.expectSameDataset(
             dir.url.appendingPathComponent("plain/\(name)"), dir.url.appendingPathComponent("split/\(name)"),
