@@ -73,6 +73,7 @@ enum Ingestion {
                     text.absolutePath = file
                     text.sourceRoot = sourceRoot
                     text.fieldPaths = source.mapping.pathsByName
+                    text.collection = source.collection
                     state.keep(text)
                     if let page = try source.kind.read(text, into: &sink) { pages.append(page) }
                     // Sources that follow "next" links find their next file in this one.
@@ -178,6 +179,7 @@ enum Ingestion {
                     text.absolutePath = files[index]
                     text.sourceRoot = root
                     text.fieldPaths = source.mapping.pathsByName
+                    text.collection = source.collection
                     let page = pagewise.extractPage(text, mapping: source.mapping, limits: pipeline.limits)
                     if let failure = page.failure { throw failure }
                     return (contents, text, page)
