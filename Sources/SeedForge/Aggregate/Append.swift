@@ -21,11 +21,21 @@ public struct Append: Step {
                 "fields of the collection that the target has no place for, dropped on purpose (any other such field is an error)"
             ),
         ],
+        details: #"""
+            Two sources of the same things (the app's places and places found through an API) meet
+            before `dedupe`. Fields match by name; target fields the collection lacks are null; a
+            collection field the target lacks is a definition error unless dropped, and so are types
+            that differ (an integer field may go into a number field, anything into an `any` field).
+            Records keep their provenance: a later finding on an appended record names its own file
+            and the JSON Pointer its own source declared (`/results/3/geometry/location/lat`). The
+            collection is empty afterwards: later steps and outputs naming it are definition errors,
+            and the manifest counts its records as `appended` (and `received` in the target).
+            """#,
         example: """
             - aggregate: append
               collection: nearby
               into: places
-              drop: [types]
+              drop: [types, publicRating, ratingsCount]
             """)
 
     public let collection: String

@@ -6,6 +6,11 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
         summary:
             "A JSON array of objects, indented, keys in field order; `fields:` may write a field under another name or at a JSON Pointer, building nested objects and arrays.",
         keys: OutputKeys.structured + [OutputKeys.filter],
+        details: #"""
+            Two-space indentation, one key per line (arrays of plain values on one line), keys in
+            field order, a final new line. See [Output field layout](#output-field-layout) for
+            `fields` entries that move fields.
+            """#,
         example: OutputKeys.structuredExample)
     public static let extensions = ["json"]
 

@@ -188,7 +188,7 @@ enum OutputKeys {
                     + "inside nested objects and arrays (a whole-number token is an array position: /coordinates/0); "
                     + "a field may be written at several places, two fields at one place are an error")
         ]
-    /// The example of json output: the two app shapes `fields:` can write.
+    /// The example of json output: the honey shops app's shape, which `fields:` can write.
     static let structuredExample = """
         - file: shops.json                 # the honey shops app: coordinates: [lat, lon], computed ratings last
           collection: shops
@@ -200,9 +200,6 @@ enum OutputKeys {
             - {field: longitude, at: /coordinates/1}
             - displayedRating
             - reviewCount
-        - file: cities.json                # the map app: {"country", "name", "_id", "coord": {"lon", "lat"}}
-          collection: cities
-          fields: [country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]
         """
     /// `where:`, for formats that may hold part of a collection (not pages or prefix-index,
     /// whose page numbers and index must cover the whole collection).

@@ -17,19 +17,28 @@ public struct KeySpec: Sendable {
     }
 }
 
-/// The description of a kind: its YAML name, what it does, its keys and an example.
+/// The description of a kind: its YAML name, what it does, its keys, the rest of what a
+/// user needs to know about it, and an example. The README's kinds reference and
+/// `seedforge kinds` are made from these (`seedforge kinds --markdown`).
 public struct KindSpec: Sendable {
     public let stage: Stage
     public let name: String
+    /// One sentence: what the kind does.
     public let summary: String
     public let keys: [KeySpec]
+    /// What the keys alone do not say: behaviour, edge cases, findings and rule codes
+    /// (Markdown paragraphs; empty when the keys say it all).
+    public let details: String
+    /// YAML as it is written in a pipeline: a source's `NAME: {kind: ...}`, a step's or an
+    /// output's list item. It loads in one of the repository's pipelines (tested).
     public let example: String
 
-    public init(stage: Stage, name: String, summary: String, keys: [KeySpec], example: String) {
+    public init(stage: Stage, name: String, summary: String, keys: [KeySpec], details: String = "", example: String) {
         self.stage = stage
         self.name = name
         self.summary = summary
         self.keys = keys
+        self.details = details
         self.example = example
     }
 }
