@@ -150,6 +150,14 @@ struct DocumentationTests {
         }
     }
 
+    /// The output `format` key's help names every output format there is.
+    @Test func theFormatKeyNamesEveryOutputFormat() throws {
+        let format = try #require(OutputKeys.common.first { $0.name == "format" })
+        for output in Registry.formats {
+            #expect(format.summary.contains(output.spec.name), "'format' help lacks \(output.spec.name)")
+        }
+    }
+
     @Test func readmeDocumentsTopLevelKeysLimitsAndExitCodes() throws {
         let readme = Self.readme
         // Every top-level key has a row in "Top-level keys", every limit a row in "Input limits".
