@@ -44,7 +44,8 @@ test:
 
 docs:
 	$(SWIFT) build --product seedforge
-	scripts/generate-kinds-reference.sh .build/debug/seedforge
+	.build/debug/seedforge kinds --markdown --readme README.md >README.md.new
+	mv README.md.new README.md
 
 format:
 	$(SWIFT) format --configuration .swift-format -i -r Sources Tests Benchmarks Package.swift

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SeedForge
 
 struct KindsCommand: ParsableCommand {
@@ -16,6 +17,12 @@ struct KindsCommand: ParsableCommand {
     @Flag(help: "Print the kinds reference as Markdown, as README.md holds it (with a name: that kind's entries).")
     var markdown = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --markdown: print this README with its kinds reference and shared-key tables made anew (make docs).",
+            valueName: "README.md"))
+    var readme: String?
+
     func run() throws {
         let specs = Registry.allSpecs.filter { name == nil || $0.name == name }
         if specs.isEmpty {
@@ -23,6 +30,21 @@ struct KindsCommand: ParsableCommand {
             let hint = Suggestion.nearest(to: name ?? "", in: names).map { "; did you mean '\($0)'?" } ?? ""
             StandardError.write("error: no kind named '\(name ?? "")'\(hint)\n")
             throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        if let readme {
+            guard markdown, name == nil else {
+                StandardError.write("error: --readme goes with --markdown and no kind name\n")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
+            let text: String
+            do {
+                text = try String(contentsOfFile: readme, encoding: .utf8)
+            } catch {
+                StandardError.write("error: cannot read \(readme): \(error.localizedDescription)\n")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
+            print(KindsReference.updated(readme: text), terminator: "")
+            return
         }
         if markdown {
             print(name == nil ? KindsReference.markdown() : specs.map(KindsReference.entry).joined(), terminator: "")

@@ -45,13 +45,15 @@ public struct KindSpec: Sendable {
 
 /// Keys every step accepts, whatever its kind.
 enum CommonKeys {
-    static let collection = KeySpec("collection", required: true, "the collection (source name) the step works on")
+    static let collection = KeySpec(
+        "collection", required: true, #"the collection the step works on (a source's name, or one a step made)"#)
     static let severity = KeySpec(
-        "severity", "error (default: the record is rejected) or warning (reported, record kept)")
+        "severity", #"`error` (default): the record is rejected; `warning`: reported in `warnings.ndjson`, record kept"#
+    )
     static let maxRejects = KeySpec(
         "max-rejects",
-        "fail the run when this rule flags (rejects, or with severity warning warns about) more records than this")
+        #"fail the run when this rule flags more records than this (rejects them, or for `severity: warning` warns about them)"#
+    )
     static let maxRejectFraction = KeySpec(
-        "max-reject-fraction",
-        "fail the run when this rule flags more than this fraction (0-1) of the records it checked")
+        "max-reject-fraction", #"fail the run when this rule flags more than this fraction of the records it checked"#)
 }

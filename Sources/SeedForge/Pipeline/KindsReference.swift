@@ -1,6 +1,7 @@
-/// The README's "Kinds reference" section, made from the registry's specs so that the
-/// README and `seedforge kinds` cannot disagree. `seedforge kinds --markdown` prints it;
-/// `make docs` writes it into README.md; a test checks the README holds exactly this.
+/// The README's "Kinds reference" section and its tables of the keys every source, step and
+/// output takes, made from the registry's specs so that the README and `seedforge kinds`
+/// cannot disagree. `seedforge kinds --markdown` prints the section; `make docs` writes the
+/// README through `updated(readme:)`; a test checks the README is already so.
 public enum KindsReference {
     /// The heading the section starts with; it runs to the next `## ` heading.
     public static let heading = "## Kinds reference"
@@ -22,6 +23,43 @@ public enum KindsReference {
             }
         }
         return text
+    }
+
+    /// The README with every part made from the specs rewritten: the kinds reference
+    /// section, and each table of the keys a stage's kinds share (`sharedKeysMarker`).
+    public static func updated(readme: String) -> String {
+        var lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // The tables of shared keys: from a marker line to the first blank line after it.
+        for stage in Stage.allCases {
+            guard let start = lines.firstIndex(of: sharedKeysMarker(stage)) else { continue }
+            let end = lines[(start + 1)...].firstIndex(of: "") ?? lines.endIndex
+            let table = sharedKeysTable(of: stage).split(separator: "\n").map(String.init)
+            lines.replaceSubrange((start + 1)..<end, with: table)
+        }
+        // The kinds reference: from its heading to the next `## ` heading.
+        if let start = lines.firstIndex(of: heading) {
+            let end = lines[(start + 1)...].firstIndex { $0.hasPrefix("## ") } ?? lines.endIndex
+            // The section ends with a blank line (its text ends with a new line).
+            let section = markdown().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            lines.replaceSubrange(start..<end, with: section)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The comment line above a table of the keys every kind of a stage takes (a stage
+    /// whose kinds share only `collection` has none: validation's table covers steps).
+    public static func sharedKeysMarker(_ stage: Stage) -> String {
+        "<!-- keys every \(stage.rawValue) kind takes: made from the specs; `make docs` rewrites this table -->"
+    }
+
+    /// A table of the keys every kind of a stage takes: key, required, meaning.
+    public static func sharedKeysTable(of stage: Stage) -> String {
+        var table = "| key | required | meaning |\n|---|---|---|\n"
+        for key in sharedKeys(of: stage) {
+            let meaning = key.summary.replacingOccurrences(of: "|", with: "\\|")
+            table += "| `\(key.name)` | \(key.required ? "yes" : "no") | \(meaning) |\n"
+        }
+        return table
     }
 
     /// One kind's entry: a bullet with its summary, its own keys, its details and example.

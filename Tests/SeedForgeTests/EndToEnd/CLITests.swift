@@ -168,6 +168,11 @@ struct CLITests {
         let csv = try CLI.run(["kinds", "--markdown", "csv"])
         let entries = Registry.allSpecs.filter { $0.name == "csv" }.map(KindsReference.entry)
         #expect(csv.status == 0 && csv.stdout == entries.joined() && entries.count == 2)
+        let readme = try CLI.run([
+            "kinds", "--markdown", "--readme", CLI.repoRoot.appendingPathComponent("README.md").path,
+        ])
+        #expect(readme.status == 0 && readme.stdout == DocumentationTests.readme, "make docs would change README.md")
+        #expect(try CLI.run(["kinds", "--readme", "README.md"]).status == 2)
         let order = try CLI.run(["kinds", "order"])
         #expect(order.stdout.contains("  Such as a trip's `[startDate, endDate]`."), "\(order.stdout)")
     }

@@ -114,8 +114,33 @@ struct DocumentationTests {
             section == generated,
             """
             README.md's kinds reference is not what the kinds' specs make; edit the specs (each kind's `spec`), then run \
-            `make docs` (or `scripts/generate-kinds-reference.sh`) and commit README.md. \(first ?? "The lengths differ.")
+            `make docs` and commit README.md. \(first ?? "The lengths differ.")
             """)
+    }
+
+    /// The tables of the keys every source, rule and output takes ("Sources", "Steps",
+    /// "Outputs") are made from the specs too: the README is exactly what `make docs` writes.
+    @Test func theReadmeIsWhatMakeDocsWrites() throws {
+        for stage in [Stage.ingest, .validate, .emit] {
+            let marker = KindsReference.sharedKeysMarker(stage)
+            #expect(Self.readme.contains(marker + "\n" + KindsReference.sharedKeysTable(of: stage)), "\(stage)")
+        }
+        #expect(
+            KindsReference.updated(readme: Self.readme) == Self.readme,
+            "README.md is not what the specs make: edit the specs, then run `make docs` and commit README.md")
+    }
+
+    /// `updated(readme:)` rewrites what is stale and leaves the rest as it was.
+    @Test func makeDocsRewritesOnlyTheGeneratedParts() {
+        let marker = KindsReference.sharedKeysMarker(.emit)
+        let stale =
+            "# T\n\nIntro.\n\n\(marker)\n| key | old |\n\nAfter.\n\n## Kinds reference\n\nold text\n\n## Next\n\nEnd.\n"
+        let made = KindsReference.updated(readme: stale)
+        #expect(
+            made
+                == "# T\n\nIntro.\n\n\(marker)\n\(KindsReference.sharedKeysTable(of: .emit))\nAfter.\n\n"
+                + KindsReference.markdown() + "\n## Next\n\nEnd.\n")
+        #expect(KindsReference.updated(readme: made) == made)
     }
 
     /// Every kind and every key says what it is, and every kind has an example.
