@@ -10,9 +10,14 @@ import Testing
 /// its records written, rejected, removed as duplicates or appended elsewhere, counted in
 /// the files the run writes); the same bytes with 1 and 3 threads and with every record
 /// spilled to disk (a memory limit of one byte); the same bytes again on a second run.
+/// Source kinds (their example as a pipeline's one source) and output formats (their
+/// example among the outputs of a repository pipeline) are held to the same.
 @Suite("Step harness")
 struct StepHarnessTests {
     static let stepKinds = Registry.allSpecs.filter { [.validate, .normalize, .enrich, .aggregate].contains($0.stage) }
+        .map { "\($0.stage.rawValue):\($0.name)" }
+    /// Source kinds and output formats, run the same way.
+    static let sourceAndOutputKinds = Registry.allSpecs.filter { [.ingest, .emit].contains($0.stage) }
         .map { "\($0.stage.rawValue):\($0.name)" }
 
     /// What a run wrote: every file of the dataset by its path inside it (the manifest
@@ -53,6 +58,15 @@ struct StepHarnessTests {
 
     @Test(arguments: stepKinds)
     func theStepLosesNothingAndWritesTheSameBytesWhateverTheThreadsAndMemory(kind: String) throws {
+        try Self.check(kind)
+    }
+
+    @Test(arguments: sourceAndOutputKinds)
+    func sourcesAndOutputsLoseNothingAndWriteTheSameBytesWhateverTheThreadsAndMemory(kind: String) throws {
+        try Self.check(kind)
+    }
+
+    static func check(_ kind: String) throws {
         let spec = try #require(Registry.allSpecs.first { "\($0.stage.rawValue):\($0.name)" == kind })
         let placed = try KindExamples.place(spec).get()
         let pipeline = try placed.load()
