@@ -5,7 +5,7 @@ RELEASE_BIN := .build/release/seedforge
 # Every pipeline definition (test files beside them, *.test.yml, are not pipelines).
 PIPELINES := $(filter-out %.test.yml,$(sort $(wildcard pipelines/*.yml)))
 
-.PHONY: run deps build datasets lint validate test bench format format-check clean help
+.PHONY: run deps build datasets lint validate test bench format format-check docs clean help
 
 help:
 	@echo "make run       install missing system packages, build (release), regenerate every dataset into $(OUT)/"
@@ -15,6 +15,7 @@ help:
 	@echo "make validate  validate every pipeline's sources (the shipped fixtures are dirty on purpose: exit 1)"
 	@echo "make bench     seedforge vs DuckDB, jq, lxml and scipy cKDTree, in release mode (BENCH_SIZES=\"200k 1m 5m\" for more)"
 	@echo "make format    format every Swift file (swift format, .swift-format: 120 columns)"
+	@echo "make docs      rewrite README.md's kinds reference from the kinds' specs (seedforge kinds --markdown)"
 	@echo "make clean     remove build products and $(OUT)/"
 
 run: deps datasets
@@ -41,6 +42,11 @@ test:
 	$(SWIFT) test --skip-build
 	.build/debug/seedforge test $(PIPELINES)
 	scripts/check-format.sh
+
+docs:
+	$(SWIFT) build --product seedforge
+	.build/debug/seedforge kinds --markdown --readme README.md >README.md.new
+	mv README.md.new README.md
 
 format:
 	$(SWIFT) format --configuration .swift-format -i -r Sources Tests Benchmarks Package.swift

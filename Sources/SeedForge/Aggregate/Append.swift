@@ -21,19 +21,27 @@ public struct Append: Step {
                 "fields of the collection that the target has no place for, dropped on purpose (any other such field is an error)"
             ),
         ],
+        details: #"""
+            Two sources of the same things (the app's places and places found through an API) meet
+            before `dedupe`. Fields match by name; target fields the collection lacks are null; a
+            collection field the target lacks is a definition error unless dropped, and so are types
+            that differ (an integer field may go into a number field, anything into an `any` field).
+            Records keep their provenance: a later finding on an appended record names its own file
+            and the JSON Pointer its own source declared (`/results/3/geometry/location/lat`). The
+            collection is empty afterwards: later steps and outputs naming it are definition errors,
+            and the manifest counts its records as `appended` (and `received` in the target).
+            """#,
         example: """
             - aggregate: append
               collection: nearby
               into: places
-              drop: [types]
+              drop: [types, publicRating, ratingsCount]
             """)
 
     public let collection: String
     let into: String
     /// For each field of the target (at this step), the source field it takes, if any.
     let sources: [FieldID?]
-    /// The names of the fields that move with the records (not dropped).
-    let carried: Set<String>
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -83,21 +91,18 @@ public struct Append: Step {
             sources.append(id)
         }
         self.sources = sources
-        carried = Set(target.names).intersection(from.names)
+        // Locations of moved records find their values through their own files' paths,
+        // for the fields moved with them only (a dropped name, computed later, must not
+        // resolve): decided here, once, not by changing the records' sources in a run.
+        plan.carry(collection, into: into)
         plan.appendedInto[collection] = into
     }
 
     public func run(_ state: RunState) throws {
         // Batch by batch: neither collection is held whole when spilled.
         let target = state.store(into)
-        var seen: Set<ObjectIdentifier> = []
         var moved = 0
         try state.forEachRecord(collection) { record in
-            // Locations of moved records resolve field names through their files' tables:
-            // a dropped name must not resolve (a later field may take it, computed).
-            if seen.insert(ObjectIdentifier(record.origin.source)).inserted {
-                record.origin.source.fieldPaths = record.origin.source.fieldPaths?.filter { carried.contains($0.key) }
-            }
             target.append(Record(values: sources.map { $0.map { record[$0] } ?? .null }, origin: record.origin))
             moved += 1
         }

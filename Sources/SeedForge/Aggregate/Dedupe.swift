@@ -45,6 +45,27 @@ public struct Dedupe: Step {
                 "{latitude: F, longitude: G, km: D}: records sharing the key are duplicates only within D km of each other (great-circle)"
             ),
         ],
+        details: #"""
+            Integral floats match integers (`7.0` and `7`). Records with a null key are never merged,
+            and a record whose `keep-by` is null never wins over one with a value. Every removed
+            record is logged in `duplicates.ndjson` with the winner's id.
+
+            With `within`, such as the same folded name within 100 m (`km: 0.1`): in order of the
+            `keep` preference, each record merges into the first kept record within the distance, or
+            is kept itself: every removed record is within D of its winner, and a chain of places each
+            80 m from the next is not collapsed into one. Records without a position on the globe are
+            never merged, and one `coordinates` warning says how many there were. The coordinates must
+            be numeric fields, not also in `by`. Each record is compared with the kept records of its
+            own key, so the cost grows with the square of the largest group sharing one key, not with
+            the collection.
+
+            With `across: source` a place from an API merges into the app's own place while two of the
+            app's own places (the same beach saved on two trips) are never merged; the field may not
+            be in `by`. With `within` or `across`, records merge greedily in keep order as described
+            for `within`. With `fill`, each removed record's entry in `duplicates.ndjson` lists the
+            fields it gave under `filled`: the app's own place, kept over the same place found through
+            an API, gains the API's public rating.
+            """#,
         example: """
             - aggregate: dedupe
               collection: reviews

@@ -22,6 +22,26 @@ public struct GroupStats: Step {
                 "round means and sums to this many decimals, 0 to 10, half away from zero on the exact value (default 2); a sum of an integer field is an integer"
             ),
         ],
+        details: #"""
+            Metrics: `count`; `{count-where: F}`, records where F is true; `{mean: F}`, `{min: F}`,
+            `{max: F}`, `{sum: F}`; `{mode: F}`, the most frequent non-null value, of F's type (values
+            compare exactly, so `4` and `4.0` are one; ties go to the lowest value in exact order);
+            each optionally with `where: G` to use only records where G is true. Means and sums are
+            exact: values are summed as exact decimals (a number at the shortest digits it is written
+            with), the mean is the exact quotient, rounded once, so a mean of exactly 3.525 is 3.53
+            and 1.005 + 1.67 is 2.68. A sum of an `integer` field is an integer (null beyond 64 bits);
+            the sum and mean of a `decimal` field (prices) are exact decimals; anything else is a
+            number. One metric names one statistic; `count-where` and `where` need a boolean field,
+            `mean` and `sum` a numeric one (or `any`, non-numbers skipped); `min` and `max` take any
+            field (dates as ISO text). One record per group, the group fields first, sorted by them; a
+            mean over no value is null, and so is a sum too large for a double.
+
+            The new collection is derived: it reads no records, so it is not in the manifest's
+            accounting; only aggregate steps may work on it (validate, normalize and enrich steps are
+            definition errors: their findings would point at no source line; `lookup` may read it
+            with `from`), a `seedforge test` case cannot give it input, and it must be written by an
+            output like any collection.
+            """#,
         example: """
             - aggregate: group-stats
               collection: attractions

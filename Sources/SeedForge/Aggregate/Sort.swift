@@ -17,6 +17,11 @@ public struct Sort: Step {
                 "a list of keys: a field name, or {field: F, order: asc|desc, collation: folded|exact, as: value|timestamp}"
             ),
         ],
+        details: #"""
+            Text sorts by the [collation](#collation), numbers numerically, timestamps (`as:
+            timestamp`) by instant across time zones; nulls sort last in both directions; ties keep
+            input order.
+            """#,
         example: """
             - aggregate: sort
               collection: reviews

@@ -18,10 +18,20 @@ public struct CSVFormat: SingleFileFormat {
                 "plain-fields",
                 "fields whose text is written as it is even when neutralising, e.g. [phone] for +1-604-555-0100"),
         ],
+        details: #"""
+            RFC 4180: a header row, CRLF line ends, cells quoted when they contain a comma, quote, CR
+            or LF. Text cells starting with `=`, `+`, `-`, `@`, tab or CR get a leading `'` so
+            spreadsheets do not run them as formulas; numbers are never altered. Null is an empty
+            cell; arrays and objects are compact JSON. The guard is on by default; text that an app
+            reads back as it is, such as phone numbers (`+1-604-555-0100` would become
+            `'+1-604-555-0100`), can be left plain with `plain-fields`, or the guard turned off with
+            `neutralise-formulas: false` for files no one opens in a spreadsheet. `plain-fields`
+            together with `neutralise-formulas: false` is a definition error.
+            """#,
         example: """
-            - file: shops.csv
+            - file: contacts.csv                 # for a phone app: +1-604-555-0142 stays as it is
               collection: shops
-              fields: [id, name, address, phone, displayedRating, reviewCount]
+              fields: [id, name, phone, note]
               plain-fields: [phone]
             """)
     public static let extensions = ["csv"]

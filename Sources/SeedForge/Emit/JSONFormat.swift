@@ -6,6 +6,19 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
         summary:
             "A JSON array of objects, indented, keys in field order; `fields:` may write a field under another name or at a JSON Pointer, building nested objects and arrays.",
         keys: OutputKeys.structured + [OutputKeys.filter],
+        details: #"""
+            Two-space indentation, one key per line (arrays of plain values on one line), keys in
+            field order, a final new line. See [Output field layout](#output-field-layout) for
+            `fields` entries that move fields. The example writes the honey shops app's shape; the
+            map app's cities, `{"country", "name", "_id", "coord": {"lon", "lat"}}`, as
+            `pipelines/cities.yml` writes them:
+
+            ```yaml
+            - file: cities.json
+              collection: cities
+              fields: [country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]
+            ```
+            """#,
         example: OutputKeys.structuredExample)
     public static let extensions = ["json"]
 

@@ -5,8 +5,6 @@ public struct NDJSONFormat: SingleFileFormat, StructuredFormat {
         summary: "One compact JSON object per line; `fields:` may place fields as for json.",
         keys: OutputKeys.structured + [OutputKeys.filter],
         example: """
-            - file: reviews.ndjson
-              collection: reviews
             - file: cities.ndjson              # the map app's {"country", "name", "_id", "coord": {"lon", "lat"}}
               collection: cities
               fields: [country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]

@@ -167,15 +167,20 @@ enum OutputKeys {
     static let common: [KeySpec] = [
         KeySpec(
             "file", required: true,
-            "the file (or, for folder formats, the folder) inside the dataset folder; sub-folders allowed, never '..'"),
-        KeySpec("collection", required: true, "the collection written to this file"),
-        KeySpec(
-            "format", "json, ndjson, csv, text, sqlite, pages or prefix-index (default: from the file name's extension)"
+            #"file name inside the dataset folder; `rejects.ndjson`, `duplicates.ndjson`, `warnings.ndjson`, `changes.ndjson`, `snapshot.ndjson` and `manifest.json` are reserved; sub-folders are allowed (`stats/trips.json`), `..` never"#
         ),
-        KeySpec("fields", "the fields to write, in order (default: every field of the collection)"),
+        KeySpec("collection", required: true, #"the collection to write"#),
+        KeySpec(
+            "format",
+            #"`json`, `ndjson`, `csv`, `text`, `sqlite`, `pages` or `prefix-index`; by default from the file's extension (`.json`, `.ndjson`/`.jsonl`, `.csv`, `.txt`, `.sqlite`/`.db`/`.sqlite3`); `pages` and `prefix-index` write folders and must be named"#
+        ),
+        KeySpec(
+            "fields",
+            #"the fields to write, in order, each once (default: all fields of the collection, computed ones last). For `json`, `ndjson` and `pages` an entry may also place a field elsewhere, `{field: id, as: _id}` or `{field: latitude, at: /coord/lat}`: see [Output field layout](#output-field-layout)"#
+        ),
         KeySpec(
             "fixed-decimals",
-            "decimal fields written with exactly this many decimals, {price: 2}: 54 is written 54.00 (rounded half away from zero when longer)"
+            #"`decimal` fields written with exactly this many digits after the point in this output, `{price: 2}`: the amount `54` (from `£54.00`) is written `54.00`, `1299` as `1299.00`, for apps that show prices as text; a value with more digits is rounded half away from zero. The dataset's value stays the exact decimal (other outputs write `54`); in SQLite the text `54.00`. 0 to 10; a field of another type is a definition error"#
         ),
     ]
     /// `fields:` of a format whose records are JSON objects: entries may move fields.
@@ -188,7 +193,7 @@ enum OutputKeys {
                     + "inside nested objects and arrays (a whole-number token is an array position: /coordinates/0); "
                     + "a field may be written at several places, two fields at one place are an error")
         ]
-    /// The example of json output: the two app shapes `fields:` can write.
+    /// The example of json output: the honey shops app's shape, which `fields:` can write.
     static let structuredExample = """
         - file: shops.json                 # the honey shops app: coordinates: [lat, lon], computed ratings last
           collection: shops
@@ -200,15 +205,12 @@ enum OutputKeys {
             - {field: longitude, at: /coordinates/1}
             - displayedRating
             - reviewCount
-        - file: cities.json                # the map app: {"country", "name", "_id", "coord": {"lon", "lat"}}
-          collection: cities
-          fields: [country, name, {field: id, as: _id}, {field: longitude, at: /coord/lon}, {field: latitude, at: /coord/lat}]
         """
     /// `where:`, for formats that may hold part of a collection (not pages or prefix-index,
     /// whose page numbers and index must cover the whole collection).
     static let filter = KeySpec(
         "where",
-        "write only the records whose fields have these values: {field: value or [values]}; values are read as the field's type"
+        #"write only the records whose fields hold these values: `{category: Food}` or `{category: [Food, Museum]}`, several fields all matching. Values are read as the field's declared type: on a text field `007` and `yes` are the text written, on an integer field numbers compare exactly, a value that cannot be of the type (or an empty list) is a definition error. A filter keeps what matches; the collection itself is unchanged, so other outputs still see every record. A filtered output does not count as writing its collection: each collection still needs one output without `where`. Not allowed on `pages` and `prefix-index` outputs, whose page numbers and index cover the whole collection"#
     )
 }
 

@@ -11,6 +11,11 @@ public struct PagesFormat: StructuredFormat {
             KeySpec("size", required: true, "records per page"),
             KeySpec("key", required: true, "the field whose first and last value of each page go into index.json"),
         ],
+        details: #"""
+            A folder: `1.json`, `2.json`, ... (JSON arrays like `json`) and `index.json` with
+            `total`, `pageSize`, `pageCount`, `key` and `pages` (per page: `page`, `file`,
+            `records`, `first`, `last`).
+            """#,
         example: """
             - file: pages
               format: pages

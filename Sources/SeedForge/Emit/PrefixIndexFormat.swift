@@ -31,6 +31,25 @@ public struct PrefixIndexFormat: OutputFormat {
                 "fields a text listing shows, joined by ', ' (default: the key); meta.json names where the pages' records hold them (a key, or a JSON Pointer when the pages output writes the field at one)"
             ),
         ],
+        details: #"""
+            A folder: `keys.tsv` (one `KEY<TAB>POSITION` line per record, in dataset order, which must
+            be byte order of the key: `lint` checks that the last `sort` of the collection starts with
+            `{field: KEY, collation: exact}`, and a run whose keys are still out of order, or contain
+            a tab or line break, fails with exit 1) and `meta.json` (`key`, `records`, `pages`,
+            `pageSize`, `display`: per display field its key in the pages' records, or a JSON Pointer
+            starting with `/` when the pages output writes it at one; and `fold` when the key's
+            `search-key` drops apostrophes or spaces punctuation). A record whose key is null is
+            listed with the single byte 0xFF as its key: it sorts last, as in the dataset, and matches
+            only the empty prefix.
+
+            To find a prefix, binary-search `keys.tsv` by byte offset for the first line not below the
+            folded prefix and the first line not below the prefix followed by byte 0xFF (which no
+            UTF-8 key contains); the positions on those lines bound the matches. Record `POSITION` is
+            in page `POSITION / pageSize + 1` at index `POSITION % pageSize`. With several keys,
+            `keys.tsv` lists every (key, position) pair sorted by key then position (null keys left
+            out) and `meta.json` says `"sorted": false`: the matches of a prefix are the positions on
+            the lines between the two bounds, read in dataset order, each once.
+            """#,
         example: """
             - file: prefix-index
               format: prefix-index

@@ -21,6 +21,12 @@ public struct SQLiteFormat: OutputFormat {
             KeySpec("index", "fields to index (one index each)"),
             KeySpec("full-text", "text fields for an FTS5 full-text table named TABLE_fts"),
         ],
+        details: #"""
+            One column per field (integer and boolean: INTEGER, number: REAL, string: TEXT, arrays
+            and objects: JSON TEXT), rows in dataset order (`rowid` = position + 1). The `full-text`
+            table has external content: join it to the table by `rowid`. Written with GRDB;
+            byte-identical across runs.
+            """#,
         example: """
             - file: cities.sqlite
               collection: cities

@@ -14,6 +14,13 @@ public struct TextFormat: SingleFileFormat {
                 "title", "the first line of the report (default: the collection's name); the record count is added"),
             KeySpec("heading", "the field written as each record's heading line (default: the first written field)"),
         ],
+        details: #"""
+            Written to a `.txt` file, for people. Each record is a block: its heading (or `(no NAME)`
+            when null), then `  name: value` for every other field that has a value; null fields are
+            left out, arrays are listed with commas (`(none)` when empty), objects are compact JSON,
+            and a text value spanning lines continues indented under its field. Blocks are separated
+            by a blank line.
+            """#,
         example: """
             - file: places.txt
               collection: places

@@ -21,9 +21,18 @@ public struct Lookup: Step {
             ),
             KeySpec(
                 "unmatched",
-                "a key that matches nothing: reject (default), warn (kept, defaults taken) or null (defaults taken, no finding)"
+                #"a key that matches nothing: `reject` (default, rule `lookup`), `warn` (kept, defaults taken) or `null` (defaults taken, no finding)"#
             ),
         ],
+        details: #"""
+            A join: a trip's name onto each of its places, or a trip's statistics (made by
+            `group-stats`) onto the trip. A default is read as its field's type, e.g. `places: {field:
+            places, default: 0}` for a trip without places. A null key takes the defaults without a
+            finding; the `lookup` finding on an unmatched key says when the key belongs to a `from`
+            record that was rejected. Integral floats match integers. When several `from` records
+            share a key the first is used and each other one is a `lookup` warning; keys of different
+            declared types are a definition error.
+            """#,
         example: """
             - enrich: lookup
               collection: places

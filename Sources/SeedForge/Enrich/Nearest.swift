@@ -31,6 +31,16 @@ public struct Nearest: Step {
                 "round the distance to this many decimals, 0 to 10, half away from zero on its shortest decimal form (default 3: metres)"
             ),
         ],
+        details: #"""
+            Great-circle distance on a sphere of radius 6,371.0088 km, through a k-d tree over unit
+            vectors built once per run (correct across the antimeridian and at the poles; no scan per
+            record). Of records at the same position (a pole at any longitude, longitude -180 or 180
+            included) the first in the collection's order wins. `max-km` compares the distance as
+            written (rounded to `decimals`). A record without a position on the globe (missing or
+            non-numeric coordinates, latitude beyond ±90, longitude beyond ±180) keeps nulls with a
+            `coordinates` warning naming the bad field; candidates without one are left out of the
+            index, with one `coordinates` warning saying how many.
+            """#,
         example: """
             - enrich: nearest
               collection: places

@@ -24,6 +24,14 @@ public struct RatingSummary: Step {
             KeySpec("seed-field", "name of the added seed copy (default seedRating)"),
             KeySpec("displayed-field", "name of the added displayed rating (default displayedRating)"),
         ],
+        details: #"""
+            Adds the count of reviews, their mean rating (null without reviews), the seed rating, and
+            the displayed rating: the mean when there is at least one review, else the seed rating.
+            The mean is computed exactly (the ratings at the digits they are written with, summed as
+            exact decimals, not binary floats), so 20 ratings summing to 70.5 have the mean 3.525,
+            which `decimals: 2` writes as 3.53. A review whose key matches no record is rejected with
+            rule `reference`, saying whether the record was missing or was itself rejected.
+            """#,
         example: """
             - enrich: rating-summary
               collection: shops

@@ -15,7 +15,7 @@ public enum FollowCheck {
 
         static let key = KeySpec(
             "on-missing-page",
-            "a next page that was not saved: fail (default; the run fails) or warn (keep the pages read, a missing-page warning, and the source listed as incomplete in the manifest)"
+            #"a next page that was not saved: `fail` (default: the run fails, exit 1) or `warn`: the pages read are kept, a `missing-page` warning names the page and the file it asked for, and the manifest lists the source under `incomplete` (`[{"collection", "page", "missing"}]`, paths relative to the pipeline's folder; the key is absent when every source was read whole)"#
         )
 
         /// The policy a source gives; `following` names the key that makes it follow pages.

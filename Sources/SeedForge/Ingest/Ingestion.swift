@@ -80,6 +80,7 @@ enum Ingestion {
                     text.absolutePath = file
                     text.sourceRoot = sourceRoot
                     text.fieldPaths = source.mapping.pathsByName
+                    text.collection = source.collection
                     if case .part(let range, let part) = share {
                         sink.byteRange = range
                         state.keep(text, source: sourceNumber, rank: fileIndex - 1, part: part)
@@ -196,6 +197,7 @@ enum Ingestion {
                     text.absolutePath = files[index]
                     text.sourceRoot = root
                     text.fieldPaths = source.mapping.pathsByName
+                    text.collection = source.collection
                     let page = pagewise.extractPage(text, mapping: source.mapping, limits: pipeline.limits)
                     if let failure = page.failure { throw failure }
                     return (contents, text, page)

@@ -11,40 +11,76 @@ public struct JSONSource: SourceKind {
         keys: SourceKeys.common + [
             KeySpec(
                 "records",
-                "JSON Pointer to the array of records inside the document (default: the document itself is the array)"),
+                #"JSON Pointer of the array of records inside the document, e.g. `/results` (or, with `key-field`, of an object keyed by id); default: the document itself. JSON Pointer has no wildcards: a `*` step (`/*/ratings`) is a definition error, here and in a field's `from`"#
+            ),
             KeySpec(
                 "key-field",
-                "the records are the values of an object keyed by id ({\"3040051\": {...}, ...}) at 'records' (or the whole document): each record holds its key as this field (e.g. geonameid), which 'fields' declares"
+                #"the records are the values of an object keyed by id (`{"3040051": {...}, ...}`) at `records` (or the whole document): each record holds its key as this field (e.g. `geonameid`), which `fields` declares"#
             ),
             KeySpec(
                 "page-number",
-                "JSON Pointer to the page number in each page file of a paginated dump (e.g. /page); pages must then run 1...N with none missing or repeated, and are read in page order"
+                #"(with `records`) JSON Pointer of the page number in each page file of a paginated dump, e.g. `/page`. Records are then read in page-number order, and the pages must be exactly 1...N: a missing page, a page number twice, a page file without a whole number there, or a claimed count far beyond the files found fails the run (exit 1)"#
             ),
             KeySpec(
                 "page-count",
-                "JSON Pointer to the total number of pages in each page file (e.g. /total_pages); every page must agree"
+                #"(with `page-number`) JSON Pointer of the total page count, e.g. `/total_pages`; every page must agree, and it sets N"#
             ),
             KeySpec(
                 "next-page-token",
-                "JSON Pointer to a token naming the next page (a places API's /next_page_token): 'path' is then the first page, and each page's token leads to the next file until a page has none"
+                #"(with `records`) JSON Pointer of a token naming the next page, e.g. `/next_page_token` of a places API's saved responses. `path` is then the first page (a glob is a definition error); each page's token leads to the file `next-page-file` beside it, until a page has no token (absent, null or `""`)"#
             ),
             KeySpec(
                 "next-page-file",
-                "the file a token names, beside the page holding it: {token} is replaced by the token, {token-sha256} by its SHA-256 in hex (for real tokens, too long for a file name); default \"{token}.json\""
+                #"(with `next-page-token`) the file a token names, `{token}` replaced by the token or `{token-sha256}` by its SHA-256 in lower-case hex (default `{token}.json`); a plain file name, looked for in the folder of the page holding the token. Real API tokens run to hundreds of characters, beyond the 255 bytes a file name may have: save such pages as `SHA256(token).json` and use `"{token-sha256}.json"`"#
             ),
-            KeySpec("max-pages", "most pages to follow with 'next-page-token' (default 1000)"),
+            KeySpec(
+                "max-pages",
+                #"(with `next-page-token`) most pages to follow (default 1000)"#
+            ),
             FollowCheck.MissingPage.key,
             KeySpec(
                 "expect",
-                "values each file must hold, {JSON Pointer: value or [values]}, e.g. {/status: [OK, ZERO_RESULTS]} for saved API responses; a file that does not fails the run naming it"
+                #"(with `records`) values each file must hold, `{JSON Pointer: value or [values]}`, e.g. `{/status: [OK, ZERO_RESULTS]}` for saved API responses: a file holding anything else (a saved `OVER_QUERY_LIMIT` error) fails the run with the file, line and value found, and the previous outputs stay (`validate` reports it as a `source` finding and checks the other files). Checked before the records are looked for, so an error response without `results` still says what it is; a value that is absent counts as null"#
             ),
         ],
+        details: #"""
+            With `key-field`, the records may be the values of an object keyed by id, as GeoNames
+            city lists are (`{"3040051": {"name": "les Escaldes", ...}, ...}`, at `records` or the
+            whole document): each record holds its key as the field `key-field` names, which
+            `fields` declares like any other (a numeric field takes the key as a number). A record
+            that holds that field already must hold its key there (else it is rejected with rule
+            `key-field`); a key written twice rejects the second record (`duplicate-key`); findings
+            point at the key: `/3040051/name`. Keyed objects are read on one thread:
+
+            ```yaml
+            cities:
+              kind: json
+              path: ../Fixtures/geonames/cities-keyed.json
+              key-field: geonameid
+              id: id
+              fields:
+                id: {type: integer, from: /geonameid}
+                name: string
+            ```
+
+            A `json` source must hold an array of objects (or one at `records`); a syntax error anywhere
+            fails the run with the file, line and column, and the previous outputs stay. A broken
+            `next-page-token` chain fails the run too, pointing at the token: a token that is not text,
+            holds `/`, makes a file name longer than 255 bytes, or names a file that was not saved (the
+            pages after it would be lost silently otherwise; `validate` reports it and keeps checking),
+            unless the source says `on-missing-page: warn`. A token leading back to a page read already
+            (a loop) or past `max-pages` stops the following with a `next-link` warning, keeping what
+            was read. The file is read as UTF-8 (a byte order mark is skipped); invalid UTF-8, control
+            characters inside strings and nesting deeper than 256 levels are rejected; a file, value or
+            record over the pipeline's [`limits`](#input-limits) fails the file.
+            """#,
         example: """
             shops:
               kind: json
               path: ../Fixtures/honey-shops/shops.json
               id: id
               fields:
+                id: string
                 name: string
                 latitude: {type: number, from: /coordinates/0}
             """)

@@ -8,6 +8,12 @@ public struct NDJSONSource: SourceKind {
         stage: .ingest, name: "ndjson",
         summary: "Newline-delimited JSON: one record object per line.",
         keys: SourceKeys.common,
+        details: #"""
+            A line that is not valid JSON is rejected with rule `json-syntax` and the run goes on;
+            blank lines are skipped. Read as UTF-8 (a byte order mark is skipped); invalid UTF-8,
+            control characters inside strings and nesting deeper than 256 levels are rejected; a
+            file, value or record over the pipeline's [`limits`](#input-limits) fails the file.
+            """#,
         example: """
             reviews:
               kind: ndjson

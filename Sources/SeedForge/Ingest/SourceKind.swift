@@ -56,22 +56,21 @@ public enum NextPage: Sendable {
 /// Keys every source accepts; the kind adds its own.
 enum SourceKeys {
     static let common: [KeySpec] = [
-        KeySpec("kind", required: true, "the source kind: json, ndjson, csv, tsv or html"),
+        KeySpec("kind", required: true, #"`json`, `ndjson`, `csv`, `tsv` or `html`"#),
         KeySpec(
             "path", required: true,
-            "a file or a glob (*, ?, [..]), relative to the folder of the pipeline file; gzip-compressed files are read as they are"
+            #"a file or a glob, relative to the pipeline's folder; globs are read in natural order (`page-2` before `page-10`); no match is a definition error. Gzip-compressed files (`.json.gz`, several members or zero padding allowed) are recognised by their content and read as they are; lines and columns in messages count in the decompressed text"#
         ),
         KeySpec(
             "fields", required: true,
-            "the fields to take from each record: `name: type` or `name: {type: T, from: /json/pointer}`; types: string, number, integer, boolean, array, object, any"
+            #"`name: type` or `name: {type: T, from: /json/pointer}` (for `html` sources see [HTML pages](#html-pages); for `csv` and `tsv`, `from` names a column: see [`csv`](#ingest-source-kinds)). Types: `string`, `number`, `decimal` (an exact decimal, such as a price; a JSON number is taken at its shortest round-trip digits, exact up to 15 significant digits: `40.50` is `40.5`), `integer` (an integral float such as `136256.0` is accepted and stored as an integer), `boolean`, `array`, `object`, `any`. A missing value is null; a value of another type rejects the record with rule `type`"#
         ),
-        KeySpec("id", "the field that identifies a record (shown in rejects and the duplicates log)"),
+        KeySpec("id", #"the field that identifies records in rejects and the duplicates log"#),
         KeySpec(
-            "unknown-fields",
-            "what to do with keys of a record that 'fields' does not declare: ignore (default), warn or reject"),
+            "unknown-fields", #"keys of a record not declared in `fields`: `ignore` (default), `warn`, or `reject`"#),
         KeySpec(
             "reference",
-            "true: the records are only looked up by steps (such as the cities a nearest step searches) and need no output; their rejects are still reported and counted"
+            #"`true`: reference data that steps look records up in (the cities a `nearest` step searches), not a dataset of its own: it needs no output, its records are counted as `reference` in the manifest's accounting, and its rejects are still reported"#
         ),
     ]
 }

@@ -102,9 +102,12 @@ public struct Origin: Sendable {
 
     /// Where `field` sits in this record's source: the path its own source declares for a
     /// field of that name (records appended from another source keep their own paths),
-    /// nil for a computed field.
+    /// nil for a computed field, and nil when the record's collection is not one that
+    /// `field` is read from (a field computed after an append, named like one the appended
+    /// source dropped).
     public func sourcePath(of field: FieldSpec) -> FieldPath? {
         guard let paths = source.fieldPaths, parentOffset < 0 else { return field.sourcePath }
+        if let collection = source.collection, !field.declaredBy.contains(collection) { return nil }
         return paths[field.name]
     }
 

@@ -17,6 +17,12 @@ public struct FieldSpec: Sendable {
     public var type: FieldType
     /// Where the value sits inside the source record; nil for fields computed by a step.
     public var sourcePath: FieldPath?
+    /// The collections whose source files hold this field's value under its name: the
+    /// collection whose source declares it, and those an `append` moved into this one with
+    /// the field. A record read for any other collection (a field computed after an append)
+    /// has no source path for it, whatever its own source declares under that name.
+    /// Decided when the pipeline is loaded; a run never changes where a value came from.
+    public var declaredBy: Set<String> = []
 
     public init(name: String, type: FieldType, sourcePath: FieldPath?) {
         self.name = name
@@ -53,6 +59,20 @@ public struct Schema: Sendable {
     /// Every field declared as string (or any): what text normalisers apply to by default.
     public var textFields: [FieldID] {
         fields.indices.filter { [.string, .any].contains(fields[$0].type) }.map(FieldID.init(index:))
+    }
+
+    /// Records that the fields of `collection` declared in its source are read there.
+    mutating func declare(by collection: String) {
+        for index in fields.indices where fields[index].sourcePath != nil { fields[index].declaredBy = [collection] }
+    }
+
+    /// Records that the records of `other`, whose fields are `from`, now hold this schema's
+    /// fields of the same names (an `append`): their values come from `other`'s sources.
+    mutating func carry(_ from: Schema) {
+        for index in fields.indices {
+            guard let id = from.id(of: fields[index].name) else { continue }
+            fields[index].declaredBy.formUnion(from[id].declaredBy)
+        }
     }
 
     /// Adds a field, or returns the existing one with that name.

@@ -25,7 +25,10 @@ public final class SourceText: @unchecked Sendable {
     public var cellLayout: CSVLayout?
     /// The source path of each field its source declares, by field name (set when the
     /// file is read; a record appended into another collection still finds its values).
-    public var fieldPaths: [String: FieldPath]?
+    public internal(set) var fieldPaths: [String: FieldPath]?
+    /// The collection whose source read this file (set with `fieldPaths`): a field finds
+    /// its value here only when it is declared by that collection (`FieldSpec.declaredBy`).
+    public internal(set) var collection: String?
     private let lock = NSLock()
     private var lineStarts: [Int]?
     /// For lines longer than `longLine` bytes (a minified file is one line), the column at

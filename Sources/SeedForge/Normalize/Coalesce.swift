@@ -11,11 +11,15 @@ public struct Coalesce: Step {
             KeySpec("from", required: true, "the fields to look in, first choice first, e.g. [name, title]"),
             KeySpec("into", required: true, "the name of the new field (of the fields' type, or any when they differ)"),
         ],
+        details: #"""
+            A value is a value when it is not null and not empty or blank text: a label from
+            `[shortName, name]`.
+            """#,
         example: """
             - normalize: coalesce
-              collection: places
-              from: [name, vicinity]
-              into: displayName
+              collection: shops
+              from: [shortName, name]
+              into: label
             """)
 
     public let collection: String

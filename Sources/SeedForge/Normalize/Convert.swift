@@ -21,12 +21,18 @@ public struct Convert: Step {
             KeySpec("into", "a new field for the result (default: the field itself)"),
             KeySpec("base-url", "for to: url, the address relative links are resolved against"),
         ],
+        details: #"""
+            The converters of the [html source](#html-pages), for any source: `price-amount`, an
+            exact decimal; `price-currency`, the ISO 4217 code; `url`, absolute, against `base-url`;
+            `number`; `integer`; `text`, HTML entities decoded and white space collapsed. A value that
+            does not convert rejects the record (rule `price`, `url` or `number`).
+            """#,
         example: """
             - normalize: convert
-              collection: offers
-              field: priceText
-              to: price-amount
-              into: price
+              collection: shops
+              field: description
+              to: text
+              into: plainDescription
             """)
 
     public typealias Target = Converters.Target

@@ -21,7 +21,8 @@ public struct MapValues: Step {
             KeySpec("map", required: true, "canonical value: [spellings...] (compared trimmed and folded)"),
             KeySpec(
                 "unmapped",
-                "reject (default): the record is rejected; warn: kept with a warning; null: set to null with a warning"),
+                #"a value that maps to nothing: `reject` (default: the record is rejected with an `unmapped` finding), `warn` (kept as it is, with a warning) or `null`, quoted or not (set to null, with a warning)"#
+            ),
             KeySpec(
                 "into",
                 "write the canonical value into this new text field, keeping the mapped field as it is (needed for array fields)"
@@ -35,6 +36,22 @@ public struct MapValues: Step {
                 "for a list: list (default: the first element that maps) or map (of the values its elements map to, the one written first in 'map')"
             ),
         ],
+        details: #"""
+            Replaces the many spellings of a value (`food `, `MUSEUMS`, an emoji) by its canonical
+            form. Values compare trimmed and folded by the [collation](#collation), so case, accents
+            and spacing need no entries, and without emoji presentation selectors (U+FE0F, U+FE0E), so
+            `🏛` and `🏛️` are one spelling; each canonical name maps to itself; numbers and booleans in
+            an `any` field map by their text (`Food: [1]`). For an array (a places API's `types`) the
+            first element that maps is taken, or with `priority: map` the canonical value written
+            first in `map` among those its elements map to (`types: [cafe, church]` with `Place of
+            Worship` listed before `Restaurant` gives `Place of Worship`); `priority` on a field that
+            is not a list is a definition error. A value that maps to nothing is an `unmapped`
+            finding. A spelling listed for two values is a definition error, and so is a `field`
+            declared as a number or boolean (the result is text). `into` is required for an `array`
+            field: a list of types becomes one category. `default` (one of the canonical values) is
+            given to values that map to nothing, to null and to empty lists: for sources whose
+            vocabulary is larger than the table, such as a places API's `types` (`default: Other`).
+            """#,
         example: """
             - normalize: map-values
               collection: attractions

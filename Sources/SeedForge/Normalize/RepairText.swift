@@ -14,6 +14,14 @@ public struct RepairText: Step {
             CommonKeys.collection,
             KeySpec("field", "the fields to repair (default: every string field)"),
         ],
+        details: #"""
+            Undoes mojibake, UTF-8 text read as Windows-1252 upstream: `Farmersâ€™ Market` becomes
+            `Farmers’ Market`, `CafÃ©` becomes `Café`. Only where certain: a text is repaired when
+            every character maps back to one Windows-1252 byte and those bytes are valid UTF-8
+            holding a multi-byte sequence; real `Ã` (`SÃO PAULO`), text with characters
+            Windows-1252 lacks, or a mix of repaired and right characters stay as they are. The
+            manifest's entry for the step counts the records it `changed`.
+            """#,
         example: """
             - normalize: repair-text
               collection: shops

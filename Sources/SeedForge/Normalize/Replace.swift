@@ -17,6 +17,11 @@ public struct Replace: Step {
             KeySpec("ignore-case", "match letters case-insensitively (default false)"),
             KeySpec("into", "a new text field for the result (one 'field' only; default: the field itself)"),
         ],
+        details: #"""
+            Every match is replaced: `pattern: "\\s*\\((temporarily )?closed\\)$"`, `with: ""` turns
+            `The Hive (closed)` into `The Hive`. The manifest's entry for the step counts the records
+            it `changed`. An invalid pattern or a field that is not text is a definition error.
+            """#,
         example: """
             - normalize: replace
               collection: shops

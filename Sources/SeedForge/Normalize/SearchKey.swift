@@ -17,6 +17,15 @@ public struct SearchKey: Step {
                 "punctuation", "keep (default) or space: other punctuation becomes a space, Saint-Malo gives saint malo"
             ),
         ],
+        details: #"""
+            White space is trimmed and collapsed to single spaces, then the key folded by the
+            [collation](#collation) (`Gorkhā` gives `gorkha`, `Novyi  Svit` gives `novyi svit`); null
+            when nothing is left. `apostrophes: drop` and `punctuation: space` fold names people type
+            without their punctuation; a `prefix-index` on the key records them in its `meta.json`
+            (`fold`), and `seedforge query` folds the typed prefix the same way (`l'aq` and `laq` both
+            find `L’Aquila`). Sort by the key with `collation: exact` to make prefix ranges contiguous
+            for `prefix-index`.
+            """#,
         example: """
             - normalize: search-key
               collection: cities

@@ -15,6 +15,13 @@ public struct SetValues: Step {
                 "fields", required: true,
                 "new field: value, or new field: {type: T, value: V}; the type is read from the value when not given"),
         ],
+        details: #"""
+            Such as `isVisited: false` and `source: places-api` on places read from an API before they
+            are appended to the app's places. The type comes from the YAML value (`false` boolean, `3`
+            integer, `2.5` number, other text string) or from `type` (needed for null: `{type:
+            string, value: null}`). Fields are only added: a name the collection has already is a
+            definition error.
+            """#,
         example: """
             - normalize: set
               collection: nearby

@@ -12,12 +12,16 @@ public struct Split: Step {
             KeySpec("into", required: true, "the name of the new array field"),
             KeySpec("separator", "the text between items (default \",\")"),
         ],
+        details: #"""
+            `"honey; candles; "` with `separator: ";"` gives `["honey", "candles"]`: each part
+            trimmed, empty parts left out; null stays null.
+            """#,
         example: """
             - normalize: split
-              collection: attractions
-              field: tags
+              collection: shops
+              field: sells
               separator: ";"
-              into: tagList
+              into: products
             """)
 
     public let collection: String

@@ -24,6 +24,9 @@ public struct StableID: Step {
             KeySpec("from", required: true, "the fields whose content makes the id, e.g. [name, address]"),
             KeySpec("prefix", "text put before the hash (default none)"),
         ],
+        details: #"""
+            See [stable ids](#stable-ids).
+            """#,
         example: """
             - normalize: stable-id
               collection: shops

@@ -18,6 +18,15 @@ public struct Template: Step {
                 "skip (default: a null or empty field is left out with the text before it) or null (the result is null)"
             ),
         ],
+        details: #"""
+            `"{address}, {city}"` gives `1 Bee St, Turin`. Numbers are written as in JSON, booleans
+            `true`/`false`. Text between two placeholders is written only between two values, so a
+            null or empty field is left out with the separator before it (`{address}, {city}` without
+            a city is `1 Bee St`, without an address `Turin`); text before the first placeholder and
+            after the last is always written. With `null-fields: null` a null field makes the result
+            null; a record with no value at all gets null. A field that does not exist, an unmatched
+            brace or a template without a placeholder is a definition error.
+            """#,
         example: """
             - normalize: template
               collection: shops

@@ -17,9 +17,14 @@ public struct ToBoolean: Step {
             KeySpec("false", "the spellings of false (default [false, no, n, 0, off])"),
             KeySpec("unmapped", "a value that is neither: reject (default, rule boolean) or null (with a warning)"),
         ],
+        details: #"""
+            Spellings compare trimmed and case-insensitively (`Yes`, ` Y `); booleans pass as they
+            are, numbers by their text (`1`, `0`), null stays null. A spelling listed for both is a
+            definition error.
+            """#,
         example: """
             - normalize: to-boolean
-              collection: attractions
+              collection: shops
               field: open
               into: isOpen
               true: [yes, open, "1"]

@@ -10,8 +10,14 @@ public struct UnicodeNormalize: Step {
         keys: [
             CommonKeys.collection,
             KeySpec("field", "the fields to normalise (default: every string field)"),
-            KeySpec("strip-control", "remove control characters (default true)"),
+            KeySpec(
+                "strip-control",
+                #"remove control characters: tab, CR and LF become a space, others are removed (default true)"#
+            ),
         ],
+        details: #"""
+            Text is put in Unicode NFC.
+            """#,
         example: """
             - normalize: unicode
               collection: shops

@@ -34,6 +34,17 @@ public struct Unnest: Step {
                 "true: the new collection is only looked up by later steps (the reviews a rating-summary reads) and needs no output; its rejects are still reported and counted"
             ),
         ],
+        details: #"""
+            So reviews nested in their restaurant (`[{restaurantName, lat, long, ratings: [{stars,
+            comment}]}]`) can feed [`rating-summary`](#enrich). For a list of plain values (a quote's
+            tags, bare ratings `[4, 5]`), `value-field` takes each element whole instead of `fields`;
+            an element of another type is rejected with rule `type` at its place (`/0/ratings/1`). An
+            element whose fields do not fit their types (or that is not an object) is rejected in the
+            new collection, and the parent keeps its array; findings on elements point at them in
+            their file, `restaurants.json:29:17` at `/2/ratings/1/stars`. The manifest counts the
+            elements as `received` by the new collection. `Fixtures/restaurants/restaurants.yml`
+            (with its `restaurants.test.yml`) unnests ratings and feeds them to `rating-summary`.
+            """#,
         example: """
             - normalize: unnest
               collection: restaurants
@@ -43,7 +54,7 @@ public struct Unnest: Step {
               position-field: position
               reference: true
               fields:
-                stars: integer
+                stars: number
                 comment: string
             """)
 

@@ -208,7 +208,7 @@ public enum Loader {
                 try plan.fieldIn(schema, name: idNode.string("'id' of \(what)"), collection: collection, at: idNode)
             }
         }
-        plan.declareCollection(collection, schema: schema)
+        plan.declareSourceCollection(collection, schema: schema)
         if attempt({ try config.bool("reference") }) == true { plan.referenceCollections.insert(collection) }
 
         let kindType: (any SourceKind.Type)? = attempt {

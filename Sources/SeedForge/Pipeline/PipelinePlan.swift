@@ -39,6 +39,21 @@ public final class PipelinePlan {
         schemas[name] = schema
     }
 
+    /// Declares a source's collection: its fields are read from its own files.
+    func declareSourceCollection(_ name: String, schema: Schema) {
+        var schema = schema
+        schema.declare(by: name)
+        declareCollection(name, schema: schema)
+    }
+
+    /// The records of `collection` move into `target` (`append`): the target's fields of
+    /// the same names may now hold values read from `collection`'s sources.
+    func carry(_ collection: String, into target: String) {
+        guard var schema = schemas[target] else { return }
+        schema.carry(self.schema(collection))
+        schemas[target] = schema
+    }
+
     /// Resolves the collection named under `key` (default `collection`).
     public func collection(_ config: ConfigMap, key: String = "collection") throws -> String {
         let node = try config.require(key)

@@ -241,6 +241,7 @@ extension ShardRun {
             text.fieldSelectors = file.fieldSelectors
             text.cellLayout = file.cellLayout
             text.fieldPaths = pipeline.sources[file.place.source].mapping.pathsByName
+            text.collection = file.input.collection
             text.releasePages()
             state.keep(text, source: file.place.source, rank: file.place.rank, part: file.place.part)
             texts.append(text)

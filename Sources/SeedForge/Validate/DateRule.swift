@@ -6,6 +6,10 @@ public struct DateRule: Rule {
         stage: .validate, name: "date",
         summary: "A calendar date YYYY-MM-DD that names a real day, e.g. 2024-06-14.",
         keys: ValidateStep.commonKeys + [RuleFields.key],
+        details: #"""
+            `2025-02-30`, `14/06/2024` and `2024-6-9` fail, so dates sort and compare as text, as
+            `group-stats` `min`/`max` and `sort` do.
+            """#,
         example: """
             - validate: date
               collection: places

@@ -4,6 +4,9 @@ public struct EnumRule: Rule {
         stage: .validate, name: "enum",
         summary: "The value must be one of the listed values, compared exactly.",
         keys: ValidateStep.commonKeys + [RuleFields.key, KeySpec("values", required: true, "the allowed values")],
+        details: #"""
+            A near miss gets a suggestion in the message.
+            """#,
         example: """
             - validate: enum
               collection: attractions

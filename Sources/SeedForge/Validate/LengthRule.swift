@@ -9,6 +9,10 @@ public struct LengthRule: Rule {
             KeySpec("min", "fewest characters allowed"),
             KeySpec("max", "most characters allowed"),
         ],
+        details: #"""
+            Characters are what a reader counts, so `é` and `🐝` are one each; at least one of `min`
+            and `max`.
+            """#,
         example: """
             - validate: length
               collection: reviews

@@ -10,6 +10,11 @@ public struct OnlyWhenRule: Rule {
             RuleFields.key,
             KeySpec("when", required: true, "the boolean field that must be true for the field to hold a value"),
         ],
+        details: #"""
+            Any non-null value, empty text included, given while `when` is false or missing is a
+            finding; it is reported, never dropped. A `when` value that is not true or false (an
+            `any` field holding `"true"`) is a finding on `when`.
+            """#,
         example: """
             - validate: only-when
               collection: places

@@ -15,6 +15,14 @@ public struct OrderRule: Rule {
             KeySpec("fields", required: true, "two or more fields, earliest first, e.g. [startDate, endDate]"),
             KeySpec("strict", "true: each must be after the one before, not equal (default false)"),
         ],
+        details: #"""
+            Such as a trip's `[startDate, endDate]`. Each value is checked against the last usable
+            value before it, so with `[a, b, c]` and `b` null, `c` is checked against `a`. Numbers
+            compare exactly (large integers and decimals without binary rounding), RFC 3339
+            timestamps by instant (offsets applied, every fraction digit counts), dates `YYYY-MM-DD`
+            as days; nulls are skipped. A value that is none of these (`2025-02-30`) is a finding on
+            its field; a date against a timestamp is a finding naming both.
+            """#,
         example: """
             - validate: order
               collection: trips

@@ -6,10 +6,19 @@ public struct RangeRule: Rule {
         summary: "A number must lie within min..max, inclusive. Values are reported, never clamped or rescaled.",
         keys: ValidateStep.commonKeys + [
             RuleFields.key,
-            KeySpec("min", "the smallest value allowed"),
-            KeySpec("max", "the largest value allowed"),
+            KeySpec(
+                "min",
+                #"the smallest value allowed (inclusive)"#
+            ),
+            KeySpec(
+                "max",
+                #"the largest value allowed (inclusive)"#
+            ),
             KeySpec("hint", "text added to the message, e.g. why the range matters"),
         ],
+        details: #"""
+            At least one of `min` and `max`. A value that is not a number is a finding too.
+            """#,
         example: """
             - validate: range
               collection: shops

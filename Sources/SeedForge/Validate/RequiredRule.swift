@@ -7,6 +7,9 @@ public struct RequiredRule: Rule {
         keys: ValidateStep.commonKeys + [
             RuleFields.key, KeySpec("allow-blank", "accept empty or white-space-only text (default false)"),
         ],
+        details: #"""
+            The message says whether the value was missing, null or blank in the source.
+            """#,
         example: """
             - validate: required
               collection: shops

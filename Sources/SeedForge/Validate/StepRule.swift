@@ -9,6 +9,9 @@ public struct StepRule: Rule {
             KeySpec("step", required: true, "the increment, greater than 0"),
             KeySpec("base", "where the steps start (default 0)"),
         ],
+        details: #"""
+            The value must be `base + k·step` for a whole `k` (half-star ratings: `step: 0.5`).
+            """#,
         example: """
             - validate: step
               collection: reviews

@@ -5,6 +5,10 @@ public struct TimestampRule: Rule {
         stage: .validate, name: "timestamp",
         summary: "An RFC 3339 date-time with a time zone, e.g. 2025-09-17T10:15:00Z.",
         keys: ValidateStep.commonKeys + [RuleFields.key],
+        details: #"""
+            With a zone: `2025-09-17T10:15:00Z`, `2025-09-17T12:15:00+02:00`, with an optional
+            fraction; calendar dates are checked (`2025-02-30` fails).
+            """#,
         example: """
             - validate: timestamp
               collection: reviews

@@ -11,6 +11,9 @@ public struct URLRule: Rule {
             RuleFields.key,
             KeySpec("schemes", "allowed schemes (default [http, https])"),
         ],
+        details: #"""
+            `www.example.com` without a scheme fails.
+            """#,
         example: """
             - validate: url
               collection: shops

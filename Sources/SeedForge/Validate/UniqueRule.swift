@@ -6,6 +6,9 @@ public struct UniqueRule: Rule {
         stage: .validate, name: "unique",
         summary: "No two records may share the value of the field (or the combination of fields).",
         keys: ValidateStep.commonKeys + [RuleFields.key],
+        details: #"""
+            The first record keeps the value; later ones are rejected naming the first's location.
+            """#,
         example: """
             - validate: unique
               collection: shops

@@ -234,6 +234,45 @@ struct AppendTests {
             "\(String(describing: finding.location))")
     }
 
+    /// Appends in a chain: `nearby` drops `city` into `places`, which computes its own
+    /// `city` and is appended into `all`, whose source declares `city`. The computed value
+    /// of a `nearby` record is not where `nearby`'s file says `city` is, and a field the
+    /// source kept is still found there after both moves.
+    @Test func aChainOfAppendsFindsOnlyTheFieldsEachMoveCarried() throws {
+        let result = try Harness.run(
+            """
+            name: d
+            sources:
+              all: {kind: json, path: all.json, fields: {id: string, city: string, rating: number}}
+              places: {kind: json, path: app.json, fields: {id: string, rating: number}}
+              nearby: {kind: json, path: api.json, records: /results, fields: {id: {type: string, from: /place_id}, city: {type: string, from: /vicinity}, rating: number}}
+            steps:
+              - {validate: required, collection: nearby, field: city, severity: warning}
+              - {aggregate: append, collection: nearby, into: places, drop: [city]}
+              - {normalize: set, collection: places, fields: {city: {type: string, value: null}}}
+              - {aggregate: append, collection: places, into: all}
+              - {validate: required, collection: all, field: city}
+              - {validate: range, collection: all, field: rating, max: 5}
+            outputs:
+              - {file: a.json, collection: all}
+            thresholds: {max-reject-fraction: 1}
+            """,
+            files: [
+                "all.json": "[]", "app.json": "[]",
+                "api.json": "{\"results\": [\n  {\"place_id\": \"g1\", \"vicinity\": \"\",\n   \"rating\": 7}]}",
+            ])
+        // Before the move, the dropped field is still found in its own file.
+        let warning = try #require(result.state.warnings.first?.finding.location)
+        #expect(warning.pointer == "/results/0/vicinity" && warning.line == 2, "\(warning)")
+        let findings = try #require(result.rejects("all").first?.findings)
+        let city = try #require(findings.first { $0.rule == "required" })
+        #expect(city.location?.pointer == "/results/0", "\(String(describing: city.location))")
+        let rating = try #require(findings.first { $0.rule == "range" })
+        #expect(
+            rating.location?.pointer == "/results/0/rating" && rating.location?.line == 3,
+            "\(String(describing: rating.location))")
+    }
+
     @Test func referenceDataWithAnOutputIsCountedAsEmitted() throws {
         let dir = try TempDir()
         try dir.write("a.json", #"[{"id":"x"},{"id":"y"}]"#)

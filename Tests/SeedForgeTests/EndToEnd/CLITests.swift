@@ -159,6 +159,23 @@ struct CLITests {
         }
         #expect(try CLI.run(["kinds", "rnage"]).stderr.contains("did you mean 'range'?"))
     }
+
+    /// `kinds --markdown` prints the README's kinds reference (what `make docs` writes),
+    /// and with a name that kind's entry; `kinds NAME` shows a kind's details too.
+    @Test func kindsPrintsTheReferenceAsMarkdown() throws {
+        let all = try CLI.run(["kinds", "--markdown"])
+        #expect(all.status == 0 && all.stdout == KindsReference.markdown())
+        let csv = try CLI.run(["kinds", "--markdown", "csv"])
+        let entries = Registry.allSpecs.filter { $0.name == "csv" }.map(KindsReference.entry)
+        #expect(csv.status == 0 && csv.stdout == entries.joined() && entries.count == 2)
+        let readme = try CLI.run([
+            "kinds", "--markdown", "--readme", CLI.repoRoot.appendingPathComponent("README.md").path,
+        ])
+        #expect(readme.status == 0 && readme.stdout == DocumentationTests.readme, "make docs would change README.md")
+        #expect(try CLI.run(["kinds", "--readme", "README.md"]).status == 2)
+        let order = try CLI.run(["kinds", "order"])
+        #expect(order.stdout.contains("  Such as a trip's `[startDate, endDate]`."), "\(order.stdout)")
+    }
 }
 
 @Suite("End to end: determinism and validate")

@@ -4,11 +4,11 @@ import Yams
 
 @testable import SeedForge
 
-/// The README is the pipeline format's reference, and `seedforge kinds` prints the specs it
-/// must agree with: every kind has its entry in the kinds reference, and every key of a kind
-/// is documented in that entry or in the section its stage shares (source keys in
-/// "Sources", the keys every step takes in "Steps", output keys in "Outputs"), not merely
-/// somewhere in the file.
+/// The README is the pipeline format's reference, and its kinds reference is made from the
+/// specs `seedforge kinds` prints: it is exactly the generated text, every kind has its
+/// entry, and every key of a kind is documented in that entry or in the section its stage
+/// shares (source keys in "Sources", the keys every step takes in "Steps", output keys in
+/// "Outputs"), not merely somewhere in the file; every kind's example loads.
 @Suite("Documentation")
 struct DocumentationTests {
     static let readme =
@@ -95,12 +95,91 @@ struct DocumentationTests {
         }
     }
 
+    /// The README's kinds reference is exactly the text the specs make, so the README,
+    /// `seedforge kinds` and the code cannot disagree.
+    @Test func theReadmesKindsReferenceIsMadeFromTheSpecs() throws {
+        let readme = Self.readme
+        let start = try #require(
+            readme.range(of: "\n" + KindsReference.heading + "\n"), "README.md has no '\(KindsReference.heading)'")
+        let rest = readme[readme.index(after: start.lowerBound)...]
+        let end = rest.dropFirst(3).range(of: "\n## ")?.lowerBound ?? rest.endIndex
+        let section = String(rest[..<end])
+        let generated = KindsReference.markdown()
+        let written = section.split(separator: "\n", omittingEmptySubsequences: false)
+        let made = generated.split(separator: "\n", omittingEmptySubsequences: false)
+        let first = zip(written, made).enumerated().first { $0.element.0 != $0.element.1 }.map {
+            "first difference at line \($0.offset + 1) of the section:\n  README: \($0.element.0)\n  specs:  \($0.element.1)"
+        }
+        #expect(
+            section == generated,
+            """
+            README.md's kinds reference is not what the kinds' specs make; edit the specs (each kind's `spec`), then run \
+            `make docs` and commit README.md. \(first ?? "The lengths differ.")
+            """)
+    }
+
+    /// The tables of the keys every source, rule and output takes ("Sources", "Steps",
+    /// "Outputs") are made from the specs too: the README is exactly what `make docs` writes.
+    @Test func theReadmeIsWhatMakeDocsWrites() throws {
+        for stage in [Stage.ingest, .validate, .emit] {
+            let marker = KindsReference.sharedKeysMarker(stage)
+            #expect(Self.readme.contains(marker + "\n" + KindsReference.sharedKeysTable(of: stage)), "\(stage)")
+        }
+        #expect(
+            KindsReference.updated(readme: Self.readme) == Self.readme,
+            "README.md is not what the specs make: edit the specs, then run `make docs` and commit README.md")
+    }
+
+    /// `updated(readme:)` rewrites what is stale and leaves the rest as it was.
+    @Test func makeDocsRewritesOnlyTheGeneratedParts() {
+        let marker = KindsReference.sharedKeysMarker(.emit)
+        let stale =
+            "# T\n\nIntro.\n\n\(marker)\n| key | old |\n\nAfter.\n\n## Kinds reference\n\nold text\n\n## Next\n\nEnd.\n"
+        let made = KindsReference.updated(readme: stale)
+        #expect(
+            made
+                == "# T\n\nIntro.\n\n\(marker)\n\(KindsReference.sharedKeysTable(of: .emit))\nAfter.\n\n"
+                + KindsReference.markdown() + "\n## Next\n\nEnd.\n")
+        #expect(KindsReference.updated(readme: made) == made)
+    }
+
+    /// Every kind and every key says what it is, and every kind has an example.
+    @Test func everyKindAndKeyIsDescribed() {
+        for spec in Registry.allSpecs {
+            let id = "\(spec.stage.rawValue): \(spec.name)"
+            #expect(spec.summary.count >= 20, "\(id) has no summary worth the name: '\(spec.summary)'")
+            #expect(!spec.example.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(id) has no example")
+            #expect(Set(spec.keys.map(\.name)).count == spec.keys.count, "\(id) lists a key twice")
+            for key in spec.keys {
+                #expect(
+                    !key.summary.isEmpty && key.summary != key.name, "key '\(key.name)' of \(id) has no description")
+            }
+        }
+    }
+
+    /// Every kind's example loads (as `lint` loads a pipeline) in a pipeline of the
+    /// repository over its real fixtures: no example names a key, collection or field that
+    /// does not exist.
+    @Test(arguments: kindIDs)
+    func theKindsExampleLoads(id: String) throws {
+        let spec = try #require(Self.spec(id))
+        if case .failure(let error) = KindExamples.place(spec) { Issue.record("\(error)") }
+    }
+
     /// The `kind` key's help (in every source kind's `seedforge kinds` entry) names every
     /// source kind there is.
     @Test func theKindKeyNamesEverySourceKind() throws {
         let kind = try #require(SourceKeys.common.first { $0.name == "kind" })
         for source in Registry.sources {
             #expect(kind.summary.contains(source.spec.name), "'kind' help lacks \(source.spec.name)")
+        }
+    }
+
+    /// The output `format` key's help names every output format there is.
+    @Test func theFormatKeyNamesEveryOutputFormat() throws {
+        let format = try #require(OutputKeys.common.first { $0.name == "format" })
+        for output in Registry.formats {
+            #expect(format.summary.contains(output.spec.name), "'format' help lacks \(output.spec.name)")
         }
     }
 

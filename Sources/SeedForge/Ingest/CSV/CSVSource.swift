@@ -11,6 +11,42 @@ public struct CSVSource: SourceKind {
         stage: .ingest, name: "csv",
         summary: "Comma-separated values (RFC 4180): one record per row, columns named by a header row or 'columns'.",
         keys: keys(delimiter: ",", quote: "\""),
+        details: #"""
+            Read straight from the bytes (in chunks on several threads for a large file; the result
+            is the same for any thread count). A field takes the column of its own name, or the one
+            `from` names: `from: asciiname` (or `/asciiname`), or a column by number counting from 0,
+            `from: /3`, for files without names. Types are those of JSON sources, read from the text:
+            `number` (`-0.5e1`, `48.85`; an integer of up to 18 digits stays an integer), `integer`
+            (`136256.0` is accepted), `decimal` (exact digits: ` 40.50 ` is `40.5`), `boolean`
+            (`true`/`false` in any case); spaces around a number or boolean are ignored; `string` and
+            `any` keep the text as written. An empty field is null; a quoted empty field `""` is the
+            empty text for a `string` field. `array` and `object` are definition errors (take the text
+            and make a list with [`split`](#normalize)). A UTF-8 byte order mark is skipped, CRLF and
+            LF line ends are both read (a CR inside a quoted field is kept), blank lines are skipped,
+            and a quoted field may hold the delimiter, a quote written twice (`""`) and line breaks.
+
+            Each malformed row is rejected with its file, line and column, and the run goes on:
+            `csv-syntax` for bad quoting (a quote inside an unquoted field, text after a closing
+            quote, a quote never closed: the row is its first line, reading goes on at the next, so
+            no later row is swallowed), `csv-columns` for a row with more or fewer fields than the
+            header (or `columns`, or the first row) has, `type` for a field whose text does not fit
+            its type (the record keeps the text, at `/field`), `encoding` for a field that is not
+            valid UTF-8. A header without a column a field takes (with "did you mean"), or naming it
+            twice, fails the file, as does a row or field over the [`limits`](#input-limits).
+            `unknown-fields: warn` warns once per file about columns no field takes; `reject` fails
+            the file. In pipeline tests, inline records are written as a file of this shape (a header
+            row unless `header: false`).
+
+            `Fixtures/geonames/geonames.yml` (with its `geonames.test.yml`) reads both `csv` and `tsv`
+            with their malformed rows; `seedforge validate Fixtures/geonames/geonames.yml` lists them:
+
+            ```
+            Fixtures/geonames/capitals.csv
+              7:45     error    row cannot be read: the quoted field that starts here is not closed on its line: the next quote, 1 line on, is followed by text; is its closing quote missing? [csv-syntax] (value "2643743,London,GB,...,\"unclosed note")
+              9:42     error    row has 6 fields, the header names 7 [csv-columns] (value "3169070,Rome,IT,2318895,41.89193,12.51133")
+              11:19    error    field 'population' must be an integer, found the text "n/a" [type] (id 2267057, at /population, field population, value "n/a")
+            ```
+            """#,
         example: """
             capitals:
               kind: csv
@@ -29,7 +65,7 @@ public struct CSVSource: SourceKind {
         SourceKeys.common + [
             KeySpec(
                 "header",
-                "whether the first row names the columns (default true, or false when 'columns' is given; with both, the file's header row is skipped and 'columns' names the columns)"
+                #"whether the first row names the columns (default true, or false when `columns` is given; with both, the file's header row is skipped and must have as many columns as `columns` names)"#
             ),
             KeySpec(
                 "columns",

@@ -6,6 +6,12 @@ public struct TSVSource: SourceKind {
         stage: .ingest, name: "tsv",
         summary: "Tab-separated values: the csv reader with a tab between fields and no quoting by default.",
         keys: CSVSource.keys(delimiter: "a tab", quote: "none"),
+        details: #"""
+            As GeoNames dumps and spreadsheets write them: a quote is an ordinary character by
+            default, as in `Kaka"ako`. Everything else is as for [`csv`](#ingest-source-kinds). A
+            GeoNames dump has no header row: name the columns with `columns`, or take them by number
+            (`from: /0`), as the example does.
+            """#,
         example: """
             cities:
               kind: tsv

@@ -40,6 +40,13 @@ public struct HTMLSource: PagewiseSource {
             KeySpec("id", "the field that identifies a record"),
             KeySpec("unknown-fields", "not used by html sources"),
         ],
+        details: #"""
+            Parsed with libxml2, recovering from broken markup, with no network access, no external
+            entities and no size limits of libxml2's own: the pipeline's [`limits`](#input-limits)
+            bound a page and a field's text. `unknown-fields` does not apply. Selectors, fields,
+            prices, following pages, saved-page names and the warnings a page can give are described
+            in [HTML pages](#html-pages).
+            """#,
         example: """
             products:
               kind: html

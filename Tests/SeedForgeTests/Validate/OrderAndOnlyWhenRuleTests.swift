@@ -6,7 +6,7 @@ import Testing
 /// The rules the adventure log needs: trips that end before they start, ratings on
 /// places not yet visited.
 @Suite("Validate: order and only-when")
-struct TripRuleTests {
+struct OrderAndOnlyWhenRuleTests {
     @Test func aTripThatEndsBeforeItStartsIsAFinding() throws {
         let result = try RuleHarness.run(
             fields: "id: integer\nstartDate: any\nendDate: any",

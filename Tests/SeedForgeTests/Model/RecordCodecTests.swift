@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+@Suite("Model: record codec")
+struct RecordCodecTests {
+    @Test func everyKindOfValueComesBackExactly() throws {
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let other = SourceText(displayPath: "y.json", bytes: Array("[]".utf8))
+        let codec = RecordCodec(sources: [source, other])
+        var object = JSONObject()
+        object.appendUnchecked("é", .array([.int(-1), .null, .bool(true)]))
+        object.appendUnchecked("long key over fifteen bytes", .string(String(repeating: "ü", count: 40)))
+        let values: [Value] = [
+            .int(0), .int(Int64.min), .int(Int64.max), .int(-300), .double(-0.0), .double(1e-310),
+            .double(.infinity), .decimal("-12345678901234567.01"), .string(""), .string("Zürich 🏔"),
+            .bool(false), .object(object), .array([]), .null, .null,
+        ]
+        let records = [
+            Record(values: values, origin: Origin(source: other, offset: 123_456_789, index: 70_000)),
+            Record(values: [.null], origin: Origin(source: source, offset: 0, index: 0)),
+            // An unnested element keeps the offset of the record it came from.
+            Record(
+                values: [.int(5)],
+                origin: Origin(element: 40, of: Origin(source: source, offset: 12, index: 3))),
+        ]
+        var bytes: [UInt8] = []
+        for record in records { codec.encode(record, into: &bytes) }
+        let decoded = codec.decodeAll(bytes, count: 3, width: 16)
+        #expect(decoded.count == 3)
+        #expect(decoded[2].origin.parentOffset == 12)
+        #expect(decoded[2].origin.offset == 40)
+        #expect(decoded[2].origin.index == 3)
+        #expect(decoded[1].origin.parentOffset == -1)
+        // Trailing nulls are not stored; the schema's width is given back.
+        #expect(decoded[0].values.count == 16)
+        #expect(Array(decoded[0].values.prefix(values.count)) == values)
+        #expect(decoded[0].origin.source === other)
+        #expect(decoded[0].origin.offset == 123_456_789)
+        #expect(decoded[0].origin.index == 70_000)
+        #expect(decoded[1].values == [Value](repeating: .null, count: 16))
+        #expect(decoded[1].origin.source === source)
+        // Compact: a city takes under 50 bytes, where in memory its six values alone take 144.
+        let city = Record(
+            values: [
+                .int(703_448), .string("Kyiv"), .string("UA"), .double(50.45466), .double(30.5238), .string("kyiv"),
+            ],
+            origin: Origin(source: other, offset: 2_000_000, index: 20_000))
+        var cityBytes: [UInt8] = []
+        codec.encode(city, into: &cityBytes)
+        #expect(cityBytes.count < 50, "\(cityBytes.count) bytes")
+    }
+}
