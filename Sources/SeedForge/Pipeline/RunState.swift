@@ -9,6 +9,8 @@ public struct Rejection: Sendable {
     public let findings: [Finding]
     /// The step that rejected it ("ingest", "validate: range").
     public let step: String
+    /// Where it stands in a plain run's order (for sharded runs).
+    var place = EntryPlace()
 }
 
 /// A source read only in part: the page whose next page was not saved, and that page's
@@ -40,6 +42,8 @@ public struct Warning: Sendable {
     public let id: Value?
     public let finding: Finding
     public let step: String
+    /// Where it stands in a plain run's order (for sharded runs).
+    var place = EntryPlace()
 }
 
 /// Where a file read stands in its pipeline: the number of its source (in `sources:`) and
@@ -58,9 +62,9 @@ struct SourceFile: Hashable, Comparable {
 /// Where a reject or warning stands in the order of a plain run: the step (`phase`), the
 /// file of its record (a number in `RunState.sources`; -1: none), and its order of arrival.
 struct EntryPlace {
-    var phase: Int
-    var file: Int
-    var sequence: Int
+    var phase = 0
+    var file = -1
+    var sequence = 0
 }
 
 /// Counts and time of one step, for the manifest and progress.
@@ -131,15 +135,14 @@ public final class RunState {
     /// The number of a kept file in `sources`.
     func number(of text: SourceText) -> Int? { sourceNumbers[ObjectIdentifier(text)] }
 
-    /// The step of the run in progress (0: ingest, then one more for each step, or each
-    /// collection of a block of validate steps), and the file ingest is reading: with a
-    /// sequence number, every reject and warning notes where it stands in the order of a
-    /// plain run, so the partial runs of shards merge into the same lists (`EntryPlace`).
+    /// The step of the run in progress (0: ingest; 1 + the step's number in the pipeline,
+    /// or for a block of validate steps, of its first step on the collection checked), and
+    /// the file ingest is reading: with a sequence number, every reject and warning notes
+    /// where it stands in the order of a plain run (`EntryPlace`), so the partial runs of
+    /// shards merge into the same lists.
     var phase = 0
     var currentSource: SourceText?
     private var sequence = 0
-    private(set) var rejectPlaces: [EntryPlace] = []
-    private(set) var warningPlaces: [EntryPlace] = []
 
     private func place(of record: Record?, _ finding: Finding?) -> EntryPlace {
         // A finding without a record (a line that is not JSON, an element `unnest` could
@@ -226,17 +229,18 @@ public final class RunState {
     }
 
     public func reject(_ record: Record, in collection: String, findings: [Finding], step: String) {
-        rejectPlaces.append(place(of: record, findings.first))
         rejects.append(
             Rejection(
                 collection: collection, record: record, id: id(of: record, in: collection), findings: findings,
-                step: step))
+                step: step, place: place(of: record, findings.first)))
     }
 
     /// A source record that could not even become a record (not an object, bad JSON line).
     public func rejectUnreadable(in collection: String, finding: Finding, step: String) {
-        rejectPlaces.append(place(of: nil, finding))
-        rejects.append(Rejection(collection: collection, record: nil, id: nil, findings: [finding], step: step))
+        rejects.append(
+            Rejection(
+                collection: collection, record: nil, id: nil, findings: [finding], step: step,
+                place: place(of: nil, finding)))
     }
 
     /// Settles a record's findings, the one rule every stage follows: warnings are
@@ -271,11 +275,10 @@ public final class RunState {
     }
 
     public func warn(_ finding: Finding, record: Record?, in collection: String, step: String) {
-        warningPlaces.append(place(of: record, finding))
         warnings.append(
             Warning(
-                collection: collection, id: record.flatMap { id(of: $0, in: collection) }, finding: finding, step: step)
-        )
+                collection: collection, id: record.flatMap { id(of: $0, in: collection) }, finding: finding, step: step,
+                place: place(of: record, finding)))
     }
 
     /// Puts the records of a paginated source in page-number order (files are read in

@@ -18,7 +18,8 @@ enum StepRunner {
                     block.append(step)
                     index += 1
                 }
-                thresholdFailures += try runValidation(block, state: state, logger: logger)
+                thresholdFailures += try runValidation(
+                    block, startingAt: index - block.count, state: state, logger: logger)
                 state.releaseSourcePages()
                 continue
             }
@@ -28,7 +29,7 @@ enum StepRunner {
                 state.count(step.collection), state.rejects.count, state.duplicates.count, state.warnings.count
             )
             let clock = ContinuousClock.now
-            state.phase += 1
+            state.phase = 1 + index
             state.changedByStep = nil
             state.spill.step = label
             state.progress?.begin(
@@ -57,13 +58,15 @@ enum StepRunner {
     /// Runs consecutive validate steps as one pass per collection, so a record that
     /// breaks several rules is rejected once, with all its findings. Returns per-rule
     /// threshold failures.
-    static func runValidation(_ block: [ValidateStep], state: RunState, logger: Logger) throws -> [String] {
+    static func runValidation(
+        _ block: [ValidateStep], startingAt start: Int, state: RunState, logger: Logger
+    ) throws -> [String] {
         var failures: [String] = []
         var collections: [String] = []
         for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
         for collection in collections {
             let steps = block.filter { $0.collection == collection }
-            state.phase += 1
+            state.phase = 1 + start + block.firstIndex { $0.collection == collection }!
             state.spill.step = steps.map(\.label).joined(separator: ", ")
             let schema = state.schemas[collection]!
             let total = state.count(collection)

@@ -108,7 +108,8 @@ public enum ShardRun {
         }
         func file(of text: SourceText) -> Int { state.number(of: text).map { numberInPartial[$0] } ?? -1 }
         var entries: [Partial.Entry] = []
-        for (rejection, place) in zip(state.rejects, state.rejectPlaces) {
+        for rejection in state.rejects {
+            let place = rejection.place
             var bytes: [UInt8]?
             if let record = rejection.record {
                 bytes = []
@@ -121,7 +122,8 @@ public enum ShardRun {
                     id: rejection.id, findings: rejection.findings, record: bytes,
                     recordFile: rejection.record.map { file(of: $0.origin.source) } ?? -1))
         }
-        for (warning, place) in zip(state.warnings, state.warningPlaces) {
+        for warning in state.warnings {
+            let place = warning.place
             entries.append(
                 Partial.Entry(
                     phase: place.phase, file: place.file < 0 ? -1 : numberInPartial[place.file],
