@@ -4,7 +4,8 @@ on the executors, the dataset finished on the driver.
     spark-submit cluster/seedforge_spark.py PIPELINE --shards 8 --partials /shared/parts --out out
 
 Every node must see the pipeline, its inputs and the partials folder at the same paths (a
-shared mount; in local mode, this machine's folders). The seedforge binary is either present
+shared mount; in local mode, this machine's folders). Each run writes its partials into a
+new folder of its own under --partials (PIPELINE-RANDOM), and removes only that one. The seedforge binary is either present
 on every node (--seedforge PATH, default `seedforge` on PATH) or shipped with the job
 (--ship-binary: Spark copies it to each executor).
 
@@ -13,7 +14,10 @@ task raises, Spark runs it again (spark.task.maxFailures), and the retry writes 
 partial (a partial is written beside its folder and renamed into place). Merges combine
 up to --fan-in partials at a time (`seedforge merge ... --partial`) until one is left; the
 driver then runs `seedforge merge FINAL --out OUT`, which writes the dataset under the
-dataset's lock, byte for byte what a plain `seedforge run` writes.
+dataset's lock, byte for byte what a plain `seedforge run` writes. The exit code is the
+finish's; a map or merge task that failed on every try (a malformed input fails every try:
+seedforge's exit codes do not tell Spark which failures are worth retrying) ends the
+application with exit 1 and seedforge's message.
 
 With --timings FILE the driver writes the wall time of each phase and of every task (JSON).
 """
@@ -25,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 
 
 def parse_arguments(argv):
@@ -84,8 +89,10 @@ def main(argv):
     context.setLogLevel("WARN")
 
     pipeline = os.path.abspath(arguments.pipeline)
-    partials = os.path.abspath(arguments.partials)
-    os.makedirs(partials, exist_ok=True)
+    # This run's partials go in a folder of their own under --partials, the only one removed.
+    partials = os.path.join(os.path.abspath(arguments.partials),
+                            "%s-%s" % (os.path.splitext(os.path.basename(pipeline))[0], uuid.uuid4().hex[:12]))
+    os.makedirs(partials)
     shards = arguments.shards
     threads = str(arguments.threads)
     if arguments.ship_binary:
@@ -113,8 +120,20 @@ def main(argv):
         )
         return folder, seconds
 
+    def failed(phase, error):
+        # Spark wraps the task's exception; seedforge's own message is the useful part.
+        text = str(error)
+        start = text.find("seedforge ")
+        print("seedforge_spark: the %s phase failed: %s" % (phase, text[start:start + 4000] if start >= 0 else text),
+              file=sys.stderr)
+        context.stop()
+        return 1
+
     started = time.monotonic()
-    mapped = context.parallelize(range(shards), shards).map(map_task).collect()
+    try:
+        mapped = context.parallelize(range(shards), shards).map(map_task).collect()
+    except Exception as error:  # a task failed more than spark.task.maxFailures times
+        return failed("map", error)
     timings["mapSeconds"] = time.monotonic() - started
     timings["mapTaskSeconds"] = [seconds for _, seconds in mapped]
 
@@ -129,7 +148,10 @@ def main(argv):
     timings["mergeTaskSeconds"] = []
     while len(current) > arguments.fan_in:
         groups = plan_merges(current, arguments.fan_in, partials, level)
-        merged = context.parallelize(groups, len(groups)).map(merge_task).collect()
+        try:
+            merged = context.parallelize(groups, len(groups)).map(merge_task).collect()
+        except Exception as error:
+            return failed("merge", error)
         timings["mergeTaskSeconds"].append([seconds for _, seconds in merged])
         current = [output for output, _ in merged]
         level += 1

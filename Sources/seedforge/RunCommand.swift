@@ -92,6 +92,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         guard keep >= 0 else { throw ValidationError("--keep must not be negative") }
+        if shard == nil, splitFilesOver != nil { throw ValidationError("--split-files-over needs --shard") }
         if (shard == nil) != (partial == nil) {
             throw ValidationError("--shard and --partial go together: --shard I/N --partial DIR")
         }

@@ -97,7 +97,8 @@ extension Partial {
     /// Writes the partial as the folder `path`, replacing one there: written beside it
     /// first, then renamed, so a retried task leaves one whole partial.
     func write(to path: String) throws {
-        let target = URL(fileURLWithPath: path)
+        let target = URL(fileURLWithPath: path).standardizedFileURL
+        try Self.checkTarget(path)
         let parent = target.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         let staging = parent.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp")
@@ -114,6 +115,18 @@ extension Partial {
             try? FileManager.default.removeItem(at: staging)
             throw error
         }
+    }
+
+    /// Refuses a `--partial` folder that holds anything but a partial: only a partial, or
+    /// an empty folder, is replaced.
+    static func checkTarget(_ path: String) throws {
+        let target = URL(fileURLWithPath: path).standardizedFileURL
+        guard let present = try? FileManager.default.contentsOfDirectory(atPath: target.path),
+            !Set(present).isSubset(of: [binaryFile, jsonFile])
+        else { return }
+        throw ShardError(
+            "\(path) holds other files than a partial's (\(present.sorted().prefix(3).joined(separator: ", "))): give --partial a new or empty folder"
+        )
     }
 
     /// `partial.json`: what the partial is, with its counts.

@@ -165,6 +165,7 @@ extension StepStat {
 extension ShardRun {
     /// Merges the partial folders `paths` into one partial folder `path`.
     public static func merge(_ paths: [String], into path: String) throws -> Outcome {
+        try Partial.checkTarget(path)
         let merged = try Partial.merge(paths.map { ($0, try Partial.read($0)) })
         try merged.write(to: path)
         return Outcome(
@@ -205,16 +206,33 @@ extension ShardRun {
         defer { options.progress?.finish() }
         let ledger = try restore(partial, pipeline: pipeline, into: state)
         try state.spill.check()
+        // The shards' validate steps' thresholds, on the counts of all shards, in the order a
+        // plain run checks them: a block's collections in turn, each with its steps.
         var failures: [String] = []
         var seen: [String: Int] = [:]
-        for case .validate(let step) in pipeline.steps[0..<split] {
-            let key = "\(step.label)\t\(step.collection)"
-            let occurrence = seen[key, default: 0]
-            seen[key] = occurrence + 1
-            let stats = state.stepStats.filter {
-                $0.stage == .validate && $0.label == step.label && $0.collection == step.collection
+        var blocks: [[ValidateStep]] = []
+        var previous = -2
+        for (index, step) in pipeline.steps[0..<split].enumerated() {
+            guard case .validate(let validate) = step else { continue }
+            if index == previous + 1 { blocks[blocks.count - 1].append(validate) } else { blocks.append([validate]) }
+            previous = index
+        }
+        for block in blocks {
+            var collections: [String] = []
+            for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
+            for collection in collections {
+                for step in block where step.collection == collection {
+                    let key = "\(step.label)\t\(collection)"
+                    let occurrence = seen[key, default: 0]
+                    seen[key] = occurrence + 1
+                    let stats = state.stepStats.filter {
+                        $0.stage == .validate && $0.label == step.label && $0.collection == collection
+                    }
+                    if occurrence < stats.count {
+                        failures += StepRunner.thresholdFailures(step, stat: stats[occurrence])
+                    }
+                }
             }
-            if occurrence < stats.count { failures += StepRunner.thresholdFailures(step, stat: stats[occurrence]) }
         }
         failures += try StepRunner.run(pipeline, state: state, logger: logger, steps: split..<pipeline.steps.count)
         return try Runner.conclude(

@@ -5,11 +5,11 @@ import Foundation
 ///
 /// The files of every source, in the order a plain run reads them, are numbered as units:
 /// each file of a source is a unit of its own, except that a source that follows `next`
-/// links is one unit (its pages are only found by reading them in turn). Shard I reads the
-/// units `I*U/N ..< (I+1)*U/N`, so neighbouring files stay together and every unit is read
-/// by exactly one shard, whatever N. A file of at least `splitBytes` that a source can read
-/// in part (a JSON array or NDJSON, not gzip-compressed) is no unit: every shard reads
-/// one N-th of its bytes, the records that start there.
+/// links is one unit (its pages are only found by reading them in turn). Unit u of U goes to
+/// shard `u*N/U`, so neighbouring files stay together and every unit is read by exactly one
+/// shard, whatever N. A file of at least `splitBytes` that a source can read in part (a
+/// JSON array or NDJSON, not gzip-compressed) is no unit: every shard reads one N-th of its
+/// bytes, the records that start there.
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public let index: Int
     public let count: Int
@@ -31,10 +31,9 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
             throw ShardError("'\(text)' is not a shard: write I/N, such as 0/4 for the first of four shares")
         }
-        guard count >= 1, index >= 0, index < count else {
-            throw ShardError(
-                "shard \(text): the share number must be from 0 to \(max(count, 1) - 1) and the number of shares at least 1"
-            )
+        guard count >= 1 else { throw ShardError("shard \(text): the number of shares must be at least 1") }
+        guard index >= 0, index < count else {
+            throw ShardError("shard \(text): the share number must be from 0 to \(count - 1)")
         }
         self.init(index: index, count: count, splitBytes: splitBytes)
     }
@@ -62,8 +61,14 @@ enum FileShare: Equatable {
 enum ShardPlan {
     /// Whether a file is split into byte ranges between the shards.
     static func splits(_ file: String, of source: SourceDefinition, shard: Shard) -> Bool {
-        guard shard.count > 1, source.kind.readsByteRanges, !file.hasSuffix(".gz") else { return false }
-        return (FileStamp.of(file)?.bytes ?? 0) >= shard.splitBytes
+        guard shard.count > 1, source.kind.readsByteRanges, (FileStamp.of(file)?.bytes ?? 0) >= shard.splitBytes
+        else { return false }
+        // A gzip-compressed file (known by its first bytes, as ingest knows it) is read whole:
+        // its byte ranges would be the compressed file's, not the text's.
+        guard let handle = FileHandle(forReadingAtPath: file) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 2)) ?? Data()
+        return head != Data([0x1F, 0x8B])
     }
 
     /// What `shard` reads of each file of source `rank` (by position in `source.files`);
@@ -139,7 +144,8 @@ enum ShardPlan {
 }
 
 /// A sharded run or a merge that cannot go on: a bad `--shard`, partials that do not belong
-/// together, a missing shard. Exit code 2 (usage) for arguments, 3 for unreadable partials.
+/// together or are damaged, a missing shard, a `--partial` folder that holds something
+/// else. Exit code 2.
 public struct ShardError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public init(_ message: String) { self.message = message }

@@ -38,6 +38,7 @@ public enum ShardRun {
     ) throws
         -> Outcome
     {
+        try Partial.checkTarget(path)
         var options = options
         options.shard = shard
         options.writeOutputs = true
@@ -90,6 +91,8 @@ public enum ShardRun {
         for (position, number) in order.enumerated() { numberInPartial[number] = position }
         var inputs: [String: Manifest.Input] = [:]
         for input in ledger.inputs { inputs["\(input.collection)\t\(input.file)"] = input }
+        var pages: [String: PageMetadata] = [:]
+        for list in state.pagesBySource.values { for page in list { pages[page.file] = page } }
         var files: [Partial.File] = []
         for number in order {
             let text = state.sources[number]
@@ -104,7 +107,7 @@ public enum ShardRun {
                     place: place, absolutePath: text.absolutePath ?? text.displayPath, displayPath: text.displayPath,
                     pageNumber: text.pageNumber, sourceRoot: text.sourceRoot, recordsPointer: text.recordsPointer,
                     recordKeys: text.recordKeys, fieldSelectors: text.fieldSelectors, cellLayout: text.cellLayout,
-                    page: state.pagesBySource[place.source]?.first { $0.file == text.displayPath }, input: input))
+                    page: pages[text.displayPath], input: input))
         }
         func file(of text: SourceText) -> Int { state.number(of: text).map { numberInPartial[$0] } ?? -1 }
         var entries: [Partial.Entry] = []

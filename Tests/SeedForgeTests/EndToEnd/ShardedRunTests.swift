@@ -140,6 +140,59 @@ struct ShardedRunTests {
         }
     }
 
+    /// A gzip-compressed file is known by its first bytes, whatever its name: it is read
+    /// whole by one shard (its byte ranges would be the compressed file's).
+    @Test func aCompressedFileIsNeverSplitWhateverItsName() throws {
+        let dir = try TempDir()
+        let lines = (0..<500).map { #"{"id": \#($0), "name": "City \#($0)", "rating": \#(Double($0 % 50) / 10)}"# }
+        try dir.write("data.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try CLI.runProgram("/bin/gzip", ["-n", dir.path + "/data.ndjson"]).status == 0)
+        try FileManager.default.moveItem(atPath: dir.path + "/data.ndjson.gz", toPath: dir.path + "/data.ndjson")
+        let pipeline = try dir.write(
+            "gz.yml",
+            """
+            name: gz
+            sources:
+              cities:
+                kind: ndjson
+                path: data.ndjson
+                id: id
+                fields: {id: integer, name: string, rating: number}
+            steps:
+              - validate: range
+                collection: cities
+                field: rating
+                max: 4
+            outputs:
+              - {file: cities.ndjson, collection: cities}
+            thresholds:
+              max-reject-fraction: 1
+            """)
+        #expect(try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"]).status == 0)
+        let parts = try shards(pipeline, count: 3, in: dir, ["--split-files-over", "1"])
+        #expect(try CLI.run(["merge"] + parts + ["--out", dir.path + "/sharded", "--quiet"]).status == 0)
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/gz"), dir.url.appendingPathComponent("sharded/gz"),
+            "a gzip file named .ndjson")
+        let kept = try dir.read("sharded/gz/cities.ndjson").split(separator: "\n").count
+        #expect(kept == 410)  // 90 of the 500 ratings are over 4
+    }
+
+    @Test func aPartialFolderHoldingOtherFilesIsNotReplaced() throws {
+        let dir = try TempDir()
+        try dir.write("mine/notes.txt", "keep me")
+        let run = try CLI.run(["run", "pipelines/honey-shops.yml", "--shard", "0/2", "--partial", dir.path + "/mine"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("holds other files than a partial's (notes.txt)"), "\(run.stderr)")
+        #expect(try dir.read("mine/notes.txt") == "keep me")
+        let parts = try shards("pipelines/honey-shops.yml", count: 2, in: dir)
+        let merge = try CLI.run(["merge"] + parts + ["--partial", dir.path + "/mine"])
+        #expect(merge.status == 2)
+        #expect(try dir.read("mine/notes.txt") == "keep me")
+        // A partial there is replaced.
+        #expect(try CLI.run(["merge"] + parts + ["--partial", parts[0], "--quiet"]).status == 0)
+    }
+
     @Test func aMissingOrRepeatedShardIsNamedAndNothingIsWritten() throws {
         let dir = try TempDir()
         let parts = try shards("pipelines/cities.yml", count: 3, in: dir)
@@ -215,6 +268,8 @@ struct ShardedRunTests {
             (["run", "pipelines/cities.yml", "--shard", "half", "--partial", dir.path], "write I/N"),
             (["run", "pipelines/cities.yml", "--shard", "0/2"], "--shard and --partial go together"),
             (["merge", dir.path], "either --partial DIR"),
+            (["run", "pipelines/cities.yml", "--split-files-over", "1MiB"], "--split-files-over needs --shard"),
+            (["run", "pipelines/cities.yml", "--shard", "1/0", "--partial", dir.path], "at least 1"),
             (
                 ["run", "pipelines/cities.yml", "--shard", "0/2", "--partial", dir.path, "--split-files-over", "big"],
                 "--split-files-over must be a size"
