@@ -2,8 +2,8 @@ import Testing
 
 @testable import SeedForge
 
-@Suite("JSON writer")
-struct JSONWriterTests {
+@Suite("JSON writer: escapes and records")
+struct JSONWriterEscapeTests {
     /// The escape check reads eight bytes at a time: every byte that must be escaped is found
     /// at every position of a word and in the tail, and no other byte (UTF-8 included) is.
     @Test func findsEveryByteThatNeedsAnEscapeAtEveryPosition() {
