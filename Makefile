@@ -1,11 +1,14 @@
 # seedforge: `make run` regenerates every dataset, `make test` runs the whole suite.
 SWIFT ?= swift
 OUT ?= out
+# Seconds each fuzz target runs in `make fuzz` (`make test` runs each for FUZZ_TEST_SECONDS).
+FUZZ_SECONDS ?= 600
+FUZZ_TEST_SECONDS ?= 5
 RELEASE_BIN := .build/release/seedforge
 # Every pipeline definition (test files beside them, *.test.yml, are not pipelines).
 PIPELINES := $(filter-out %.test.yml,$(sort $(wildcard pipelines/*.yml)))
 
-.PHONY: run deps build datasets lint validate test bench format format-check docs clean help
+.PHONY: run deps build datasets lint validate test fuzz bench format format-check docs clean help
 
 help:
 	@echo "make run       install missing system packages, build (release), regenerate every dataset into $(OUT)/"
@@ -13,6 +16,7 @@ help:
 	@echo "make datasets  regenerate the datasets with the current build"
 	@echo "make lint      check every pipeline definition without reading data"
 	@echo "make validate  validate every pipeline's sources (the shipped fixtures are dirty on purpose: exit 1)"
+	@echo "make fuzz      run each libFuzzer target (JSON, CSV, HTML, pipeline loader) for FUZZ_SECONDS (600); fails on a crash"
 	@echo "make bench     seedforge vs DuckDB, jq, lxml and scipy cKDTree, in release mode (BENCH_SIZES=\"200k 1m 5m\" for more)"
 	@echo "make format    format every Swift file (swift format, .swift-format: 120 columns)"
 	@echo "make docs      rewrite README.md's kinds reference from the kinds' specs (seedforge kinds --markdown)"
@@ -41,6 +45,7 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	.build/debug/seedforge test $(PIPELINES)
+	scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
 	scripts/check-format.sh
 
 docs:
@@ -48,8 +53,11 @@ docs:
 	.build/debug/seedforge kinds --markdown --readme README.md >README.md.new
 	mv README.md.new README.md
 
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
 format:
-	$(SWIFT) format --configuration .swift-format -i -r Sources Tests Benchmarks Package.swift
+	$(SWIFT) format --configuration .swift-format -i -r Sources Tests Benchmarks Fuzz Package.swift
 
 format-check:
 	scripts/check-format.sh
@@ -60,4 +68,4 @@ bench: deps
 	python3 Benchmarks/run.py
 
 clean:
-	rm -rf .build $(OUT)
+	rm -rf .build .build-fuzz $(OUT)

@@ -44,6 +44,16 @@ let package = Package(
             dependencies: ["SeedForge"],
             path: "Benchmarks/QueryBench"
         ),
+        // Fuzz targets (scripts/fuzz.sh, `make fuzz`): libFuzzer with the address sanitizer
+        // when built with -sanitize=fuzzer,address -DFUZZING; otherwise they replay inputs.
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
+        .target(name: "FuzzSupport", dependencies: ["SeedForge", "CFuzzDriver"], path: "Fuzz/FuzzSupport"),
+        .executableTarget(
+            name: "seedforge-fuzz-json", dependencies: ["FuzzSupport", "SeedForge"], path: "Fuzz/JSONFuzz"),
+        .executableTarget(name: "seedforge-fuzz-csv", dependencies: ["FuzzSupport"], path: "Fuzz/CSVFuzz"),
+        .executableTarget(name: "seedforge-fuzz-html", dependencies: ["FuzzSupport"], path: "Fuzz/HTMLFuzz"),
+        .executableTarget(
+            name: "seedforge-fuzz-pipeline", dependencies: ["FuzzSupport", "SeedForge"], path: "Fuzz/PipelineFuzz"),
         .testTarget(
             name: "SeedForgeTests",
             dependencies: [

@@ -10,5 +10,5 @@ while IFS= read -r -d '' file; do
         echo "not formatted: $file (run make format)"
         status=1
     fi
-done < <(find Sources Tests Benchmarks -name '*.swift' -not -path '*/Golden/*' -print0; printf 'Package.swift\0')
+done < <(find Sources Tests Benchmarks Fuzz -name '*.swift' -not -path '*/Golden/*' -print0; printf 'Package.swift\0')
 exit $status

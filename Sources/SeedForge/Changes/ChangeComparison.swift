@@ -1,3 +1,5 @@
+import Foundation
+
 /// Compares two snapshots collection by collection, matching records by the new
 /// snapshot's key: a record whose key only the new dataset has is added, one only the
 /// previous has is removed, one in both whose values differ is changed (with the fields
@@ -66,6 +68,14 @@ public enum ChangeComparison {
         return ranges
     }
 
+    /// Whether two lines hold the same bytes (one `memcmp`: the generic element-by-element
+    /// comparison took 4% of a rerun's time over a million lines).
+    static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let left = a.baseAddress, let right = b.baseAddress else { return true }
+        return memcmp(left, right, a.count) == 0
+    }
+
     static func compare(
         _ collection: Snapshot.Collection, of current: Snapshot, with previous: Snapshot
     ) throws -> (CollectionChanges, [ChangeEntry]) {
@@ -73,8 +83,8 @@ public enum ChangeComparison {
         if let old = previous.collection(name), old.fields == collection.fields,
             old.lines.count == collection.lines.count,
             zip(old.lines, collection.lines).allSatisfy({
-                UnsafeBufferPointer(rebasing: previous.bytes[$0]).elementsEqual(
-                    UnsafeBufferPointer(rebasing: current.bytes[$1]))
+                sameBytes(
+                    UnsafeBufferPointer(rebasing: previous.bytes[$0]), UnsafeBufferPointer(rebasing: current.bytes[$1]))
             })
         {
             // The same records in the same order: equal, key or no key.
@@ -147,8 +157,8 @@ public enum ChangeComparison {
                 let oldLine = old.lines[oldNumber]
                 // Equal lines are equal records: nothing else to read.
                 if sameFields && oldLine.count == line.count
-                    && UnsafeBufferPointer(rebasing: oldBytes[oldLine]).elementsEqual(
-                        UnsafeBufferPointer(rebasing: newBytes[line]))
+                    && sameBytes(
+                        UnsafeBufferPointer(rebasing: oldBytes[oldLine]), UnsafeBufferPointer(rebasing: newBytes[line]))
                 {
                     continue
                 }

@@ -14,16 +14,35 @@ public struct NDJSONFormat: SingleFileFormat, StructuredFormat {
     /// Where `fields:` places each field; nil: every field under its own name.
     public var layout: FieldLayout?
 
+    public init(layout: FieldLayout? = nil) { self.layout = layout }
     public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
 
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
         var writer = JSONWriter()
-        for record in records {
-            if let layout {
+        writer.reserve(records.count * (fields.count * 20 + 4))
+        if let layout {
+            for record in records {
                 layout.write(.object(layout.members), record, ids, into: &writer, indent: nil)
-            } else {
-                writer.write(record.object(fields: fields, ids: ids))
+                writer.append(byte: 0x0A)
             }
+            return writer.bytes
+        }
+        // Each record is written straight to bytes, keys escaped once (`{"name":` and
+        // `,"name":`), as one object of its fields would write it.
+        let keys: [[UInt8]] = fields.enumerated().map { position, field in
+            var key = JSONWriter()
+            key.append(byte: position == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            key.writeString(field.name)
+            key.append(byte: UInt8(ascii: ":"))
+            return key.bytes
+        }
+        for record in records {
+            if ids.isEmpty { writer.append(byte: UInt8(ascii: "{")) }
+            for position in ids.indices {
+                writer.append(bytes: keys[position])
+                writer.write(record[ids[position]])
+            }
+            writer.append(byte: UInt8(ascii: "}"))
             writer.append(byte: 0x0A)
         }
         return writer.bytes

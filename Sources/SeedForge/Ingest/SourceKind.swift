@@ -168,13 +168,15 @@ public struct IngestSink {
     /// read in windows is merged window by window: indexes go on from the records taken.
     public mutating func merge(_ chunks: [[IngestEntry]]) {
         var base = count + firstIndex
+        // Looked up once, not once a record (a hash of the collection's name each time).
+        let store = state.store(collection)
         for chunk in chunks {
             for entry in chunk {
                 switch entry {
                 case .record(var record):
                     record.origin.index += base
                     count += 1
-                    state.store(collection).append(record)
+                    store.append(record)
                 case .deferred(let raw, var origin, let duplicateKey):
                     origin.index += base
                     let finding = duplicateKey.map { JSONSource.duplicateKey(origin.source, at: $0, origin: origin) }
@@ -186,7 +188,7 @@ public struct IngestSink {
                     record.origin.index += base
                     count += 1
                     if state.settle(record, findings: findings, in: collection, step: { _ in "ingest" }) {
-                        state.store(collection).append(record)
+                        store.append(record)
                     }
                 case .unreadable(let finding):
                     unreadable(finding)

@@ -121,9 +121,7 @@ public struct JSONWriter {
         append(byte: UInt8(ascii: "\""))
         // Most text needs no escape: copy it in one go.
         let clean: Bool? = string.utf8.withContiguousStorageIfAvailable { text in
-            for byte in text where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return false
-            }
+            guard !Self.needsEscape(text) else { return false }
             bytes.append(contentsOf: text)
             return true
         }
@@ -151,6 +149,33 @@ public struct JSONWriter {
     }
 
     static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Whether UTF-8 text holds a byte JSON escapes (a control character, `"` or `\`),
+    /// checked eight bytes at a time.
+    static func needsEscape(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = text.baseAddress else { return false }
+        let count = text.count
+        var index = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // A byte below 0x20, or equal to '"' or '\\' (a zero byte after xor), sets its
+            // high bit here; bytes of 0x80 and above never do (the `& ~word` drops them).
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let found =
+                ((word &- ones &* 0x20) | (quote &- ones) | (backslash &- ones)) & ~word & highs
+            if found != 0 { return true }
+            index += 8
+        }
+        while index < count {
+            let byte = base[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            index += 1
+        }
+        return false
+    }
 
     /// Shortest round-trip text of a double (Swift's own algorithm); always valid JSON
     /// because the pipeline never holds NaN or infinity.

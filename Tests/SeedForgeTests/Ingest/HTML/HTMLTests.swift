@@ -86,6 +86,27 @@ struct CSSAndConverterTests {
         #expect(Converters.absoluteURL("/top.html", base: page) == "https://shop.example.com/top.html")
         #expect(Converters.absoluteURL("https://cdn.example.com/x.jpg", base: page) == "https://cdn.example.com/x.jpg")
         #expect(Converters.absoluteURL("  ", base: page) == nil)
+        // The byte-level fast path and Foundation's resolution agree on every shape.
+        #expect(
+            Converters.absoluteURL(" \tproducts/a.html\n", base: page)
+                == "https://shop.example.com/catalogue/products/a.html")
+        #expect(Converters.absoluteURL("a/./b.html", base: page) == "https://shop.example.com/catalogue/a/b.html")
+        #expect(Converters.absoluteURL("a/../b.html", base: page) == "https://shop.example.com/catalogue/b.html")
+        #expect(Converters.absoluteURL("a/..", base: page) == "https://shop.example.com/catalogue/")
+        #expect(Converters.absoluteURL("a/.hidden/b", base: page) == "https://shop.example.com/catalogue/a/.hidden/b")
+        #expect(
+            Converters.absoluteURL("b.html?x=1#top", base: page) == "https://shop.example.com/catalogue/b.html?x=1#top")
+        #expect(
+            Converters.absoluteURL("\u{00A0}b.html\u{00A0}", base: page) == "https://shop.example.com/catalogue/b.html")
+        for plain in ["a.html", "a/b/c.html", "a//b", "a/.b", "a/b..", "x_1/index.html"] {
+            #expect(Converters.isPlainRelative(plain), "\(plain)")
+        }
+        for other in [
+            "", "/a", ".a", "./a", "a/./b", "a/../b", "a/..", "a/.", "a b", "a\tb", "a:b", "a?b", "a#b",
+            "a%20b", "a\\b",
+        ] {
+            #expect(!Converters.isPlainRelative(other), "\(other)")
+        }
     }
 }
 
