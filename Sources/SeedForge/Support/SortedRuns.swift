@@ -147,19 +147,24 @@ enum SortedRuns {
     /// their runs' windows, and the run whose entry was taken moves on in place.
     static func merge(_ runs: Runs, _ body: (Entry) throws -> Void) throws {
         let readers = runs.spans.map { RunReader(file: runs.file, offset: $0.offset, length: $0.length) }
-        var heap = Heap(readers.filter { $0.advance() }.map(Head.init))
-        while let head = heap.min {
-            try body(head.reader.entry)
-            if head.reader.advance() {
-                heap.replaceMin(with: Head(head.reader))
-            } else {
-                _ = heap.popMin()
+        // The heads do not keep their readers alive: the list does, to the merge's end
+        // (an optimised build may otherwise free it after its last use).
+        try withExtendedLifetime(readers) {
+            var heap = Heap(readers.filter { $0.advance() }.map(Head.init))
+            while let head = heap.min {
+                try body(head.reader.entry)
+                if head.reader.advance() {
+                    heap.replaceMin(with: Head(head.reader))
+                } else {
+                    _ = heap.popMin()
+                }
             }
         }
     }
 
-    /// A run in the heap: its reader (kept alive by the merge's list of readers) and its
-    /// current key's prefix, so most comparisons need not look further.
+    /// A run in the heap: its reader (kept alive by the merge's list of readers, so the
+    /// heap does no reference counting) and its current key's prefix, so most
+    /// comparisons need not look further.
     struct Head: Comparable {
         unowned(unsafe) let reader: RunReader
         let prefix: UInt64
