@@ -48,10 +48,14 @@ enum SortedRuns {
     /// a record's key and appends its payload, or returns false (and appends nothing) to
     /// leave the record out. A run holds the entries of as many batches as fit in a
     /// sixteenth of the memory limit (at least one batch), so that few runs are merged.
+    /// The store is left with every record on disk.
     static func write(
         _ store: RecordStore, space: SpillSpace, threads: Threads,
         _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
     ) throws -> Runs {
+        // The records still in memory go to disk first: the runs being gathered take the
+        // memory they held, instead of adding to it (the peak of a 20M-city run).
+        try store.spillResident()
         var runs = Runs(file: try space.newFile())
         let runBytes = space.limit / 16
         var pending = Pending(base: 0)
