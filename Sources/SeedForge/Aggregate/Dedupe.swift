@@ -236,12 +236,13 @@ public struct Dedupe: Step {
             for (loser, winner) in chosen { winnerOf[group[loser].position] = group[winner].position }
         }
         try SortedRuns.merge(runs) { entry in
-            if group.isEmpty || entry.key != groupKey {
+            if group.isEmpty || !groupKey.elementsEqual(entry.key) {
                 settleGroup()
                 group.removeAll(keepingCapacity: true)
-                groupKey = entry.key
+                groupKey.removeAll(keepingCapacity: true)
+                groupKey.append(contentsOf: entry.key)
             }
-            let preference = entry.payload.isEmpty ? nil : ByteKey(bytes: entry.payload)
+            let preference = entry.payload.isEmpty ? nil : ByteKey(bytes: Array(entry.payload))
             group.append((entry.position, preference))
         }
         settleGroup()

@@ -338,6 +338,17 @@ final class SpillFile: @unchecked Sendable {
         return start
     }
 
+    /// Reads `count` bytes at `offset` into `buffer`.
+    func read(at offset: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) {
+        var done = 0
+        while done < count {
+            let result = pread(fd, buffer + done, count - done, off_t(offset + done))
+            if result < 0, errno == EINTR { continue }
+            precondition(result > 0, "a spill file ended early: \(String(cString: strerror(errno)))")
+            done += result
+        }
+    }
+
     func read(at offset: Int, count: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var done = 0

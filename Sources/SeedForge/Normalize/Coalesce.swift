@@ -1,8 +1,7 @@
 /// `normalize: coalesce`: a new field holding the first of several fields that has a
 /// value (not null, not empty or blank text): a display name from `[name, title,
 /// placeId]`. The fields must share one type (or the new field is `any`).
-public struct Coalesce: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct Coalesce: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "coalesce",
         summary: "A new field holding the first of several fields with a value (not null or blank).",
@@ -43,8 +42,8 @@ public struct Coalesce: Step {
         }
     }
 
-    public func run(_ state: RunState) throws {
-        try state.transformRecords(collection, step: "normalize: coalesce", parallel: true) { record in
+    public func change(_ state: RunState) throws -> RecordChange {
+        return RecordChange(step: "normalize: coalesce", parallel: true) { record in
             var chosen = Value.null
             for field in from where Self.hasValue(record[field]) {
                 chosen = record[field]

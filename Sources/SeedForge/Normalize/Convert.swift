@@ -6,8 +6,7 @@ import Foundation
 /// text to a number, or `text`: HTML entities decoded (`&amp;`, `&eacute;`, `&#233;`) and
 /// white space collapsed. A value that does not convert rejects the record (rule `price`,
 /// `url` or `number`).
-public struct Convert: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct Convert: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "convert",
         summary:
@@ -73,9 +72,9 @@ public struct Convert: Step {
         }
     }
 
-    public func run(_ state: RunState) throws {
+    public func change(_ state: RunState) throws -> RecordChange {
         let spec = state.schemas[collection]![field]
-        try state.transformRecords(collection, step: "normalize: convert", parallel: true) { record in
+        return RecordChange(step: "normalize: convert", parallel: true) { record in
             guard case .string(let text) = record[field] else {
                 if into != field { record[into] = .null }
                 return []

@@ -10,8 +10,7 @@
 /// stays as read (required for an array field: a list of types becomes one category).
 /// With `default: V` a value that maps to nothing, null or an empty list gets V without a
 /// finding: for sources whose vocabulary is larger than the table (a places API's types).
-public struct MapValues: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct MapValues: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "map-values",
         summary: "Replace spellings of a value by its canonical form from a table; unmappable values are findings.",
@@ -168,9 +167,9 @@ public struct MapValues: Step {
         return Self.text(value).flatMap { table[Self.key($0)] }
     }
 
-    public func run(_ state: RunState) throws {
+    public func change(_ state: RunState) throws -> RecordChange {
         let spec = state.schemas[collection]![field]
-        try state.transformRecords(collection, step: "normalize: map-values", parallel: true) { record in
+        return RecordChange(step: "normalize: map-values", parallel: true) { record in
             let value = record[field]
             if let mapped = value.isNull ? nil : mapped(value) {
                 record[target] = .string(mapped)

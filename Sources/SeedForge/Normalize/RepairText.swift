@@ -5,8 +5,7 @@
 /// anything else (real `Ã` in Portuguese, text with characters outside Windows-1252,
 /// byte runs that are not UTF-8) is left exactly as it is. The manifest's step entry counts
 /// the records it `changed`.
-public struct RepairText: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct RepairText: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "repair-text",
         summary: "Undo mojibake (UTF-8 read as Windows-1252): Farmersâ€™ -> Farmers’, only where certain.",
@@ -36,9 +35,9 @@ public struct RepairText: Step {
         fields = try plan.textFields(config, in: collection)
     }
 
-    public func run(_ state: RunState) throws {
+    public func change(_ state: RunState) throws -> RecordChange {
         let changed = Counter()
-        try state.transformRecords(collection, step: "normalize: repair-text", parallel: true) { record in
+        return RecordChange(step: "normalize: repair-text", parallel: true, counting: changed) { record in
             var didChange = false
             for field in fields {
                 guard case .string(let text) = record[field], let repaired = Self.repaired(text) else { continue }
@@ -48,7 +47,6 @@ public struct RepairText: Step {
             if didChange { changed.add(1) }
             return []
         }
-        state.noteChanged(changed.value)
     }
 
     /// The characters Windows-1252 gives bytes 0x80...0x9F (WHATWG: the five unassigned

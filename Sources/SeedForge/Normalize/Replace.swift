@@ -4,8 +4,7 @@ import Foundation
 /// (NSRegularExpression), every match, with a replacement that may use `$1`, `$2` for
 /// groups: `pattern: "\\s*\\(closed\\)$"`, `with: ""`. Into the field itself or a new text
 /// field (`into`). The manifest's step entry counts the records it `changed`.
-public struct Replace: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct Replace: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "replace",
         summary: "Replace every match of an ICU regular expression in text fields; counts the records changed.",
@@ -65,9 +64,9 @@ public struct Replace: Step {
         }
     }
 
-    public func run(_ state: RunState) throws {
+    public func change(_ state: RunState) throws -> RecordChange {
         let changed = Counter()
-        try state.transformRecords(collection, step: "normalize: replace", parallel: true) { record in
+        return RecordChange(step: "normalize: replace", parallel: true, counting: changed) { record in
             var didChange = false
             for (field, target) in zip(fields, targets) {
                 guard case .string(let text) = record[field] else {
@@ -82,7 +81,6 @@ public struct Replace: Step {
             if didChange { changed.add(1) }
             return []
         }
-        state.noteChanged(changed.value)
     }
 }
 

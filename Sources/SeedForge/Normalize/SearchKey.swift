@@ -2,8 +2,7 @@
 /// text fields (joined by a space): white space trimmed and collapsed to single spaces,
 /// then folded by the documented collation: `Gorkhā` → `gorkha`, `Novyi  Svit` →
 /// `novyi svit`. Prefix search and the prefix index compare these keys.
-public struct SearchKey: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct SearchKey: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "search-key",
         summary:
@@ -51,8 +50,8 @@ public struct SearchKey: Step {
         plan.keyFoldings[PipelinePlan.fieldKey(collection, field)] = folding
     }
 
-    public func run(_ state: RunState) throws {
-        try state.transformRecords(collection, step: "normalize: search-key", parallel: true) { record in
+    public func change(_ state: RunState) throws -> RecordChange {
+        return RecordChange(step: "normalize: search-key", parallel: true) { record in
             let text: String?
             if from.count == 1 {
                 // One source field (a name): no list of parts to join.

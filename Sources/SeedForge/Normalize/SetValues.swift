@@ -4,8 +4,7 @@
 /// integer, `2.5` number, anything else string), or is given with `{type: T, value: V}`
 /// (`{type: string, value: "007"}`, `{type: number, value: null}`). Fields are only added:
 /// a name the collection already has is a definition error, never an overwrite.
-public struct SetValues: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct SetValues: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "set",
         summary: "Add fields holding a constant value on every record (e.g. isVisited: false, source: places-api).",
@@ -84,8 +83,8 @@ public struct SetValues: Step {
         self.assignments = assignments
     }
 
-    public func run(_ state: RunState) throws {
-        try state.transformRecords(collection, step: "normalize: set", parallel: true) { record in
+    public func change(_ state: RunState) throws -> RecordChange {
+        return RecordChange(step: "normalize: set", parallel: true) { record in
             for (field, value) in assignments { record[field] = value }
             return []
         }

@@ -1,8 +1,7 @@
 /// `normalize: split`: a new array field from text holding a list, `"Food; Museum"` →
 /// `["Food", "Museum"]`: split on `separator`, each part trimmed, empty parts left out.
 /// Null stays null; text without the separator is a list of one.
-public struct Split: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct Split: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "split",
         summary: "A new array field from text holding a list: \"Food; Museum\" -> [Food, Museum].",
@@ -42,8 +41,8 @@ public struct Split: Step {
         into = try plan.addField(config, type: .array, to: collection)
     }
 
-    public func run(_ state: RunState) throws {
-        try state.transformRecords(collection, step: "normalize: split", parallel: true) { record in
+    public func change(_ state: RunState) throws -> RecordChange {
+        return RecordChange(step: "normalize: split", parallel: true) { record in
             guard case .string(let text) = record[field] else {
                 record[into] = .null
                 return []

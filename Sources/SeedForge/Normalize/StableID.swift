@@ -10,7 +10,7 @@ import Foundation
 /// digits (64 bits), after `prefix`. Two records whose texts differ but whose ids
 /// collide, or a derived id equal to an id given explicitly to a different record, are
 /// `stable-id-collision` findings and the later record is rejected.
-public struct StableID: Step {
+public struct StableID: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "stable-id",
         summary:
@@ -65,7 +65,10 @@ public struct StableID: Step {
         return (prefix + String(SHA256.hex(content.utf8).prefix(16)), content)
     }
 
-    public func run(_ state: RunState) throws {
+    /// The ids given explicitly are read before any record changes.
+    public static let preparesFromOwnRecords = true
+
+    public func change(_ state: RunState) throws -> RecordChange {
         // Ids given explicitly, to detect a derived id that lands on one of them.
         var explicit: [String: Record] = [:]
         try state.forEachRecord(collection) { record in
@@ -74,7 +77,7 @@ public struct StableID: Step {
             }
         }
         var derivedContent: [String: String] = [:]
-        try state.transformRecords(collection, step: "normalize: stable-id") { record in
+        return RecordChange(step: "normalize: stable-id") { record in
             switch record[field] {
             case .null: break
             case .string(let text) where text.allSatisfy(\.isWhitespace): break

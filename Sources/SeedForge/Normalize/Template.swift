@@ -4,8 +4,7 @@
 /// left out with its separator (`{address}, {city}` without a city is `1 Bee St`, never
 /// `1 Bee St, `); text before the first and after the last placeholder is always written.
 /// With `null-fields: null` any null field makes the result null. No value at all is null.
-public struct Template: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct Template: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "template",
         summary: "A new text field from a template of other fields: \"{address}, {city}\".",
@@ -109,10 +108,10 @@ public struct Template: Step {
         }
     }
 
-    public func run(_ state: RunState) throws {
+    public func change(_ state: RunState) throws -> RecordChange {
         let fieldPositions = parts.indices.filter { if case .field = parts[$0] { return true } else { return false } }
         let (first, last) = (fieldPositions.first!, fieldPositions.last!)
-        try state.transformRecords(collection, step: "normalize: template", parallel: true) { record in
+        return RecordChange(step: "normalize: template", parallel: true) { record in
             var out = ""
             var separator = ""
             var wroteField = false

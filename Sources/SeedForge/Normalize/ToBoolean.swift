@@ -3,8 +3,7 @@
 /// as they are, numbers by their text (`1`, `0`), null stays null. A value that is neither
 /// spelling rejects the record (rule `boolean`), or with `unmapped: null` becomes null with
 /// a warning.
-public struct ToBoolean: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct ToBoolean: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "to-boolean",
         summary: "A new boolean field from text spellings such as yes/no, Y/N, 1/0, true/false.",
@@ -68,9 +67,9 @@ public struct ToBoolean: Step {
 
     static func folded(_ text: String) -> String { Trim.trimmed(text).lowercased() }
 
-    public func run(_ state: RunState) throws {
+    public func change(_ state: RunState) throws -> RecordChange {
         let spec = state.schemas[collection]![field]
-        try state.transformRecords(collection, step: "normalize: to-boolean", parallel: true) { record in
+        return RecordChange(step: "normalize: to-boolean", parallel: true) { record in
             let value = record[field]
             let text: String
             switch value {

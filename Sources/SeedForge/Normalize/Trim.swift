@@ -1,7 +1,6 @@
 /// `normalize: trim`: removes white space around text, optionally collapses inner runs of
 /// white space to one space, and turns text left empty into null.
-public struct Trim: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct Trim: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "trim",
         summary: "Trim surrounding white space; optionally collapse inner runs to one space; empty text becomes null.",
@@ -31,8 +30,8 @@ public struct Trim: Step {
         emptyAsNull = try config.bool("empty-as-null") ?? true
     }
 
-    public func run(_ state: RunState) throws {
-        try state.transformRecords(collection, step: "normalize: trim", parallel: true) { record in
+    public func change(_ state: RunState) throws -> RecordChange {
+        return RecordChange(step: "normalize: trim", parallel: true) { record in
             for field in fields {
                 guard case .string(let text) = record[field] else { continue }
                 // Most text has nothing to trim or collapse: left as it is, not rewritten.

@@ -2,8 +2,7 @@ import Foundation
 
 /// `normalize: unicode`: puts text in Unicode NFC (so `é` typed two ways is one string)
 /// and removes control characters (tabs and new lines become spaces).
-public struct UnicodeNormalize: Step {
-    public static var worksRecordByRecord: Bool { true }
+public struct UnicodeNormalize: RecordStep {
     public static let spec = KindSpec(
         stage: .normalize, name: "unicode",
         summary: "Unicode NFC normalisation; control characters removed (tab, CR and LF become a space).",
@@ -33,8 +32,8 @@ public struct UnicodeNormalize: Step {
         stripControl = try config.bool("strip-control") ?? true
     }
 
-    public func run(_ state: RunState) throws {
-        try state.transformRecords(collection, step: "normalize: unicode", parallel: true) { record in
+    public func change(_ state: RunState) throws -> RecordChange {
+        return RecordChange(step: "normalize: unicode", parallel: true) { record in
             for field in fields {
                 guard case .string(let text) = record[field], !Self.isPrintableASCII(text) else { continue }
                 record[field] = .string(Self.normalized(text, stripControl: stripControl))

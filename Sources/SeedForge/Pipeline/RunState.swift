@@ -91,9 +91,9 @@ public final class RunState {
     private var stores: [String: RecordStore] = [:]
     /// The memory limit and where records beyond it go.
     let spill: SpillSpace
-    public private(set) var rejects: [Rejection] = []
+    public internal(set) var rejects: [Rejection] = []
     public private(set) var duplicates: [Duplicate] = []
-    public private(set) var warnings: [Warning] = []
+    public internal(set) var warnings: [Warning] = []
     public var stepStats: [StepStat] = []
     /// Records each collection received from its sources.
     public var ingested: [String: Int] = [:]

@@ -64,36 +64,95 @@ public struct RuleFindings {
     }
 }
 
+/// A step that changes one record at a time (trim, search-key, set...): it prepares its
+/// change (`change`), and the change runs over the collection batch by batch. Consecutive
+/// such steps on a spilled collection run as one pass (`FusedBlock`): one read and one
+/// write of each batch for all of them.
+public protocol RecordStep: Step {
+    /// Reads what the change needs (schemas, other collections) and returns it.
+    func change(_ state: RunState) throws -> RecordChange
+    /// Whether preparing the change reads the step's own collection (`stable-id` collects
+    /// the ids given explicitly): such a step cannot follow another in one pass, since it
+    /// would read the records before the earlier steps changed them.
+    static var preparesFromOwnRecords: Bool { get }
+}
+
+extension RecordStep {
+    public static var preparesFromOwnRecords: Bool { false }
+    /// A record step works record by record unless preparing it reads its own collection
+    /// (`stable-id`), so a sharded run runs it on its share alone.
+    public static var worksRecordByRecord: Bool { !preparesFromOwnRecords }
+
+    public func run(_ state: RunState) throws {
+        let change = try change(state)
+        try state.transformRecords(collection, change)
+        if let changed = change.changed { state.noteChanged(changed.value) }
+    }
+}
+
+/// What a `RecordStep` does to one record: `apply` changes it in place and returns its
+/// findings (an error rejects the record, a warning is recorded and the record kept).
+public struct RecordChange {
+    /// The step named in findings' reports ("normalize: trim").
+    let step: String
+    /// Whether `apply` may run on chunks of records concurrently (it then only reads
+    /// shared state; findings are still taken in record order).
+    let parallel: Bool
+    /// Counts the records changed, for steps whose statistics report it (`replace`).
+    let changed: Counter?
+    let apply: (inout Record) -> [Finding]
+
+    init(
+        step: String, parallel: Bool = false, counting changed: Counter? = nil,
+        _ apply: @escaping (inout Record) -> [Finding]
+    ) {
+        self.step = step
+        self.parallel = parallel
+        self.changed = changed
+        self.apply = apply
+    }
+}
+
 extension RunState {
+    /// Applies a change to every record of a collection, in place, batch by batch (a
+    /// collection spilled to disk is read back one batch at a time).
+    func transformRecords(_ collection: String, _ change: RecordChange) throws {
+        try store(collection).rewrite { records in apply(change, to: &records, in: collection) }
+    }
+
     /// Applies `body` to every record of a collection, in place; a record for which it
     /// returns error findings is rejected, warnings are recorded and the record kept.
     /// With `parallel`, `body` runs on chunks of records concurrently, so it must only
     /// read shared state; findings are taken in record order, so the result is the same
     /// for any thread count.
     func transformRecords(
-        _ collection: String, step: String, parallel: Bool = false, _ body: (inout Record) -> [Finding]
+        _ collection: String, step: String, parallel: Bool = false, _ body: @escaping (inout Record) -> [Finding]
     ) throws {
-        // Batch by batch: a collection spilled to disk is read back one batch at a time.
-        try store(collection).rewrite { records in
-            let count = records.count
-            let flagged: [[(Int, [Finding])]] = records.withUnsafeMutableBufferPointer { buffer in
-                nonisolated(unsafe) let buffer = buffer
-                return Parallel.chunks(count, threads: parallel ? threads : 1) { range in
-                    var found: [(Int, [Finding])] = []
-                    for index in range {
-                        let findings = body(&buffer[index])
-                        if !findings.isEmpty { found.append((index, findings)) }
-                    }
-                    return found
+        try transformRecords(collection, RecordChange(step: step, parallel: parallel, body))
+    }
+
+    /// Applies a change to a run of records: rejected records leave `records`, their
+    /// rejections and warnings are recorded in record order.
+    func apply(_ change: RecordChange, to records: inout [Record], in collection: String) {
+        let count = records.count
+        let body = change.apply
+        let flagged: [[(Int, [Finding])]] = records.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let buffer = buffer
+            return Parallel.chunks(count, threads: change.parallel ? threads : 1) { range in
+                var found: [(Int, [Finding])] = []
+                for index in range {
+                    let findings = body(&buffer[index])
+                    if !findings.isEmpty { found.append((index, findings)) }
                 }
+                return found
             }
-            var rejected: [Bool]?
-            for (index, findings) in flagged.joined() {
-                if settle(records[index], findings: findings, in: collection, step: { _ in step }) { continue }
-                if rejected == nil { rejected = [Bool](repeating: false, count: count) }
-                rejected![index] = true
-            }
-            if let rejected { records = records.indices.filter { !rejected[$0] }.map { records[$0] } }
         }
+        var rejected: [Bool]?
+        for (index, findings) in flagged.joined() {
+            if settle(records[index], findings: findings, in: collection, step: { _ in change.step }) { continue }
+            if rejected == nil { rejected = [Bool](repeating: false, count: count) }
+            rejected![index] = true
+        }
+        if let rejected { records = records.indices.filter { !rejected[$0] }.map { records[$0] } }
     }
 }

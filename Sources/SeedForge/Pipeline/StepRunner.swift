@@ -1,7 +1,9 @@
 import Logging
 
 /// The steps of a run, in the pipeline's order: consecutive validate steps as one pass,
-/// every other step on its own; each leaves its statistics and progress line.
+/// every other step on its own, except that consecutive record-by-record steps on a
+/// spilled collection run as one pass over it (`FusedBlock`); each step leaves its
+/// statistics and progress line.
 enum StepRunner {
     /// Runs the steps numbered `range` (default: all); returns the per-rule threshold
     /// failures.
@@ -10,8 +12,15 @@ enum StepRunner {
     ) throws -> [String] {
         var thresholdFailures: [String] = []
         let range = range ?? pipeline.steps.indices
+        // A block never runs past the range (a sharded run stops at its last step).
+        let steps = Array(pipeline.steps[..<range.upperBound])
         var index = range.lowerBound
         while index < range.upperBound {
+            if let block = FusedBlock.starting(at: index, in: steps, state: state) {
+                thresholdFailures += try block.run(state: state, logger: logger)
+                index = block.next
+                continue
+            }
             if case .validate = pipeline.steps[index] {
                 var block: [ValidateStep] = []
                 while index < range.upperBound, case .validate(let step) = pipeline.steps[index] {
@@ -65,82 +74,23 @@ enum StepRunner {
         var collections: [String] = []
         for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
         for collection in collections {
-            let steps = block.filter { $0.collection == collection }
+            var pass = ValidationPass(
+                block.filter { $0.collection == collection }, collection: collection, state: state)
             state.phase = 1 + start + block.firstIndex { $0.collection == collection }!
-            state.spill.step = steps.map(\.label).joined(separator: ", ")
-            let schema = state.schemas[collection]!
+            state.spill.step = pass.label
             let total = state.count(collection)
-            var flagged = [Int](repeating: 0, count: steps.count)
-            var warned = [Int](repeating: 0, count: steps.count)
-            var seconds = [Double](repeating: 0, count: steps.count)
-            // Checks a run of records with every rule, and keeps those no error rejects.
-            func pass(_ records: inout [Record]) {
-                var perRecord = [[Finding]](repeating: [], count: records.count)
-                for (number, step) in steps.enumerated() {
-                    let clock = ContinuousClock.now
-                    let results = step.rule.checkAll(
-                        records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
-                    for (position, findings) in results.enumerated() where !findings.isEmpty {
-                        perRecord[position] += findings
-                        if findings.contains(where: { $0.severity == .error }) {
-                            flagged[number] += 1
-                        } else {
-                            warned[number] += 1
-                        }
-                    }
-                    seconds[number] += Runner.seconds(since: clock)
-                }
-                var kept: [Record] = []
-                kept.reserveCapacity(records.count)
-                for (position, record) in records.enumerated() {
-                    if state.settle(
-                        record, findings: perRecord[position], in: collection, step: { "validate: \($0.rule)" })
-                    {
-                        kept.append(record)
-                    }
-                }
-                records = kept
-            }
-            state.progress?.begin(
-                stage: "\(steps.map(\.label).joined(separator: ", ")) \(collection)", unit: "records", total: total,
-                totalBytes: nil)
+            state.progress?.begin(stage: "\(pass.label) \(collection)", unit: "records", total: total, totalBytes: nil)
             defer { state.progress?.advance(items: total, bytes: 0, records: 0) }
             let store = state.store(collection)
-            if store.isSpilled, steps.contains(where: { type(of: $0.rule).comparesRecords }) {
+            if store.isSpilled, pass.comparesRecords {
                 // A rule comparing records with each other sees them all at once.
                 var records = store.take()
-                pass(&records)
+                pass.check(&records, state: state)
                 store.replace(with: records)
             } else {
-                try store.rewrite(pass)
+                try store.rewrite { pass.check(&$0, state: state) }
             }
-            for (number, step) in steps.enumerated() {
-                state.stepStats.append(
-                    StepStat(
-                        label: step.label, stage: .validate, collection: collection, recordsIn: total,
-                        recordsOut: total - flagged[number], rejected: flagged[number], duplicates: 0,
-                        warnings: warned[number], seconds: seconds[number]))
-                failures += thresholdFailures(step, stat: state.stepStats[state.stepStats.count - 1])
-                logger.info("\(step.label) \(collection): \(flagged[number]) rejected")
-            }
-        }
-        return failures
-    }
-
-    /// A validate step's thresholds, from its statistics: they count the records it flagged
-    /// at its severity (rejected for errors, warned about for warnings).
-    static func thresholdFailures(_ step: ValidateStep, stat: StepStat) -> [String] {
-        var failures: [String] = []
-        let hits = step.severity == .error ? stat.rejected : stat.warnings
-        let verb = step.severity == .error ? "rejected" : "warned about"
-        let (total, collection) = (stat.recordsIn, stat.collection)
-        if let max = step.maxRejects, hits > max {
-            failures.append("\(step.label) \(verb) \(hits) \(collection) records, more than its max-rejects \(max)")
-        }
-        if let fraction = step.maxRejectFraction, total > 0, Double(hits) / Double(total) > fraction {
-            failures.append(
-                "\(step.label) \(verb) \(hits) of \(total) \(collection) records, more than its max-reject-fraction \(fraction)"
-            )
+            failures += pass.finish(total: total, state: state, logger: logger)
         }
         return failures
     }

@@ -229,7 +229,7 @@ extension ShardRun {
                         $0.stage == .validate && $0.label == step.label && $0.collection == collection
                     }
                     if occurrence < stats.count {
-                        failures += StepRunner.thresholdFailures(step, stat: stats[occurrence])
+                        failures += ValidationPass.thresholdFailures(step, stat: stats[occurrence])
                     }
                 }
             }

@@ -63,6 +63,15 @@ struct KeyTable {
     }
 
     /// A key's first eight bytes, big-endian, zero-padded.
+    static func prefix(of key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var prefix: UInt64 = 0
+        for position in 0..<8 {
+            prefix <<= 8
+            if position < key.count { prefix |= UInt64(key[position]) }
+        }
+        return prefix
+    }
+
     static func prefix(of key: [UInt8]) -> UInt64 {
         var prefix: UInt64 = 0
         for position in 0..<8 {

@@ -1,0 +1,92 @@
+import Logging
+
+/// Consecutive validate steps on one collection, checked as one pass: every rule looks at
+/// a run of records, then a record that breaks any is rejected once, with all its
+/// findings. The pass counts, per rule, the records it flagged and warned about, and its
+/// time, over every run of records it is given (the whole collection, or batch by batch).
+struct ValidationPass {
+    let steps: [ValidateStep]
+    let collection: String
+    let schema: Schema
+    private(set) var flagged: [Int]
+    private(set) var warned: [Int]
+    private(set) var seconds: [Double]
+
+    init(_ steps: [ValidateStep], collection: String, state: RunState) {
+        self.steps = steps
+        self.collection = collection
+        schema = state.schemas[collection]!
+        flagged = [Int](repeating: 0, count: steps.count)
+        warned = flagged
+        seconds = [Double](repeating: 0, count: steps.count)
+    }
+
+    var label: String { steps.map(\.label).joined(separator: ", ") }
+
+    /// Whether a rule compares records with each other (`unique`): the pass must then see
+    /// the whole collection at once.
+    var comparesRecords: Bool { steps.contains { type(of: $0.rule).comparesRecords } }
+
+    /// Checks a run of records with every rule, and keeps those no error rejects.
+    mutating func check(_ records: inout [Record], state: RunState) {
+        var perRecord = [[Finding]](repeating: [], count: records.count)
+        for (number, step) in steps.enumerated() {
+            let clock = ContinuousClock.now
+            let results = step.rule.checkAll(
+                records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
+            for (position, findings) in results.enumerated() where !findings.isEmpty {
+                perRecord[position] += findings
+                if findings.contains(where: { $0.severity == .error }) {
+                    flagged[number] += 1
+                } else {
+                    warned[number] += 1
+                }
+            }
+            seconds[number] += Runner.seconds(since: clock)
+        }
+        var kept: [Record] = []
+        kept.reserveCapacity(records.count)
+        for (position, record) in records.enumerated() {
+            if state.settle(
+                record, findings: perRecord[position], in: collection, step: { "validate: \($0.rule)" })
+            {
+                kept.append(record)
+            }
+        }
+        records = kept
+    }
+
+    /// Adds each rule's statistics (`total` records went in) and log line; returns the
+    /// rules' threshold failures.
+    func finish(total: Int, state: RunState, logger: Logger) -> [String] {
+        var failures: [String] = []
+        for (number, step) in steps.enumerated() {
+            state.stepStats.append(
+                StepStat(
+                    label: step.label, stage: .validate, collection: collection, recordsIn: total,
+                    recordsOut: total - flagged[number], rejected: flagged[number], duplicates: 0,
+                    warnings: warned[number], seconds: seconds[number]))
+            failures += Self.thresholdFailures(step, stat: state.stepStats[state.stepStats.count - 1])
+            logger.info("\(step.label) \(collection): \(flagged[number]) rejected")
+        }
+        return failures
+    }
+
+    /// A validate step's thresholds, from its statistics: they count the records it flagged
+    /// at its severity (rejected for errors, warned about for warnings).
+    static func thresholdFailures(_ step: ValidateStep, stat: StepStat) -> [String] {
+        var failures: [String] = []
+        let hits = step.severity == .error ? stat.rejected : stat.warnings
+        let verb = step.severity == .error ? "rejected" : "warned about"
+        let (total, collection) = (stat.recordsIn, stat.collection)
+        if let max = step.maxRejects, hits > max {
+            failures.append("\(step.label) \(verb) \(hits) \(collection) records, more than its max-rejects \(max)")
+        }
+        if let fraction = step.maxRejectFraction, total > 0, Double(hits) / Double(total) > fraction {
+            failures.append(
+                "\(step.label) \(verb) \(hits) of \(total) \(collection) records, more than its max-reject-fraction \(fraction)"
+            )
+        }
+        return failures
+    }
+}
