@@ -34,11 +34,12 @@ enum Ingestion {
     static func run(_ pipeline: Pipeline, state: RunState, options: RunOptions, logger: Logger) throws -> InputLedger {
         var ledger = InputLedger()
         defer { state.currentSource = nil }
+        // A sharded run reads its share of the files (see `Shard`), planned once.
+        let plan = options.shard.map { ShardPlan.shares(in: pipeline, shard: $0) }
         for (sourceNumber, source) in pipeline.sources.enumerated() {
             let clock = ContinuousClock.now
             var pages: [PageMetadata] = []
-            // A sharded run reads its share of the files (see `Shard`).
-            let shares = options.shard.flatMap { ShardPlan.shares(ofSource: sourceNumber, in: pipeline, shard: $0) }
+            let shares = plan?[sourceNumber]
             if let progress = state.progress {
                 // Sizes as listed now (a stat per file); pages found by links add to them.
                 let listed = source.files.indices.filter { shares?[$0] != FileShare.none }.map { source.files[$0] }

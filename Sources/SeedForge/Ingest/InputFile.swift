@@ -16,11 +16,15 @@ public enum InputFile {
         public let sha256: String
     }
 
-    public static func read(_ path: String, maxBytes: Int = InputLimits.defaultMaxFileBytes) throws -> Contents {
+    /// `known`: the file's stamp and hash when it was read before; while its stamp is the
+    /// same (size, inode, modification and status-change time) it is not hashed again.
+    public static func read(
+        _ path: String, maxBytes: Int = InputLimits.defaultMaxFileBytes, known: (FileStamp, String)? = nil
+    ) throws -> Contents {
         // Mapping a file costs no memory: its size is checked before any byte is read.
         let raw = try FileBytes.read(path: path)
         if raw.count > maxBytes { throw tooLarge(path, "size (\(raw.count) bytes)", maxBytes) }
-        let sha256 = hash(raw)
+        let sha256 = known.flatMap { FileStamp.of(path) == $0.0 ? $0.1 : nil } ?? hash(raw)
         guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else {
             return Contents(raw: raw, text: raw, sha256: sha256)
         }

@@ -157,7 +157,7 @@ public final class RunState {
     /// Puts back what partial runs set aside, in their merged order (a sharded run's finish).
     func restore(
         rejects: [Rejection], warnings: [Warning], stepStats: [StepStat], ingested: [String: Int],
-        appendedIn: [String: Int], appendedOut: [String: Int], incomplete: [IncompleteSource], phase: Int
+        appendedIn: [String: Int], appendedOut: [String: Int], incomplete: [IncompleteSource]
     ) {
         self.rejects = rejects
         self.warnings = warnings
@@ -166,7 +166,6 @@ public final class RunState {
         self.appendedIn = appendedIn
         self.appendedOut = appendedOut
         self.incomplete = incomplete
-        self.phase = phase
     }
 
     /// Lets the input files' pages that findings read back leave memory again (after

@@ -80,7 +80,8 @@ public protocol RecordStep: Step {
 extension RecordStep {
     public static var preparesFromOwnRecords: Bool { false }
     /// A record step works record by record unless preparing it reads its own collection
-    /// (`stable-id`), so a sharded run runs it on its share alone.
+    /// (`stable-id`), so a sharded run runs it on its share alone. A record step whose
+    /// change reads another collection must say false.
     public static var worksRecordByRecord: Bool { !preparesFromOwnRecords }
 
     public func run(_ state: RunState) throws {

@@ -71,11 +71,8 @@ enum StepRunner {
         _ block: [ValidateStep], startingAt start: Int, state: RunState, logger: Logger
     ) throws -> [String] {
         var failures: [String] = []
-        var collections: [String] = []
-        for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
-        for collection in collections {
-            var pass = ValidationPass(
-                block.filter { $0.collection == collection }, collection: collection, state: state)
+        for (collection, steps) in ValidationPass.passes(of: block) {
+            var pass = ValidationPass(steps, collection: collection, state: state)
             state.phase = 1 + start + block.firstIndex { $0.collection == collection }!
             state.spill.step = pass.label
             let total = state.count(collection)
@@ -93,5 +90,21 @@ enum StepRunner {
             failures += pass.finish(total: total, state: state, logger: logger)
         }
         return failures
+    }
+
+    /// The validate steps among `steps` in the order their statistics and thresholds come:
+    /// each block of consecutive validate steps pass by pass (see `ValidationPass.passes`).
+    static func validationOrder(_ steps: ArraySlice<PlannedStep>) -> [ValidateStep] {
+        var ordered: [ValidateStep] = []
+        var block: [ValidateStep] = []
+        for step in steps {
+            if case .validate(let validate) = step {
+                block.append(validate)
+                continue
+            }
+            ordered += ValidationPass.passes(of: block).flatMap(\.steps)
+            block = []
+        }
+        return ordered + ValidationPass.passes(of: block).flatMap(\.steps)
     }
 }

@@ -23,6 +23,14 @@ struct ValidationPass {
 
     var label: String { steps.map(\.label).joined(separator: ", ") }
 
+    /// A block of consecutive validate steps as passes: one per collection, in the order
+    /// the collections first appear, each with its steps in the block's order.
+    static func passes(of block: [ValidateStep]) -> [(collection: String, steps: [ValidateStep])] {
+        var collections: [String] = []
+        for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
+        return collections.map { collection in (collection, block.filter { $0.collection == collection }) }
+    }
+
     /// Whether a rule compares records with each other (`unique`): the pass must then see
     /// the whole collection at once.
     var comparesRecords: Bool { steps.contains { type(of: $0.rule).comparesRecords } }

@@ -83,8 +83,6 @@ struct Partial {
     var incomplete: [(source: Int, entry: IncompleteSource)]
     var entries: [Entry]
     var segments: [Segment]
-    /// The run's step counter after the shards' steps (see `RunState.phase`).
-    var phase: Int
 
     static let jsonFile = "partial.json"
     static let binaryFile = "partial.bin"
@@ -303,7 +301,6 @@ extension Partial {
         out.int(identity.splitBytes)
         out.int(covers.count)
         for shard in covers { out.int(shard) }
-        out.int(phase)
         out.int(files.count)
         for file in files {
             out.int(file.place.source)
@@ -422,7 +419,6 @@ extension Partial {
             build: try input.text(), inputs: try input.text(), shards: try input.int(), split: try input.int(),
             splitBytes: try input.int())
         let covers = try (0..<input.int()).map { _ in try input.int() }
-        let phase = try input.int()
         var files: [File] = []
         for _ in 0..<(try input.int()) {
             let place = SourceFile(source: try input.int(), rank: try input.int(), part: try input.int())
@@ -544,6 +540,6 @@ extension Partial {
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],
             appendedIn: counts[1], appendedOut: counts[2], incomplete: incomplete, entries: entries,
-            segments: segments, phase: phase)
+            segments: segments)
     }
 }

@@ -91,14 +91,6 @@ extension Partial {
         merged.entries = []
         merged.segments = []
         merged.incomplete = []
-        merged.stats = first.stats.map {
-            StepStat(
-                label: $0.label, stage: $0.stage, collection: $0.collection, recordsIn: 0, recordsOut: 0, rejected: 0,
-                duplicates: 0, warnings: 0, seconds: 0, changed: nil)
-        }
-        merged.ingested = [:]
-        merged.appendedIn = [:]
-        merged.appendedOut = [:]
         for (index, (_, partial)) in partials.enumerated() {
             let map = renumber[index]
             for var entry in partial.entries {
@@ -111,11 +103,11 @@ extension Partial {
                 merged.segments.append(segment)
             }
             merged.incomplete += partial.incomplete
+            guard index > 0 else { continue }  // the first partial's counts are where the sums start
             for (position, stat) in partial.stats.enumerated() { merged.stats[position].add(stat) }
             merged.ingested.merge(partial.ingested, uniquingKeysWith: +)
             merged.appendedIn.merge(partial.appendedIn, uniquingKeysWith: +)
             merged.appendedOut.merge(partial.appendedOut, uniquingKeysWith: +)
-            merged.phase = max(merged.phase, partial.phase)
         }
         merged.incomplete.sort { ($0.source, $0.entry.page) < ($1.source, $1.entry.page) }
         return merged.sorted()
@@ -207,33 +199,12 @@ extension ShardRun {
         let ledger = try restore(partial, pipeline: pipeline, into: state)
         try state.spill.check()
         // The shards' validate steps' thresholds, on the counts of all shards, in the order a
-        // plain run checks them: a block's collections in turn, each with its steps.
+        // plain run checks them (the order of their statistics).
         var failures: [String] = []
-        var seen: [String: Int] = [:]
-        var blocks: [[ValidateStep]] = []
-        var previous = -2
-        for (index, step) in pipeline.steps[0..<split].enumerated() {
-            guard case .validate(let validate) = step else { continue }
-            if index == previous + 1 { blocks[blocks.count - 1].append(validate) } else { blocks.append([validate]) }
-            previous = index
-        }
-        for block in blocks {
-            var collections: [String] = []
-            for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
-            for collection in collections {
-                for step in block where step.collection == collection {
-                    let key = "\(step.label)\t\(collection)"
-                    let occurrence = seen[key, default: 0]
-                    seen[key] = occurrence + 1
-                    let stats = state.stepStats.filter {
-                        $0.stage == .validate && $0.label == step.label && $0.collection == collection
-                    }
-                    if occurrence < stats.count {
-                        failures += ValidationPass.thresholdFailures(step, stat: stats[occurrence])
-                    }
-                }
-            }
-        }
+        let checked = zip(
+            StepRunner.validationOrder(pipeline.steps[0..<split]), state.stepStats.lazy.filter { $0.stage == .validate }
+        )
+        for (step, stat) in checked { failures += ValidationPass.thresholdFailures(step, stat: stat) }
         failures += try StepRunner.run(pipeline, state: state, logger: logger, steps: split..<pipeline.steps.count)
         return try Runner.conclude(
             pipeline, state: state, ledger: ledger, thresholdFailures: failures, options: options, target: target,
@@ -245,8 +216,21 @@ extension ShardRun {
     static func restore(_ partial: Partial, pipeline: Pipeline, into state: RunState) throws -> InputLedger {
         var texts: [SourceText] = []
         var ledger = InputLedger()
-        for file in partial.files {
-            let contents = try InputFile.read(file.absolutePath, maxBytes: pipeline.limits.maxFileBytes)
+        for (index, file) in partial.files.enumerated() {
+            // The shards' parts of a split file are one file: read once, booked once.
+            if file.place.part > 0, index > 0, partial.files[index - 1].place.source == file.place.source,
+                partial.files[index - 1].place.rank == file.place.rank
+            {
+                texts.append(texts[texts.count - 1])
+                let booked = ledger.inputs[ledger.inputs.count - 1]
+                ledger.inputs[ledger.inputs.count - 1] = Manifest.Input(
+                    collection: booked.collection, file: booked.file, sha256: booked.sha256, bytes: booked.bytes,
+                    records: booked.records + file.input.records, stamp: booked.stamp)
+                continue
+            }
+            let contents = try InputFile.read(
+                file.absolutePath, maxBytes: pipeline.limits.maxFileBytes,
+                known: file.input.stamp.map { ($0, file.input.sha256) })
             guard contents.sha256 == file.input.sha256 else {
                 throw ShardError("\(file.displayPath) changed after its shard read it: run the shards again")
             }
@@ -261,19 +245,10 @@ extension ShardRun {
             text.fieldPaths = pipeline.sources[file.place.source].mapping.pathsByName
             text.collection = file.input.collection
             text.releasePages()
-            state.keep(text, source: file.place.source, rank: file.place.rank, part: file.place.part)
+            state.keep(text, source: file.place.source, rank: file.place.rank)
             texts.append(text)
             ledger.datasetPaths[file.displayPath] = file.input.file
-            if let previous = ledger.inputs.last, file.place.part > 0, previous.file == file.input.file,
-                previous.collection == file.input.collection
-            {
-                // Another shard's part of a split file: one input, its records counted once each.
-                ledger.inputs[ledger.inputs.count - 1] = Manifest.Input(
-                    collection: previous.collection, file: previous.file, sha256: previous.sha256,
-                    bytes: previous.bytes, records: previous.records + file.input.records, stamp: previous.stamp)
-            } else {
-                ledger.inputs.append(file.input)
-            }
+            ledger.inputs.append(file.input)
         }
         for source in pipeline.sources.indices {
             let pages = partial.files.filter { $0.place.source == source }.compactMap(\.page)
@@ -308,8 +283,7 @@ extension ShardRun {
         state.restore(
             rejects: rejects, warnings: warnings, stepStats: partial.stats, ingested: partial.ingested,
             appendedIn: partial.appendedIn, appendedOut: partial.appendedOut,
-            incomplete: partial.incomplete.map(\.entry),
-            phase: partial.phase)
+            incomplete: partial.incomplete.map(\.entry))
         return ledger
     }
 }

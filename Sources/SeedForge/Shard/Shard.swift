@@ -71,33 +71,35 @@ enum ShardPlan {
         return head != Data([0x1F, 0x8B])
     }
 
-    /// What `shard` reads of each file of source `rank` (by position in `source.files`);
-    /// nil: every file and the pages they link to (a link-following source is all or
+    /// What `shard` reads of each file of each source (by position in `source.files`); nil
+    /// for a source read whole with the pages it links to (a link-following source is all or
     /// nothing: its files are one unit).
-    static func shares(ofSource rank: Int, in pipeline: Pipeline, shard: Shard) -> [FileShare]? {
-        // Units are numbered across all sources; those of source `rank` are remembered.
+    static func shares(in pipeline: Pipeline, shard: Shard) -> [[FileShare]?] {
+        // Units are numbered across all sources: a link-following source is one, a file
+        // split between the shards none.
         var total = 0
-        var unitOf: [Int: Int] = [:]
-        for (number, source) in pipeline.sources.enumerated() {
+        let units: [[Int?]] = pipeline.sources.map { source in
             if source.kind.followsLinks {
-                if number == rank { unitOf[-1] = total }
-                total += 1
-                continue
+                defer { total += 1 }
+                return [total]
             }
-            for (position, file) in source.files.enumerated() where !splits(file, of: source, shard: shard) {
-                if number == rank { unitOf[position] = total }
-                total += 1
+            return source.files.map { file in
+                if splits(file, of: source, shard: shard) { return nil }
+                defer { total += 1 }
+                return total
             }
         }
-        let source = pipeline.sources[rank]
-        if let unit = unitOf[-1] {
-            return shard.reads(unit: unit, of: total) ? nil : Array(repeating: .none, count: source.files.count)
-        }
-        return source.files.indices.map { position in
-            guard let unit = unitOf[position] else {
-                return .part(shard.range(of: FileStamp.of(source.files[position])?.bytes ?? 0), part: shard.index)
+        return zip(pipeline.sources, units).map { source, units in
+            if source.kind.followsLinks {
+                return shard.reads(unit: units[0]!, of: total)
+                    ? nil : Array(repeating: .none, count: source.files.count)
             }
-            return shard.reads(unit: unit, of: total) ? .whole : .none
+            return zip(source.files, units).map { file, unit in
+                guard let unit else {
+                    return .part(shard.range(of: FileStamp.of(file)?.bytes ?? 0), part: shard.index)
+                }
+                return shard.reads(unit: unit, of: total) ? .whole : .none
+            }
         }
     }
 

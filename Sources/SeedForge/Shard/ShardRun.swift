@@ -168,8 +168,7 @@ public enum ShardRun {
             identity: identity(pipeline, shards: shard.count, split: split, splitBytes: shard.splitBytes),
             covers: [shard.index], files: files,
             stats: state.stepStats, ingested: state.ingested, appendedIn: state.appendedIn,
-            appendedOut: state.appendedOut, incomplete: incomplete, entries: entries, segments: segments,
-            phase: state.phase)
+            appendedOut: state.appendedOut, incomplete: incomplete, entries: entries, segments: segments)
         return merged.sorted()
     }
 }
