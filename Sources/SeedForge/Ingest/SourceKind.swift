@@ -170,6 +170,7 @@ public struct IngestSink {
         var base = count + firstIndex
         // Looked up once, not once a record (a hash of the collection's name each time).
         let store = state.store(collection)
+        store.reserve(chunks.reduce(0) { $0 + $1.count })
         for chunk in chunks {
             for entry in chunk {
                 switch entry {

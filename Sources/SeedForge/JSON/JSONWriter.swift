@@ -24,7 +24,7 @@ public struct JSONWriter {
         case .null: append("null")
         case .bool(let bool): append(bool ? "true" : "false")
         case .int(let int): writeInteger(int)
-        case .double(let double): append(Self.format(double))
+        case .double(let double): writeDouble(double)
         case .decimal(let text): append(text)
         case .string(let string): writeString(string)
         case .array(let array):
@@ -175,6 +175,75 @@ public struct JSONWriter {
             index += 1
         }
         return false
+    }
+
+    /// Writes the text `format` gives, straight into the bytes. Most doubles in data are
+    /// decimals of a few digits (coordinates, prices): for those the digits are found by
+    /// scaling by a power of ten, checked to read back to the same double, and written
+    /// without making a `String`; the others go through `format`.
+    public mutating func writeDouble(_ double: Double) {
+        if !Self.writePlainDecimal(double, into: &bytes) { append(Self.format(double)) }
+    }
+
+    /// Appends the shortest round-trip text of a double between 0.001 and 10^15 in
+    /// magnitude with at most 15 significant digits, as Swift's `description` writes it
+    /// (`48.86752`, `-0.125`, `1266.0`); false, appending nothing, for any other double.
+    ///
+    /// Why it is the same text: `m`, the double times the power of ten that leaves 15
+    /// significant digits before the point, rounded, is the only 15-digit decimal that can
+    /// read back to the double (two decimals of 15 significant digits are further apart
+    /// than a double's rounding interval), and `m / 10^k` (`m < 2^53`, an exact power of
+    /// ten: one correctly rounded division) equals the double exactly when it does. Any
+    /// shorter decimal that reads back is that one with zeros after it, so `m` without its
+    /// trailing zeros is the shortest: what `description` picks, and it writes no exponent
+    /// in this range.
+    static func writePlainDecimal(_ double: Double, into bytes: inout [UInt8]) -> Bool {
+        let magnitude = double.magnitude
+        guard magnitude >= 0.001, magnitude < 1e15 else { return false }
+        let powers = powersOfTen
+        // Fraction digits that leave 15 significant ones.
+        var scale: Int
+        if magnitude < 1 {
+            scale = magnitude < 0.01 ? 17 : magnitude < 0.1 ? 16 : 15
+        } else {
+            var integerDigits = 1
+            while integerDigits < 15, magnitude >= powers[integerDigits] { integerDigits += 1 }
+            scale = 15 - integerDigits
+        }
+        let scaled = (magnitude * powers[scale]).rounded()
+        guard scaled < 1e15, scaled / powers[scale] == magnitude else { return false }
+        var digits = UInt64(scaled)
+        while scale > 0, digits % 10 == 0 {
+            digits /= 10
+            scale -= 1
+        }
+        // The digits, most significant first, at least scale + 1 of them (0.125 → 0125).
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { raw in
+            var count = 0
+            var rest = digits
+            repeat {
+                raw[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0 || count <= scale
+            if double < 0 { bytes.append(UInt8(ascii: "-")) }
+            let point = 24 - scale
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(24 - count)..<point]))
+            bytes.append(UInt8(ascii: "."))
+            if scale == 0 {
+                bytes.append(UInt8(ascii: "0"))
+            } else {
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[point..<24]))
+            }
+        }
+        return true
+    }
+
+    static let powersOfTen: [Double] = (0...22).map { power in
+        var value = 1.0
+        for _ in 0..<power { value *= 10 }
+        return value
     }
 
     /// Shortest round-trip text of a double (Swift's own algorithm); always valid JSON

@@ -59,6 +59,7 @@ final class RecordStore {
     func replace(with records: [Record]) {
         release()
         resident = records
+        sampledAt = 0
         space.enforce(appending: self)
     }
 
@@ -100,6 +101,7 @@ final class RecordStore {
             }
         }
         try body(&resident)
+        sampledAt = 0
     }
 
     /// Writes every record in memory to disk (the memory limit is reached).
@@ -128,19 +130,42 @@ final class RecordStore {
         spilledCount = 0
     }
 
-    /// An estimate of the memory the records in memory take: a sample's average size.
+    /// An estimate of the memory the records in memory take: the average size of 64
+    /// records spread over them, times their count. The average is sampled again once the
+    /// count has moved by an eighth since it was taken, or the records were changed
+    /// (`rewrite`, `replace`), so checking the limit every few hundred appends costs a
+    /// multiplication, not a walk over 64 records (5% of a 1M-row CSV run did that).
     var residentBytes: Int {
-        guard !resident.isEmpty else { return 0 }
-        let step = max(1, resident.count / 64)
-        var sampled = 0
-        var bytes = 0
-        var index = 0
-        while index < resident.count {
-            bytes += Self.size(of: resident[index])
-            sampled += 1
-            index += step
+        let count = resident.count
+        guard count > 0 else { return 0 }
+        if sampledAt == 0 || count > sampledAt + sampledAt / 8 || count < sampledAt - sampledAt / 8 {
+            let step = max(1, count / 64)
+            var sampled = 0
+            var bytes = 0
+            var index = 0
+            while index < count {
+                bytes += Self.size(of: resident[index])
+                sampled += 1
+                index += step
+            }
+            sampledAverage = bytes / sampled
+            sampledAt = count
         }
-        return bytes / sampled * resident.count
+        return sampledAverage * count
+    }
+
+    /// The average size of a record in memory when `residentBytes` last sampled, and the
+    /// count of records in memory then (0: to be sampled).
+    private var sampledAverage = 0
+    private var sampledAt = 0
+
+    /// Makes room for `count` more records in memory (a file's records about to be taken),
+    /// at least doubling the room when it grows, so many small files stay linear; not
+    /// when the room alone would take a good part of the memory limit (they will spill).
+    func reserve(_ count: Int) {
+        let needed = resident.count + count
+        guard needed * MemoryLayout<Record>.stride <= space.limit / 8 else { return }
+        if resident.capacity < needed { resident.reserveCapacity(max(needed, resident.capacity * 2)) }
     }
 
     /// Bytes a record takes in memory: its array of values and the text too long to be
