@@ -41,4 +41,18 @@ int seedforge_sha256(const uint8_t *input, size_t length, uint8_t digest[32]);
 /// is *output_length on entry; on success returns 0 with *output_length set to the bytes
 /// written, otherwise -1 (damaged data, or output too small).
 int seedforge_zlib_uncompress(const uint8_t *input, size_t input_length, uint8_t *output, size_t *output_length);
+
+/// A per-thread bump allocator for libxml2 (xml_arena.c), installed with xmlMemSetup:
+/// between begin and end, this thread's libxml2 allocations come from its arena, frees do
+/// nothing, and end releases them all at once (scopes nest); elsewhere, and for memory the
+/// arena did not give, these are malloc, free, realloc and strdup.
+void *seedforge_arena_malloc(size_t size);
+void seedforge_arena_free(void *pointer);
+void *seedforge_arena_realloc(void *pointer, size_t size);
+char *seedforge_arena_strdup(const char *text);
+void seedforge_arena_begin(void);
+void seedforge_arena_end(void);
+/// Whether a scope is open on this thread.
+int seedforge_arena_active(void);
+
 #endif

@@ -282,6 +282,11 @@ public struct HTMLSource: PagewiseSource {
     public var readsPagesInParallel: Bool { nextXPath == nil }
 
     public func extractPage(_ text: SourceText, mapping: FieldMapping, limits: InputLimits) -> ExtractedPage {
+        // The page's tree lives in this thread's arena and goes at once when it is read.
+        HTMLDocument.withArena { extractParsedPage(text, mapping: mapping, limits: limits) }
+    }
+
+    private func extractParsedPage(_ text: SourceText, mapping: FieldMapping, limits: InputLimits) -> ExtractedPage {
         var page = ExtractedPage()
         text.fieldSelectors = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.selector) })
         func pageFinding(_ rule: String, _ message: String, offset: Int = 0) -> Finding {
@@ -503,13 +508,15 @@ public struct HTMLSource: PagewiseSource {
         guard let nextXPath else { return nil }
         let bytes = text.bytes.array
         let decision = PageEncoding.decide(bytes)
-        guard
-            let document = HTMLDocument(
-                bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding)
-        else { return nil }
-        let href: String? = withExtendedLifetime(document) {
-            document.select(nextXPath).first.flatMap { HTMLDocument.attribute("href", of: $0) }?.trimmingCharacters(
-                in: .whitespaces)
+        let href: String? = HTMLDocument.withArena {
+            guard
+                let document = HTMLDocument(
+                    bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding)
+            else { return nil }
+            return withExtendedLifetime(document) {
+                document.select(nextXPath).first.flatMap { HTMLDocument.attribute("href", of: $0) }?
+                    .trimmingCharacters(in: .whitespaces)
+            }
         }
         guard let href, !href.isEmpty else { return nil }
         if let nextFileName {
