@@ -14,6 +14,7 @@
    calling thread's blocks; a document is parsed, read and dropped by one thread. */
 #include "seedforge_support.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +45,7 @@ static int seedforge_arena_owns(const void *pointer) {
 }
 
 static void *seedforge_arena_take(size_t size) {
-    if (size > SEEDFORGE_LARGEST_BLOCK * 4) return NULL; /* like malloc failing; libxml2 reports it */
+    if (size > SIZE_MAX / 2) return NULL; /* like malloc failing; libxml2 reports it */
     size_t need = (size + SEEDFORGE_ALLOCATION_HEAD + 15) & ~(size_t)15;
     seedforge_arena_block *block = seedforge_arena_blocks;
     if (!block || block->used + need > block->capacity) {

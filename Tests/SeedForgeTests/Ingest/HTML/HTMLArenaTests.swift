@@ -89,6 +89,17 @@ struct HTMLArenaTests {
         #expect(inArenas == withMalloc)
         #expect(withMalloc[0][0] != "0", "the broken page has markup errors")
         #expect(withMalloc[1].contains("Item 3 - café"))
+        // A text larger than the arena's blocks (libxml2 grows its buffers by realloc).
+        let long = String(repeating: "honey and wax, ", count: 120_000)
+        let big = (Array("<html><body><p id='long'>\(long)</p><p>end</p></body></html>".utf8), "UTF-8")
+        func longText(_ page: (bytes: [UInt8], encoding: String)) -> String? {
+            HTMLDocument(bytes: page.bytes, url: "big.html", encoding: page.encoding).map { document in
+                withExtendedLifetime(document) { HTMLDocument.text(document.select("//p[@id='long']")[0]) }
+            }
+        }
+        let bigInArena = HTMLDocument.withArena { longText(big) }
+        #expect(bigInArena == longText(big))
+        #expect(bigInArena?.utf8.count == long.utf8.count - 1, "collapsed: the trailing space goes")
         // A page read with malloc after arenas still parses (libxml2's per-thread last error
         // no longer points into an arena).
         #expect(read(pages[0]) == withMalloc[0])
