@@ -4,6 +4,12 @@ import Testing
 
 @testable import SeedForge
 
+/// Tests write rule codes as they appear in outputs (`#expect(finding.rule == "type")`);
+/// the library itself names them only through `RuleCode`'s members or a kind's name.
+extension RuleCode: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+}
+
 /// A temporary folder removed when the test ends.
 final class TempDir {
     let url: URL
@@ -105,7 +111,7 @@ extension RunResult {
 
     func rejects(_ collection: String) -> [Rejection] { state.rejects.filter { $0.collection == collection } }
 
-    func rejectedRules(_ collection: String) -> [String] { rejects(collection).map { $0.findings[0].rule } }
+    func rejectedRules(_ collection: String) -> [String] { rejects(collection).map { $0.findings[0].rule.rawValue } }
 }
 
 /// The real `seedforge` binary, run as a user would.

@@ -317,7 +317,7 @@ public struct Dedupe: Step {
             let schema = state.schemas[collection]!
             state.warn(
                 Finding(
-                    rule: "coordinates", severity: .warning,
+                    rule: .coordinates, severity: .warning,
                     message:
                         "\(unplaced) \(collection) records have a key but no position on the globe (\(schema[within.latitude].name), \(schema[within.longitude].name) missing or out of range), so they are never merged"
                 ),

@@ -113,10 +113,10 @@ enum Emitter {
             let exceeded = budgets.filter(\.exceeded)
             var findingCounts: [String: Int] = [:]
             for rejection in state.rejects {
-                for finding in rejection.findings { findingCounts[finding.rule, default: 0] += 1 }
+                for finding in rejection.findings { findingCounts[finding.rule.rawValue, default: 0] += 1 }
             }
             var warningCounts: [String: Int] = [:]
-            for warning in state.warnings { warningCounts[warning.finding.rule, default: 0] += 1 }
+            for warning in state.warnings { warningCounts[warning.finding.rule.rawValue, default: 0] += 1 }
             let manifest = Manifest(
                 pipeline: pipeline, inputs: ledger.inputs, outputs: outputs, accounting: accounting,
                 steps: state.stepStats,

@@ -20,7 +20,7 @@ enum SideOutputs {
 
     static func findingObject(_ finding: Finding, _ path: PathMap) -> JSONObject {
         var object = JSONObject()
-        object.appendUnchecked("rule", .string(finding.rule))
+        object.appendUnchecked("rule", .string(finding.rule.rawValue))
         object.appendUnchecked("severity", .string(finding.severity.rawValue))
         object.appendUnchecked("message", .string(finding.message))
         object.appendUnchecked("file", finding.location.map { .string(path($0.file)) } ?? .null)

@@ -97,12 +97,12 @@ public struct Lookup: Step {
                 let finding =
                     fromIsDerived
                     ? Finding(
-                        rule: "lookup", severity: .warning,
+                        rule: .lookup, severity: .warning,
                         message:
                             "\(shown) appears in more than one record of the statistics \(from) (its groups have more fields than the key); lookups use the first",
                         field: fromSchema[fromKey].name, value: record[fromKey])
                     : Finding(
-                        rule: "lookup", severity: .warning,
+                        rule: .lookup, severity: .warning,
                         message:
                             "\(shown) appears more than once in \(from); lookups use the first (\(candidates[first].origin.location.brief))",
                         location: record.origin.location(ofField: fromSchema[fromKey]), field: fromSchema[fromKey].name,
@@ -123,7 +123,7 @@ public struct Lookup: Step {
             guard match == nil, !value.isNull, unmatched != .null else { return [] }
             return [
                 Finding(
-                    rule: "lookup", severity: unmatched == .reject ? .error : .warning,
+                    rule: .lookup, severity: unmatched == .reject ? .error : .warning,
                     message: rejectedKeys.contains(value.joinKey)
                         ? "\(spec.name) \(RuleFields.describe(value)) refers to a \(from) record that was rejected (see its entry in rejects)"
                         : "\(spec.name) \(RuleFields.describe(value)) matches no \(fromSchema[fromKey].name) of \(from)",

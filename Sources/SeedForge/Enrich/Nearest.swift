@@ -122,7 +122,7 @@ public struct Nearest: Step {
                 ? "none of the \(candidates.count) \(from) records has a position on the globe, so no \(collection) record gets a nearest \(from) record"
                 : "\(left) of \(candidates.count) \(from) records have no position on the globe (missing or out-of-range coordinates) and are never a nearest \(from) record"
             state.warn(
-                Finding(rule: "coordinates", severity: .warning, message: message), record: nil, in: from, step: step)
+                Finding(rule: .coordinates, severity: .warning, message: message), record: nil, in: from, step: step)
         }
         let schema = state.schemas[collection]!
         let (latName, lonName) = (schema[latitude].name, schema[longitude].name)
@@ -134,7 +134,7 @@ public struct Nearest: Step {
                 let shown = "\(RuleFields.describe(record[latitude])), \(RuleFields.describe(record[longitude]))"
                 return [
                     Finding(
-                        rule: "coordinates", severity: .warning,
+                        rule: .coordinates, severity: .warning,
                         message:
                             "\(latName), \(lonName) = \(shown) is not a position on the globe (latitude within ±90, longitude within ±180); no nearest \(from) record",
                         location: record.origin.location(ofField: schema[bad]), field: schema[bad].name,

@@ -93,7 +93,7 @@ public struct RatingSummary: Step {
                     : "\(shown) does not match the \(keyName) of any \(collection) record"
                 return [
                     Finding(
-                        rule: "reference", message: "\(foreignName) \(why)",
+                        rule: .reference, message: "\(foreignName) \(why)",
                         location: review.origin.location(ofField: foreignSpec), field: foreignName, value: target)
                 ]
             }

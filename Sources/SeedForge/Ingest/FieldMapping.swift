@@ -103,7 +103,7 @@ public struct FieldMapping: Sendable {
                 nil,
                 [
                     Finding(
-                        rule: "not-an-object", message: "expected a JSON object for a record, found \(raw.typeName)",
+                        rule: .notAnObject, message: "expected a JSON object for a record, found \(raw.typeName)",
                         location: origin.location, value: raw)
                 ]
             )
@@ -119,7 +119,7 @@ public struct FieldMapping: Sendable {
                 values.append(value)
                 findings.append(
                     Finding(
-                        rule: "type",
+                        rule: .type,
                         message:
                             "field '\(field.name)' must be \(Self.article(field.type)), found \(value.typeName) \(RuleFields.describe(value))",
                         location: origin.location(of: field.sourcePath), field: field.name, value: value))
@@ -133,7 +133,7 @@ public struct FieldMapping: Sendable {
             for key in object.keys where !known.contains(key) {
                 findings.append(
                     Finding(
-                        rule: "unknown-field", severity: unknownFields == .warn ? .warning : .error,
+                        rule: .unknownField, severity: unknownFields == .warn ? .warning : .error,
                         message:
                             "field '\(key)' is not declared in the source's 'fields'\(Suggestion.phrase(for: key, in: known))",
                         location: origin.location(of: FieldPath(components: [.key(key)])), field: key,

@@ -102,7 +102,7 @@ enum Ingestion {
                     case nil:
                         break
                     case .refused(let reason):
-                        sink.warnFile(Finding(rule: "next-link", severity: .warning, message: reason, location: page()))
+                        sink.warnFile(Finding(rule: .nextLink, severity: .warning, message: reason, location: page()))
                     case .failed(let error):
                         try fail(error)
                     case .file(let next, let link):
@@ -113,7 +113,7 @@ enum Ingestion {
                             if problem.missing, source.kind.onMissingPage == .warn {
                                 sink.warnFile(
                                     Finding(
-                                        rule: "missing-page", severity: .warning,
+                                        rule: .missingPage, severity: .warning,
                                         message: problem.message + " (on-missing-page: warn: the pages read are kept)",
                                         location: link ?? page()))
                                 state.incomplete.append(
@@ -126,7 +126,7 @@ enum Ingestion {
                             } else {
                                 sink.warnFile(
                                     Finding(
-                                        rule: "next-link", severity: .warning, message: problem.message,
+                                        rule: .nextLink, severity: .warning, message: problem.message,
                                         location: page()))
                             }
                         } else {

@@ -210,7 +210,7 @@ public struct JSONSource: SourceKind {
                     try reader.skipValue()
                     try Self.expectEnd(&reader, text)
                 } catch let error as JSONSyntaxError {
-                    throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+                    throw SourceError(text, offset: error.offset, error.message, rule: .jsonSyntax)
                 } catch let error as JSONLimitError {
                     throw limits.valueTooLong(text, error, from: documentStart)
                 }
@@ -277,7 +277,7 @@ public struct JSONSource: SourceKind {
                 } catch let error as JSONSyntaxError {
                     // The first error in document order, as a check of the whole file finds it.
                     if recordsPath != nil { try checkDocument() }
-                    throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+                    throw SourceError(text, offset: error.offset, error.message, rule: .jsonSyntax)
                 } catch let error as JSONLimitError {
                     if recordsPath != nil { try checkDocument() }
                     throw limits.valueTooLong(text, error, from: documentStart)
@@ -312,7 +312,7 @@ public struct JSONSource: SourceKind {
                 } catch let error as RecordTooLarge {
                     throw limits.recordTooLarge(text, offset: error.offset, length: error.length, from: documentStart)
                 } catch let error as JSONSyntaxError {
-                    throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+                    throw SourceError(text, offset: error.offset, error.message, rule: .jsonSyntax)
                 } catch let error as JSONLimitError {
                     throw limits.valueTooLong(text, error, from: documentStart)
                 }
@@ -333,7 +333,7 @@ public struct JSONSource: SourceKind {
             } catch let error as JSONSyntaxError {
                 // The first error in document order, as a check of the whole file finds it.
                 if recordsPath != nil { try checkDocument() }
-                throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+                throw SourceError(text, offset: error.offset, error.message, rule: .jsonSyntax)
             } catch let error as JSONLimitError {
                 throw limits.valueTooLong(text, error, from: documentStart)
             } catch let error as ValueTooLong {
@@ -471,7 +471,7 @@ public struct JSONSource: SourceKind {
                     if !seen.insert(key).inserted {
                         findings.append(
                             Finding(
-                                rule: "duplicate-key",
+                                rule: .duplicateKey,
                                 message:
                                     "key '\(key)' appears more than once in the object of records; which record is meant is ambiguous",
                                 location: text.location(ofOffset: keyOffset, pointer: origin.pointer)))
@@ -482,7 +482,7 @@ public struct JSONSource: SourceKind {
                             let path = FieldPath(components: [.key(keyField)])
                             findings.append(
                                 Finding(
-                                    rule: "key-field",
+                                    rule: .keyField,
                                     message:
                                         "the record holds \(keyField) \(JSONWriter.compact(held)), but its key is '\(key)'",
                                     location: origin.location(of: path), field: keyField, value: held))
@@ -505,7 +505,7 @@ public struct JSONSource: SourceKind {
             try checkExpected(&reader, text, documentStart)
         } catch let error as JSONSyntaxError {
             try checkDocument(nil)
-            throw SourceError(text, offset: error.offset, error.message, rule: "json-syntax")
+            throw SourceError(text, offset: error.offset, error.message, rule: .jsonSyntax)
         } catch let error as JSONLimitError {
             throw limits.valueTooLong(text, error, from: documentStart)
         } catch let error as RecordTooLarge {
@@ -825,7 +825,7 @@ public struct JSONSource: SourceKind {
         var key = "?"
         if case .key(let last)? = path.last { key = last }
         return Finding(
-            rule: "duplicate-key",
+            rule: .duplicateKey,
             message: "key '\(key)' appears more than once in the same object; which value is meant is ambiguous",
             location: text.location(ofOffset: offset, pointer: origin.pointer + FieldPath.pointer(path)),
             field: key, value: nil)

@@ -65,7 +65,7 @@ public struct NDJSONSource: SourceKind {
                             decoding: UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]), as: UTF8.self)
                         sink.unreadable(
                             Finding(
-                                rule: "json-syntax", message: "line is not valid JSON: \(error.message)",
+                                rule: .jsonSyntax, message: "line is not valid JSON: \(error.message)",
                                 location: text.location(ofOffset: error.offset, pointer: ""),
                                 value: .string(String(raw.prefix(200)))))
                     } catch {

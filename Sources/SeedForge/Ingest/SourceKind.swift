@@ -83,15 +83,15 @@ public struct SourceError: Error, Sendable, CustomStringConvertible {
     /// The rule code reports show: `json-syntax` for a syntax error, `source` otherwise
     /// (an empty file, the wrong top-level shape, broken page sequence or gzip data, a
     /// file, value or record over the pipeline's `limits`).
-    public let rule: String
+    public let rule: RuleCode
 
-    public init(location: Location, message: String, rule: String = "source") {
+    public init(location: Location, message: String, rule: RuleCode = .source) {
         self.location = location
         self.message = message
         self.rule = rule
     }
 
-    init(_ text: SourceText, offset: Int, _ message: String, pointer: String = "", rule: String = "source") {
+    init(_ text: SourceText, offset: Int, _ message: String, pointer: String = "", rule: RuleCode = .source) {
         self.init(location: text.location(ofOffset: offset, pointer: pointer), message: message, rule: rule)
     }
 

@@ -7,7 +7,7 @@ public enum Severity: String, Sendable, CaseIterable {
 /// One thing a rule or source found wrong with the data: a rule code, a message, where,
 /// which field and the offending value. Findings are data, routed to the rejects output.
 public struct Finding: Sendable {
-    public var rule: String
+    public var rule: RuleCode
     public var severity: Severity
     public var message: String
     public var location: Location?
@@ -15,7 +15,7 @@ public struct Finding: Sendable {
     public var value: Value?
 
     public init(
-        rule: String, severity: Severity = .error, message: String, location: Location? = nil, field: String? = nil,
+        rule: RuleCode, severity: Severity = .error, message: String, location: Location? = nil, field: String? = nil,
         value: Value? = nil
     ) {
         self.rule = rule

@@ -23,7 +23,7 @@ public enum Converters {
 
     /// Why a text did not convert: the rule code and a message (without the field name).
     public struct Failure: Error, Sendable {
-        public let rule: String
+        public let rule: RuleCode
         public let message: String
     }
 
@@ -36,27 +36,27 @@ public enum Converters {
             guard let url = absoluteURL(text, base: base) else {
                 return .failure(
                     Failure(
-                        rule: "url",
+                        rule: .url,
                         message: "'\(text)' is not a URL\(base == nil ? " (relative links need base-url)" : "")"))
             }
             return .success(.string(url))
         case .priceAmount, .priceCurrency:
             guard let price = price(text) else {
-                return .failure(Failure(rule: "price", message: "cannot read a price from '\(text)'"))
+                return .failure(Failure(rule: .price, message: "cannot read a price from '\(text)'"))
             }
             if target == .priceAmount { return .success(.decimal(price.amount)) }
             guard let currency = price.currency else {
-                return .failure(Failure(rule: "price", message: "'\(text)' names no currency"))
+                return .failure(Failure(rule: .price, message: "'\(text)' names no currency"))
             }
             return .success(.string(currency))
         case .number:
             guard let number = number(text) else {
-                return .failure(Failure(rule: "number", message: "'\(text)' is not a number"))
+                return .failure(Failure(rule: .number, message: "'\(text)' is not a number"))
             }
             return .success(.double(number))
         case .integer:
             guard let number = integer(text) else {
-                return .failure(Failure(rule: "number", message: "'\(text)' is not a whole number"))
+                return .failure(Failure(rule: .number, message: "'\(text)' is not a whole number"))
             }
             return .success(.int(number))
         }

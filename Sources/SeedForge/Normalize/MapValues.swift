@@ -181,7 +181,7 @@ public struct MapValues: RecordStep {
             }
             if value.isNull { return [] }
             let finding = Finding(
-                rule: "unmapped", severity: unmapped == .reject ? .error : .warning,
+                rule: .unmapped, severity: unmapped == .reject ? .error : .warning,
                 message:
                     "\(name) \(JSONWriter.compact(value)) is none of \(canonical.joined(separator: ", ")) or their listed spellings",
                 location: record.origin.location(ofField: spec), field: name, value: value)

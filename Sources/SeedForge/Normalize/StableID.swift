@@ -88,7 +88,7 @@ public struct StableID: RecordStep {
             if let other = explicit[id] {
                 return [
                     Finding(
-                        rule: "stable-id-collision",
+                        rule: .stableIDCollision,
                         message:
                             "derived \(name) '\(id)' equals the id given to the record at \(other.origin.location.brief)",
                         location: record.origin.location, field: name, value: .string(id))
@@ -97,7 +97,7 @@ public struct StableID: RecordStep {
             if let earlier = derivedContent[id], earlier != content {
                 return [
                     Finding(
-                        rule: "stable-id-collision",
+                        rule: .stableIDCollision,
                         message:
                             "derived \(name) '\(id)' collides with another record's derived id (different content, same hash)",
                         location: record.origin.location, field: name, value: .string(id))

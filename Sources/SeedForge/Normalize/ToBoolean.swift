@@ -90,7 +90,7 @@ public struct ToBoolean: RecordStep {
             record[into] = .null
             return [
                 Finding(
-                    rule: "boolean", severity: unmapped == .reject ? .error : .warning,
+                    rule: .boolean, severity: unmapped == .reject ? .error : .warning,
                     message:
                         "\(spec.name) \(RuleFields.describe(value)) is not a spelling of true or false (\(spellings.keys.sorted().joined(separator: ", ")))",
                     location: record.origin.location(ofField: spec), field: spec.name, value: value)

@@ -192,7 +192,7 @@ public struct Unnest: Step {
             return (Record(values: [converted], origin: origin), [])
         }
         let finding = Finding(
-            rule: "type",
+            rule: .type,
             message:
                 "field '\(field.name)' must be \(FieldMapping.article(field.type)), found \(element.typeName) \(RuleFields.describe(element))",
             location: origin.location, field: field.name, value: element)

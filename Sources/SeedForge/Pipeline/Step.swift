@@ -28,7 +28,7 @@ public protocol Rule: Sendable {
     /// Checks a whole collection, returning findings per record (in order). A default
     /// calls `check` record by record; rules that compare records override it.
     func checkAll(
-        _ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads
+        _ records: [Record], schema: Schema, code: RuleCode, severity: Severity, threads: Threads
     ) -> [[Finding]]
 }
 
@@ -36,11 +36,11 @@ public protocol Rule: Sendable {
 public struct RuleFindings {
     public private(set) var record: Record
     public let schema: Schema
-    let rule: String
+    let rule: RuleCode
     let severity: Severity
     public private(set) var list: [Finding] = []
 
-    init(record: Record, schema: Schema, rule: String, severity: Severity) {
+    init(record: Record, schema: Schema, rule: RuleCode, severity: Severity) {
         self.record = record
         self.schema = schema
         self.rule = rule

@@ -105,7 +105,7 @@ public enum TestRunner {
     static func row(_ collection: String, _ id: Value?, _ finding: Finding) -> Value {
         .object(
             JSONObject([
-                ("collection", .string(collection)), ("rule", .string(finding.rule)),
+                ("collection", .string(collection)), ("rule", .string(finding.rule.rawValue)),
                 ("field", finding.field.map(Value.string) ?? .null),
                 ("id", id ?? .null), ("message", .string(finding.message)),
                 ("severity", .string(finding.severity.rawValue)),

@@ -13,7 +13,7 @@ public enum GitHubReport {
             if let location = finding.location {
                 properties += ["file=\(property(location.file))", "line=\(location.line)", "col=\(location.column)"]
             }
-            properties.append("title=\(property(finding.rule))")
+            properties.append("title=\(property(finding.rule.rawValue))")
             let message = finding.message + entry.whereaboutsSuffix
             out += "::\(finding.severity.rawValue) \(properties.joined(separator: ","))::\(data(message))\n"
         }

@@ -26,7 +26,7 @@ public enum HTMLValidationReport {
                 continue
             }
             page.add("<div class=\"grid\">")
-            let byRule = HTMLReport.countsByKey(entries.map(\.finding.rule))
+            let byRule = HTMLReport.countsByKey(entries.map(\.finding.rule.rawValue))
             page.add(
                 ReportPlots.bars(
                     byRule.map {
@@ -50,7 +50,7 @@ public enum HTMLValidationReport {
                 let place = finding.location.map { "\($0.file):\($0.line):\($0.column)" } ?? ""
                 page.add(
                     "<tr class=\"\(finding.severity.rawValue)\"><td class=\"place\">\(HTMLText.escape(place))</td>")
-                page.add("<td>\(finding.severity.rawValue)</td><td>\(HTMLText.escape(finding.rule))</td>")
+                page.add("<td>\(finding.severity.rawValue)</td><td>\(HTMLText.escape(finding.rule.rawValue))</td>")
                 page.add("<td>\(HTMLText.escape(finding.message))</td>")
                 page.add("<td class=\"place\">\(HTMLText.escape(finding.location?.pointer ?? ""))</td>")
                 page.add("<td>\(HTMLText.escape(finding.field ?? ""))</td>")

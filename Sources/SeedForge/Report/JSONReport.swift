@@ -18,7 +18,7 @@ public enum JSONReport {
             return .object(
                 JSONObject([
                     ("pipeline", .string(entry.pipeline)), ("collection", entry.collection.map(Value.string) ?? .null),
-                    ("id", entry.id ?? .null), ("rule", .string(finding.rule)),
+                    ("id", entry.id ?? .null), ("rule", .string(finding.rule.rawValue)),
                     ("severity", .string(finding.severity.rawValue)),
                     ("message", .string(finding.message)), ("file", finding.location.map { .string($0.file) } ?? .null),
                     ("line", finding.location.map { .int(Int64($0.line)) } ?? .null),

@@ -39,13 +39,13 @@ public enum JUnitReport {
                         lines.append("... \(errors.count - shownErrors.count) more not listed")
                     }
                     body +=
-                        "\n      <failure type=\"\(escape(rule))\" message=\"\(errors.count) finding\(errors.count == 1 ? "" : "s")\">\(escape(lines.joined(separator: "\n")))</failure>"
+                        "\n      <failure type=\"\(escape(rule.rawValue))\" message=\"\(errors.count) finding\(errors.count == 1 ? "" : "s")\">\(escape(lines.joined(separator: "\n")))</failure>"
                 }
                 if !warnings.isEmpty {
                     body += "\n      <system-out>\(escape(warnings.map(line).joined(separator: "\n")))</system-out>"
                 }
                 cases.append(
-                    "    <testcase name=\"\(escape(rule))\" classname=\"\(escape(name))\"\(body.isEmpty ? "/>" : ">\(body)\n    </testcase>")"
+                    "    <testcase name=\"\(escape(rule.rawValue))\" classname=\"\(escape(name))\"\(body.isEmpty ? "/>" : ">\(body)\n    </testcase>")"
                 )
             }
             let thresholds = report.thresholdFailures.filter { $0.pipeline == name }

@@ -20,7 +20,7 @@ public enum TextReport {
             let place = finding.location.map { "\($0.line):\($0.column)" } ?? "-"
             let severity = finding.severity == .error ? paint("error  ", "31") : paint("warning", "33")
             var detail = entry.whereabouts
-            if let value = ValidationReport.shown(finding.value), finding.value != nil, finding.rule != "json-syntax" {
+            if let value = ValidationReport.shown(finding.value), finding.value != nil, finding.rule != .jsonSyntax {
                 detail.append("value \(value)")
             }
             out +=

@@ -12,7 +12,7 @@ public struct ValidationReport: Sendable {
     public struct PipelineInfo: Sendable {
         public let name: String
         public let file: String
-        public let rules: [String]
+        public let rules: [RuleCode]
     }
 
     public private(set) var entries: [Entry] = []
@@ -23,7 +23,7 @@ public struct ValidationReport: Sendable {
     public init() {}
 
     public mutating func add(_ pipeline: Pipeline) {
-        var rules: [String] = []
+        var rules: [RuleCode] = []
         for case .validate(let step) in pipeline.steps where !rules.contains(step.code) { rules.append(step.code) }
         pipelines.append(PipelineInfo(name: pipeline.name, file: Paths.display(pipeline.file), rules: rules))
     }

@@ -222,7 +222,7 @@ struct PartialWriter {
         text(location.pointer)
     }
     mutating func finding(_ finding: Finding) {
-        text(finding.rule)
+        text(finding.rule.rawValue)
         bool(finding.severity == .warning)
         text(finding.message)
         location(finding.location)
@@ -282,7 +282,8 @@ struct PartialReader {
     }
     mutating func finding() throws -> Finding {
         Finding(
-            rule: try text(), severity: try bool() ? .warning : .error, message: try text(), location: try location(),
+            rule: RuleCode(rawValue: try text()), severity: try bool() ? .warning : .error, message: try text(),
+            location: try location(),
             field: try optionalText(), value: try value())
     }
 }

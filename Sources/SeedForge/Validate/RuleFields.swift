@@ -45,7 +45,7 @@ extension Rule {
     /// Checks every record; the default checks them one at a time. Rules that compare
     /// records with each other (`unique`) override it. Returns findings per record.
     public func checkAll(
-        _ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads
+        _ records: [Record], schema: Schema, code: RuleCode, severity: Severity, threads: Threads
     ) -> [[Finding]] {
         Parallel.chunks(records.count, threads: threads) { range in
             guard let first = range.first else { return [[Finding]]() }

@@ -26,7 +26,7 @@ public struct UniqueRule: Rule {
     public static var comparesRecords: Bool { true }
 
     public func checkAll(
-        _ records: [Record], schema: Schema, code: String, severity: Severity, threads: Threads
+        _ records: [Record], schema: Schema, code: RuleCode, severity: Severity, threads: Threads
     ) -> [[Finding]] {
         var first: [[Value]: Record] = [:]
         return records.map { record in

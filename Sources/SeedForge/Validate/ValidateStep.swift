@@ -3,7 +3,7 @@
 /// record that breaks several rules is reported with all of them.
 public struct ValidateStep: Sendable {
     public let rule: any Rule
-    public let code: String
+    public let code: RuleCode
     public let collection: String
     public let severity: Severity
     public let maxRejects: Int?
@@ -14,7 +14,7 @@ public struct ValidateStep: Sendable {
     ]
 
     init(kind: any Rule.Type, config: ConfigMap, plan: PipelinePlan) throws {
-        code = kind.spec.name
+        code = RuleCode(rawValue: kind.spec.name)
         collection = try plan.collection(config)
         severity = try config.choice("severity", Severity.self, choices: Severity.allCases) ?? .error
         let limits = try RejectLimits(config)

@@ -254,7 +254,7 @@ public struct CSVSource: SourceKind {
                     throw SourceError(text, offset: 0, message + " (unknown-fields: reject)")
                 }
                 warning = Finding(
-                    rule: "unknown-field", severity: .warning, message: message,
+                    rule: .unknownField, severity: .warning, message: message,
                     location: text.location(ofOffset: 0, pointer: ""))
             }
         }
@@ -415,7 +415,7 @@ struct RowReader {
                 result.entries.append(
                     .unreadable(
                         Finding(
-                            rule: "csv-syntax", message: "row cannot be read: \(problem.message)",
+                            rule: .csvSyntax, message: "row cannot be read: \(problem.message)",
                             location: text.location(ofOffset: problem.offset, pointer: ""),
                             value: .string(line(at: origin.offset)))))
                 continue
@@ -439,7 +439,7 @@ struct RowReader {
                 result.entries.append(
                     .unreadable(
                         Finding(
-                            rule: "csv-columns",
+                            rule: .csvColumns,
                             message:
                                 "row has \(cells.count) field\(cells.count == 1 ? "" : "s"), \(widthFrom) \(width)\(spans ? " (a quoted field of it runs over several lines: is a closing quote missing?)" : "")",
                             location: text.location(ofOffset: offset, pointer: ""),
@@ -459,7 +459,7 @@ struct RowReader {
                     values.append(.string(written))
                     findings.append(
                         Finding(
-                            rule: "type",
+                            rule: .type,
                             message:
                                 "field '\(field.name)' must be \(FieldMapping.article(field.type)), found the text \(RuleFields.describe(.string(written)))",
                             location: origin.location(of: field.sourcePath), field: field.name,
@@ -469,7 +469,7 @@ struct RowReader {
                     values.append(.null)
                     findings.append(
                         Finding(
-                            rule: "encoding",
+                            rule: .encoding,
                             message: "field '\(field.name)' is not valid UTF-8 (is the file in another encoding?)",
                             location: origin.location(of: field.sourcePath), field: field.name))
                 }

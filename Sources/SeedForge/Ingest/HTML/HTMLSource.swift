@@ -289,7 +289,7 @@ public struct HTMLSource: PagewiseSource {
     private func extractParsedPage(_ text: SourceText, mapping: FieldMapping, limits: InputLimits) -> ExtractedPage {
         var page = ExtractedPage()
         text.fieldSelectors = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.selector) })
-        func pageFinding(_ rule: String, _ message: String, offset: Int = 0) -> Finding {
+        func pageFinding(_ rule: RuleCode, _ message: String, offset: Int = 0) -> Finding {
             Finding(
                 rule: rule, severity: .warning, message: message,
                 location: text.location(ofOffset: offset, pointer: "page \(text.pageNumber)"))
@@ -297,14 +297,14 @@ public struct HTMLSource: PagewiseSource {
         var bytes = text.bytes.array
         let hasBOM = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
         if bytes.dropFirst(hasBOM ? 3 : 0).allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
-            page.fileFindings.append(pageFinding("empty-page", "the page is empty"))
+            page.fileFindings.append(pageFinding(.emptyPage, "the page is empty"))
             return page
         }
         let utf16 =
             bytes.count >= 2 && ((bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF))
         if !utf16, bytes.prefix(8192).contains(0) {
             page.fileFindings.append(
-                pageFinding("not-html", "the file is binary, not an HTML page (it holds NUL bytes); skipped"))
+                pageFinding(.notHTML, "the file is binary, not an HTML page (it holds NUL bytes); skipped"))
             return page
         }
         if !utf16, let firstNUL = bytes.firstIndex(of: 0) {
@@ -312,7 +312,7 @@ public struct HTMLSource: PagewiseSource {
             let count = bytes.filter { $0 == 0 }.count
             page.fileFindings.append(
                 pageFinding(
-                    "nul-bytes", "\(count) NUL byte\(count == 1 ? "" : "s") replaced by U+FFFD", offset: firstNUL))
+                    .nulBytes, "\(count) NUL byte\(count == 1 ? "" : "s") replaced by U+FFFD", offset: firstNUL))
             bytes = bytes.flatMap { $0 == 0 ? [0xEF, 0xBF, 0xBD] : [$0] }
         }
         let decision = PageEncoding.decide(bytes)
@@ -323,21 +323,21 @@ public struct HTMLSource: PagewiseSource {
             let document = HTMLDocument(
                 bytes: decision.transcoded ?? bytes, url: text.displayPath, encoding: decision.encoding)
         else {
-            page.fileFindings.append(pageFinding("html-parse", "libxml2 could not read the page at all; skipped"))
+            page.fileFindings.append(pageFinding(.htmlParse, "libxml2 could not read the page at all; skipped"))
             return page
         }
         if document.errorCount > 0, let first = document.firstError {
             let offset = first.line > 0 ? text.offset(ofLine: first.line) : 0
             page.fileFindings.append(
                 pageFinding(
-                    "html-markup",
+                    .htmlMarkup,
                     "\(document.errorCount) markup error\(document.errorCount == 1 ? "" : "s") recovered from; the first: \(first.message)",
                     offset: offset))
         }
         let items = document.select(itemsXPath)
         if items.isEmpty {
             page.fileFindings.append(
-                pageFinding("no-items", "no element matches the items selector '\(itemsSelector)' on this page"))
+                pageFinding(.noItems, "no element matches the items selector '\(itemsSelector)' on this page"))
         }
         let pageURL = pageAddress(text)
         for (index, item) in items.enumerated() {
@@ -346,7 +346,7 @@ public struct HTMLSource: PagewiseSource {
             var findings: [Finding] = []
             for field in fields {
                 let value: Value
-                let problem: (rule: String, message: String, value: Value)?
+                let problem: (rule: RuleCode, message: String, value: Value)?
                 do {
                     (value, problem) = try extract(
                         field, from: item, in: document, page: pageURL, maxValueBytes: limits.maxValueBytes)
@@ -382,7 +382,7 @@ public struct HTMLSource: PagewiseSource {
     /// The value of one field of an item, or the problem that stops it.
     func extract(
         _ field: Field, from item: xmlNodePtr, in document: HTMLDocument, page: URL?, maxValueBytes: Int
-    ) throws -> (Value, (rule: String, message: String, value: Value)?) {
+    ) throws -> (Value, (rule: RuleCode, message: String, value: Value)?) {
         let selected = document.evaluate(field.xpath, from: item)
         if field.all, case .nodes(let nodes) = selected {
             return try extractAll(field, nodes, page: page, maxValueBytes: maxValueBytes)
@@ -397,7 +397,7 @@ public struct HTMLSource: PagewiseSource {
                 .null,
                 field.required
                     ? (
-                        "missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item",
+                        .missingField, "\(field.name): selector '\(field.selector)' matches nothing in this item",
                         .null
                     ) : nil
             )
@@ -413,7 +413,7 @@ public struct HTMLSource: PagewiseSource {
                 let problem =
                     field.required || !words.isEmpty
                     ? (
-                        "class-map",
+                        RuleCode.classMap,
                         "\(field.name): no class word of '\(words.joined(separator: " "))' is in the field's map",
                         Value.string(words.joined(separator: " "))
                     ) : nil
@@ -426,7 +426,7 @@ public struct HTMLSource: PagewiseSource {
                 .null,
                 field.required
                     ? (
-                        "missing-field",
+                        .missingField,
                         "\(field.name): selector '\(field.selector)' found no \(field.take == .text ? "text" : "attribute value")",
                         .null
                     ) : nil
@@ -442,9 +442,9 @@ public struct HTMLSource: PagewiseSource {
     /// null (a problem when the field is required).
     func extractAll(
         _ field: Field, _ nodes: [xmlNodePtr], page: URL?, maxValueBytes: Int
-    ) throws -> (Value, (rule: String, message: String, value: Value)?) {
+    ) throws -> (Value, (rule: RuleCode, message: String, value: Value)?) {
         var values: [Value] = []
-        var problem: (rule: String, message: String, value: Value)?
+        var problem: (rule: RuleCode, message: String, value: Value)?
         var length = 0
         for node in nodes {
             let raw: String?
@@ -464,7 +464,7 @@ public struct HTMLSource: PagewiseSource {
             let missing =
                 field.required
                 ? (
-                    "missing-field", "\(field.name): selector '\(field.selector)' matches nothing in this item",
+                    RuleCode.missingField, "\(field.name): selector '\(field.selector)' matches nothing in this item",
                     Value.null
                 )
                 : nil
@@ -477,11 +477,12 @@ public struct HTMLSource: PagewiseSource {
     }
 
     /// A field's text through its map or converter.
-    func convert(_ text: String, _ field: Field, page: URL?) -> (Value, (rule: String, message: String, value: Value)?)
-    {
+    func convert(
+        _ text: String, _ field: Field, page: URL?
+    ) -> (Value, (rule: RuleCode, message: String, value: Value)?) {
         if let map = field.map {
             guard let mapped = map[text] else {
-                return (.null, ("class-map", "\(field.name): '\(text)' is not in the field's map", .string(text)))
+                return (.null, (.classMap, "\(field.name): '\(text)' is not in the field's map", .string(text)))
             }
             return (mapped, nil)
         }

@@ -6,7 +6,7 @@
 enum PageEncoding {
     struct Decision {
         let encoding: String
-        let finding: (rule: String, message: String, offset: Int)?
+        let finding: (rule: RuleCode, message: String, offset: Int)?
         /// The bytes to parse: the page's own, or transcoded to UTF-8.
         var transcoded: [UInt8]?
     }
@@ -40,7 +40,7 @@ enum PageEncoding {
                 return Decision(
                     encoding: "UTF-8",
                     finding: (
-                        "charset-mismatch",
+                        .charsetMismatch,
                         "the page declares charset \(declared) but its bytes are UTF-8; read as UTF-8", 0
                     ))
             }
@@ -54,7 +54,7 @@ enum PageEncoding {
             return Decision(
                 encoding: "UTF-8",
                 finding: (
-                    "charset-unknown",
+                    .charsetUnknown,
                     "the page declares charset \(declared), which seedforge cannot read, and its bytes are not UTF-8; read as windows-1252",
                     invalid
                 ),
@@ -63,7 +63,7 @@ enum PageEncoding {
         let claim = declared.map { "declares \($0)" } ?? "declares no charset"
         return Decision(
             encoding: "UTF-8",
-            finding: ("invalid-utf8", "the page \(claim) but its bytes are not UTF-8; read as windows-1252", invalid),
+            finding: (.invalidUTF8, "the page \(claim) but its bytes are not UTF-8; read as windows-1252", invalid),
             transcoded: windows1252ToUTF8(bytes))
     }
 
