@@ -18,7 +18,7 @@ public struct SourceUnderFuzz {
         } catch {
             fatalError("\(file) does not load: \(error)")
         }
-        guard let source = pipeline.sources.first(where: { $0.collection == collection }) else {
+        guard let source = pipeline.sources.first(where: { $0.collection.name == collection }) else {
             fatalError("\(file) has no source \(collection)")
         }
         self.source = source

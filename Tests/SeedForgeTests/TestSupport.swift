@@ -10,6 +10,11 @@ extension RuleCode: ExpressibleByStringLiteral {
     public init(stringLiteral value: String) { self.init(rawValue: value) }
 }
 
+/// Tests name collections as pipelines do (`result.records("cities")`).
+extension CollectionID: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self.init(value) }
+}
+
 /// A temporary folder removed when the test ends.
 final class TempDir {
     let url: URL
@@ -100,7 +105,7 @@ enum Harness {
 
 extension RunResult {
     /// The emitted records of a collection as JSON objects.
-    func records(_ collection: String) -> [[String: Value]] {
+    func records(_ collection: CollectionID) -> [[String: Value]] {
         let schema = state.schemas[collection]!
         return state.records(collection).map { record in
             var out: [String: Value] = [:]
@@ -109,9 +114,11 @@ extension RunResult {
         }
     }
 
-    func rejects(_ collection: String) -> [Rejection] { state.rejects.filter { $0.collection == collection } }
+    func rejects(_ collection: CollectionID) -> [Rejection] { state.rejects.filter { $0.collection == collection } }
 
-    func rejectedRules(_ collection: String) -> [String] { rejects(collection).map { $0.findings[0].rule.rawValue } }
+    func rejectedRules(_ collection: CollectionID) -> [String] {
+        rejects(collection).map { $0.findings[0].rule.rawValue }
+    }
 }
 
 /// The real `seedforge` binary, run as a user would.

@@ -38,8 +38,8 @@ public struct Append: Step {
               drop: [types, publicRating, ratingsCount]
             """)
 
-    public let collection: String
-    let into: String
+    public let collection: CollectionID
+    let into: CollectionID
     /// For each field of the target (at this step), the source field it takes, if any.
     let sources: [FieldID?]
 

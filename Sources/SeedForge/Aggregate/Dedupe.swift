@@ -73,7 +73,7 @@ public struct Dedupe: Step {
               keep: first
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let by: [FieldID]
     let keep: Keep
     let keepBy: FieldID?

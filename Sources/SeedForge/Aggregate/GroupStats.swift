@@ -64,9 +64,9 @@ public struct GroupStats: Step {
         case mode(FieldID, FieldID?)
     }
 
-    public let collection: String
+    public let collection: CollectionID
     let by: [FieldID]
-    let into: String
+    let into: CollectionID
     let metrics: [(name: String, metric: Metric)]
     let decimals: DecimalPlaces
 
@@ -74,7 +74,7 @@ public struct GroupStats: Step {
         collection = try plan.collection(config)
         by = try plan.fields(config, key: "by", in: collection)
         let intoNode = try config.require("into")
-        into = try intoNode.string("'into'")
+        into = try CollectionID(intoNode.string("'into'"))
         if plan.schemas[into] != nil {
             throw intoNode.error(
                 "'into: \(into)' names a collection that already exists (a source or an earlier group-stats); choose a new name for the statistics"

@@ -38,7 +38,7 @@ public struct Sort: Step {
         let timestamp: Bool
     }
 
-    public let collection: String
+    public let collection: CollectionID
     let keys: [Key]
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {

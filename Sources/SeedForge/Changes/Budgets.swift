@@ -42,7 +42,7 @@ public struct Budgets: Sendable {
     /// Reads `budgets:`. Names are the collections the dataset holds and its output files;
     /// each takes its own keys.
     static func load(
-        _ top: ConfigMap, plan: PipelinePlan, outputs: [OutputDefinition], written: [String]
+        _ top: ConfigMap, plan: PipelinePlan, outputs: [OutputDefinition], written: [CollectionID]
     ) throws
         -> Budgets
     {
@@ -56,11 +56,12 @@ public struct Budgets: Sendable {
             let value = ConfigNode(node: valueNode, file: map.file)
             do {
                 let name = try nameNode.string("a name under 'budgets'")
-                if written.contains(name) && files.contains(name) {
+                let collection = CollectionID(name)
+                if written.contains(collection) && files.contains(name) {
                     throw nameNode.error(
                         "'\(name)' under 'budgets' names both a collection and an output file; rename one of them")
                 }
-                if written.contains(name) {
+                if written.contains(collection) {
                     let config = try value.mapping("budgets of collection '\(name)'")
                     let unknown = config.unknownKeys(allowed: collectionKeys)
                     if !unknown.isEmpty { throw DefinitionErrors(unknown) }
@@ -76,14 +77,14 @@ public struct Budgets: Sendable {
                         )
                     }
                     budgets.outputs.append(OutputBudget(file: name, maxBytes: bytes))
-                } else if plan.schemas[name] != nil {
+                } else if plan.schemas[collection] != nil {
                     throw nameNode.error(
                         "collection '\(name)' is not written into the dataset (reference data, or appended to another collection): budgets apply to the collections an output writes whole"
                     )
                 } else {
-                    let names = written + files
+                    let names = written.map(\.name) + files
                     throw nameNode.error(
-                        "'\(name)' under 'budgets' is neither a collection of the dataset nor an output file\(Suggestion.phrase(for: name, in: names)); collections: \(written.joined(separator: ", ")); outputs: \(files.joined(separator: ", "))"
+                        "'\(name)' under 'budgets' is neither a collection of the dataset nor an output file\(Suggestion.phrase(for: name, in: names)); collections: \(written.map(\.name).joined(separator: ", ")); outputs: \(files.joined(separator: ", "))"
                     )
                 }
             } catch let error as DefinitionError {
@@ -144,7 +145,7 @@ public struct Budgets: Sendable {
     func check(accounting: [CollectionAccount], changes: Changes, outputBytes: [String: Int]) -> [BudgetCheck] {
         var checks: [BudgetCheck] = []
         for budget in collections {
-            let emitted = accounting.first { $0.collection == budget.collection }?.emitted ?? 0
+            let emitted = accounting.first { $0.collection.name == budget.collection }?.emitted ?? 0
             if let minimum = budget.minRecords {
                 checks.append(
                     BudgetCheck(

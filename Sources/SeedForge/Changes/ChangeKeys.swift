@@ -8,8 +8,9 @@ enum ChangeKeys {
     static let keys = ["key"]
 
     /// The key of every collection the dataset holds that has one.
-    static func load(_ top: ConfigMap, plan: PipelinePlan, written: [String]) throws -> [String: [FieldID]] {
-        var declared: [String: [FieldID]] = [:]
+    static func load(_ top: ConfigMap, plan: PipelinePlan, written: [CollectionID]) throws -> [CollectionID: [FieldID]]
+    {
+        var declared: [CollectionID: [FieldID]] = [:]
         if let node = top["changes"] {
             let map = try node.mapping("'changes'")
             var errors: [DefinitionError] = []
@@ -17,9 +18,10 @@ enum ChangeKeys {
                 let nameNode = ConfigNode(node: keyNode, file: map.file)
                 do {
                     let name = try nameNode.string("a collection under 'changes'")
-                    guard written.contains(name) else {
+                    let collection = CollectionID(name)
+                    guard written.contains(collection) else {
                         throw nameNode.error(
-                            "'\(name)' under 'changes' is not a collection the dataset holds\(Suggestion.phrase(for: name, in: written)); collections: \(written.joined(separator: ", "))"
+                            "'\(name)' under 'changes' is not a collection the dataset holds\(Suggestion.phrase(for: name, in: written.map(\.name))); collections: \(written.map(\.name).joined(separator: ", "))"
                         )
                     }
                     let config = try ConfigNode(node: valueNode, file: map.file).mapping("changes of '\(name)'")
@@ -30,8 +32,8 @@ enum ChangeKeys {
                     guard !fields.isEmpty, Set(fields).count == fields.count else {
                         throw keyNode.error("'key' of '\(name)' must name at least one field, each once")
                     }
-                    let schema = plan.schema(name)
-                    declared[name] = try fields.map { field in
+                    let schema = plan.schema(collection)
+                    declared[collection] = try fields.map { field in
                         guard let id = schema.id(of: field) else {
                             throw keyNode.error(
                                 "'key' of '\(name)' names unknown field '\(field)'\(Suggestion.phrase(for: field, in: schema.names))"
@@ -47,7 +49,7 @@ enum ChangeKeys {
             }
             if !errors.isEmpty { throw DefinitionErrors(errors) }
         }
-        var keys: [String: [FieldID]] = [:]
+        var keys: [CollectionID: [FieldID]] = [:]
         for collection in written {
             if let key = declared[collection] ?? plan.naturalKeys[collection]
                 ?? plan.schema(collection).idField.map({ [$0] })

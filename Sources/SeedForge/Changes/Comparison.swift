@@ -25,7 +25,7 @@ struct Comparison {
                     let schema = pipeline.schemas[collection]!
                     let key = pipeline.changeKeys[collection].map { $0.map { schema[$0].name } } ?? []
                     changes.collections.append(
-                        CollectionChanges(collection: collection, key: key, notCompared: why.reason))
+                        CollectionChanges(collection: collection.name, key: key, notCompared: why.reason))
                 }
             }
             return Comparison(snapshot: written, records: records, changes: changes)

@@ -77,14 +77,14 @@ public struct Snapshot: @unchecked Sendable {
 
     /// The collections a run's snapshot holds: every collection an output writes whole,
     /// in the pipeline's order.
-    static func collections(of pipeline: Pipeline) -> [String] {
+    static func collections(of pipeline: Pipeline) -> [CollectionID] {
         pipeline.collections.filter { pipeline.writes($0) }
     }
 
     /// The fields a snapshot keeps of a collection: every field some output of it writes,
     /// and its key, in the collection's field order. A field no output writes cannot
     /// change what an app sees.
-    static func fields(of collection: String, in pipeline: Pipeline) -> [FieldID] {
+    static func fields(of collection: CollectionID, in pipeline: Pipeline) -> [FieldID] {
         var wanted = Set(pipeline.changeKeys[collection] ?? [])
         for output in pipeline.outputs where output.collection == collection { wanted.formUnion(output.fields) }
         return wanted.sorted { $0.index < $1.index }
@@ -109,7 +109,7 @@ public struct Snapshot: @unchecked Sendable {
             header.write(
                 .object(
                     JSONObject([
-                        ("collection", .string(collection)),
+                        ("collection", .string(collection.name)),
                         (
                             "key",
                             pipeline.changeKeys[collection].map { .array($0.map { .string(schema[$0].name) }) } ?? .null

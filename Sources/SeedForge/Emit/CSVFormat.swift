@@ -45,7 +45,7 @@ public struct CSVFormat: SingleFileFormat {
         plainFields = []
     }
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         neutralise = try config.bool("neutralise-formulas") ?? true
         plainFields =
             try config["plain-fields"] == nil ? [] : Set(plan.fields(config, key: "plain-fields", in: collection))

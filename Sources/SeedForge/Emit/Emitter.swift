@@ -27,7 +27,8 @@ enum Emitter {
         let overBudget: BudgetError
         do {
             var outputs: [Manifest.Output] = []
-            func write(_ bytes: [UInt8], _ file: String, collection: String?, format: String, records: Int) throws {
+            func write(_ bytes: [UInt8], _ file: String, collection: CollectionID?, format: String, records: Int) throws
+            {
                 try folder.write(bytes, to: file)
                 outputs.append(
                     Manifest.Output(

@@ -143,7 +143,7 @@ extension FieldLayout {
     /// entries and the same field at several places; the layout is nil when every field
     /// is written once under its own name, so such outputs render exactly as before.
     static func load(
-        _ config: ConfigMap, collection: String, plan: PipelinePlan, format: String, structured: Bool
+        _ config: ConfigMap, collection: CollectionID, plan: PipelinePlan, format: String, structured: Bool
     ) throws -> (ids: [FieldID], layout: FieldLayout?) {
         guard let node = config["fields"] else {
             return (plan.schema(collection).fields.indices.map(FieldID.init(index:)), nil)
@@ -174,7 +174,7 @@ extension FieldLayout {
         return (ids, try compile(entries))
     }
 
-    static func entry(_ node: ConfigNode, collection: String, plan: PipelinePlan) throws -> Entry {
+    static func entry(_ node: ConfigNode, collection: CollectionID, plan: PipelinePlan) throws -> Entry {
         guard case .mapping = node.node else {
             let name = try node.string("each entry of 'fields'")
             return Entry(

@@ -9,7 +9,7 @@ public struct FixedDecimals: Sendable {
 
     init(places: [(field: FieldID, places: Int)]) { self.places = places }
 
-    init(_ node: ConfigNode, collection: String, plan: PipelinePlan, what: String) throws {
+    init(_ node: ConfigNode, collection: CollectionID, plan: PipelinePlan, what: String) throws {
         let mapping = try node.mapping("'fixed-decimals' of \(what)")
         guard !mapping.mapping.isEmpty else {
             throw node.error("'fixed-decimals' of \(what) is empty; give {field: places} or remove it")

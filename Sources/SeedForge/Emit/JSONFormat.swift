@@ -26,7 +26,7 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
     public var layout: FieldLayout?
 
     public init(layout: FieldLayout? = nil) { self.layout = layout }
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {}
 
     public func head(count: Int, fields: [FieldSpec]) -> [UInt8] { Array((count == 0 ? "[]\n" : "[\n").utf8) }
 

@@ -5,7 +5,7 @@ import Foundation
 /// the same bytes. Timings and the start time live only under `run`.
 struct Manifest {
     struct Input {
-        let collection: String
+        let collection: CollectionID
         let file: String
         let sha256: String
         let bytes: Int
@@ -17,7 +17,7 @@ struct Manifest {
 
     struct Output {
         let file: String
-        let collection: String?
+        let collection: CollectionID?
         let format: String
         let records: Int
         let sha256: String
@@ -70,7 +70,7 @@ struct Manifest {
                 inputs.map { input in
                     .object(
                         JSONObject([
-                            ("collection", .string(input.collection)), ("file", .string(input.file)),
+                            ("collection", .string(input.collection.name)), ("file", .string(input.file)),
                             ("sha256", .string(input.sha256)),
                             ("bytes", .int(Int64(input.bytes))), ("records", .int(Int64(input.records))),
                         ]))
@@ -82,7 +82,7 @@ struct Manifest {
                     .object(
                         JSONObject([
                             ("file", .string(output.file)),
-                            ("collection", output.collection.map(Value.string) ?? .null),
+                            ("collection", output.collection.map { .string($0.name) } ?? .null),
                             ("format", .string(output.format)), ("records", .int(Int64(output.records))),
                             ("bytes", .int(Int64(output.bytes))), ("files", .int(Int64(output.files))),
                             ("sha256", .string(output.sha256)),
@@ -98,7 +98,7 @@ struct Manifest {
             object.appendUnchecked("duplicates", .int(Int64(entry.duplicates)))
             if entry.appended > 0 { object.appendUnchecked("appended", .int(Int64(entry.appended))) }
             object.appendUnchecked("balanced", .bool(entry.balanced))
-            accountingObject.appendUnchecked(entry.collection, .object(object))
+            accountingObject.appendUnchecked(entry.collection.name, .object(object))
         }
         root.appendUnchecked("accounting", .object(accountingObject))
         root.appendUnchecked(
@@ -106,7 +106,7 @@ struct Manifest {
             .array(
                 steps.map { stat in
                     var object = JSONObject([
-                        ("step", .string(stat.label)), ("collection", .string(stat.collection)),
+                        ("step", .string(stat.label)), ("collection", .string(stat.collection.name)),
                         ("in", .int(Int64(stat.recordsIn))), ("out", .int(Int64(stat.recordsOut))),
                         ("rejected", .int(Int64(stat.rejected))), ("duplicates", .int(Int64(stat.duplicates))),
                         ("warnings", .int(Int64(stat.warnings))),
@@ -124,7 +124,7 @@ struct Manifest {
                     incomplete.map { source in
                         .object(
                             JSONObject([
-                                ("collection", .string(source.collection)), ("page", .string(source.page)),
+                                ("collection", .string(source.collection.name)), ("page", .string(source.page)),
                                 ("missing", .string(source.missing)),
                             ]))
                     }))
@@ -168,7 +168,7 @@ struct Manifest {
                             steps.map { stat in
                                 .object(
                                     JSONObject([
-                                        ("step", .string(stat.label)), ("collection", .string(stat.collection)),
+                                        ("step", .string(stat.label)), ("collection", .string(stat.collection.name)),
                                         ("seconds", .double((stat.seconds * 1e6).rounded() / 1e6)),
                                     ]))
                             })

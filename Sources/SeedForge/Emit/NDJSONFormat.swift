@@ -15,7 +15,7 @@ public struct NDJSONFormat: SingleFileFormat, StructuredFormat {
     public var layout: FieldLayout?
 
     public init(layout: FieldLayout? = nil) { self.layout = layout }
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {}
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {}
 
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
         var writer = JSONWriter()

@@ -19,7 +19,7 @@ public struct OutputFilter: Sendable {
 
     init(conditions: [Condition]) { self.conditions = conditions }
 
-    init(_ node: ConfigNode, collection: String, plan: PipelinePlan, what: String) throws {
+    init(_ node: ConfigNode, collection: CollectionID, plan: PipelinePlan, what: String) throws {
         var conditions: [Condition] = []
         let mapping = try node.mapping("'where' of \(what)")
         guard !mapping.mapping.isEmpty else {

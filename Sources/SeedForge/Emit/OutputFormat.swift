@@ -6,7 +6,7 @@ public protocol OutputFormat: Sendable {
     /// File name endings that select this format when `format:` is left out.
     static var extensions: [String] { get }
     /// Reads the format's own keys. `collection` is the collection being written.
-    init(config: ConfigMap, plan: PipelinePlan, collection: String) throws
+    init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws
     /// Writes the records: one file at `out.file`, or a folder of files under it.
     func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws
 }
@@ -217,7 +217,7 @@ enum OutputKeys {
 /// One declared output: which collection, which fields, which format, which file.
 public struct OutputDefinition: Sendable {
     public let file: String
-    public let collection: String
+    public let collection: CollectionID
     public let formatName: String
     public let format: any OutputFormat
     /// The fields written, in `fields:` order (for a structured format a field may appear

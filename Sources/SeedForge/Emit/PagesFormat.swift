@@ -31,7 +31,7 @@ public struct PagesFormat: StructuredFormat {
     let key: FieldID
     let keyName: String
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         let sizeNode = try config.require("size")
         size = try sizeNode.int("'size'")
         guard size >= 1 else { throw sizeNode.error("'size' must be at least 1") }

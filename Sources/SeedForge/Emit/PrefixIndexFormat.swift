@@ -72,7 +72,7 @@ public struct PrefixIndexFormat: OutputFormat {
     var key: FieldID { keys[0] }
     var keyName: String { keyNames[0] }
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         keys = try plan.fields(config, key: "key", in: collection)
         keyNames = keys.map { plan.schema(collection)[$0].name }
         pages = try config.requiredString("pages")
@@ -101,7 +101,7 @@ public struct PrefixIndexFormat: OutputFormat {
     }
 
     /// The `pages` output this index reads records from, checked once all outputs are known.
-    func pagesOutput(in outputs: [OutputDefinition], collection: String) -> String? {
+    func pagesOutput(in outputs: [OutputDefinition], collection: CollectionID) -> String? {
         guard let match = outputs.first(where: { $0.file == pages }) else {
             return
                 "prefix-index names pages '\(pages)', but no output has that file\(Suggestion.phrase(for: pages, in: outputs.map(\.file)))"

@@ -38,8 +38,8 @@ public struct SQLiteFormat: OutputFormat {
     let indexed: [String]
     let fullText: [String]
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
-        table = try config.string("table") ?? collection
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
+        table = try config.string("table") ?? collection.name
         guard table.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
             throw (config["table"] ?? config.node).error(
                 "table name '\(table)' must be letters, digits and '_' (not starting with a digit)")

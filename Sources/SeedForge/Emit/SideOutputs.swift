@@ -39,12 +39,12 @@ enum SideOutputs {
         return value
     }
 
-    static func rejects(_ rejects: [Rejection], schemas: [String: Schema], paths: PathMap) -> [UInt8] {
+    static func rejects(_ rejects: [Rejection], schemas: [CollectionID: Schema], paths: PathMap) -> [UInt8] {
         var writer = JSONWriter()
         for rejection in rejects {
             let primary = rejection.findings[0]
             var object = JSONObject()
-            object.appendUnchecked("collection", .string(rejection.collection))
+            object.appendUnchecked("collection", .string(rejection.collection.name))
             object.appendUnchecked("id", rejection.id ?? .null)
             for (key, value) in findingObject(primary, paths).pairs { object.appendUnchecked(key, value) }
             object.appendUnchecked("step", .string(rejection.step))
@@ -67,7 +67,7 @@ enum SideOutputs {
         for duplicate in duplicates {
             let location = duplicate.record.origin.location
             var object = JSONObject()
-            object.appendUnchecked("collection", .string(duplicate.collection))
+            object.appendUnchecked("collection", .string(duplicate.collection.name))
             object.appendUnchecked("id", duplicate.id ?? .null)
             object.appendUnchecked("key", duplicate.key)
             object.appendUnchecked("winner", duplicate.winnerID ?? .null)
@@ -92,7 +92,7 @@ enum SideOutputs {
         var writer = JSONWriter()
         for warning in warnings {
             var object = JSONObject()
-            object.appendUnchecked("collection", .string(warning.collection))
+            object.appendUnchecked("collection", .string(warning.collection.name))
             object.appendUnchecked("id", warning.id ?? .null)
             for (key, value) in findingObject(warning.finding, paths).pairs { object.appendUnchecked(key, value) }
             object.appendUnchecked("step", .string(warning.step))

@@ -33,8 +33,8 @@ public struct TextFormat: SingleFileFormat {
     let title: String
     let heading: FieldID?
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
-        title = try config.string("title") ?? collection
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
+        title = try config.string("title") ?? collection.name
         if title.contains(where: \.isNewline) { throw config["title"]!.error("'title' must be one line") }
         heading = try config["heading"] == nil ? nil : plan.field(config, key: "heading", in: collection)
     }

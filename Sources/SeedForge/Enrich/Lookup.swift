@@ -46,9 +46,9 @@ public struct Lookup: Step {
         case reject, warn, null
     }
 
-    public let collection: String
+    public let collection: CollectionID
     let key: FieldID
-    let from: String
+    let from: CollectionID
     let fromKey: FieldID
     let take: TakenFields
     let unmatched: Unmatched

@@ -52,10 +52,10 @@ public struct Nearest: Step {
               max-km: 50
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let latitude: FieldID
     let longitude: FieldID
-    let from: String
+    let from: CollectionID
     let fromLatitude: FieldID
     let fromLongitude: FieldID
     let take: TakenFields

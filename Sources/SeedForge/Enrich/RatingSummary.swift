@@ -43,9 +43,9 @@ public struct RatingSummary: Step {
               decimals: 2
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let key: FieldID
-    let reviews: String
+    let reviews: CollectionID
     let foreignKey: FieldID
     let rating: FieldID
     let seedRating: FieldID?

@@ -11,7 +11,7 @@ struct TakenFields: Sendable {
 
     let entries: [Entry]
 
-    init(_ config: ConfigMap, plan: PipelinePlan, collection: String, from: String, defaults: Bool) throws {
+    init(_ config: ConfigMap, plan: PipelinePlan, collection: CollectionID, from: CollectionID, defaults: Bool) throws {
         let takeNode = try config.require("take")
         let pairs = try takeNode.mapping("'take'").mapping
         if pairs.isEmpty { throw takeNode.error("'take' names no field; give {new field: field of \(from)}") }

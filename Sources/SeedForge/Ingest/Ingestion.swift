@@ -12,7 +12,7 @@ struct InputLedger {
     /// size for the manifest. Then its pages may leave memory (a message reads back the
     /// few it needs).
     mutating func book(
-        _ file: String, text: SourceText, contents: InputFile.Contents, records: Int, collection: String,
+        _ file: String, text: SourceText, contents: InputFile.Contents, records: Int, collection: CollectionID,
         state: RunState, pipeline: Pipeline
     ) {
         state.ingested[collection, default: 0] += records

@@ -104,7 +104,7 @@ public struct SourceError: Error, Sendable, CustomStringConvertible {
 /// Where a source puts what it reads: records are mapped and typed on arrival; records
 /// that fail are rejected with their findings, so every record read is accounted for.
 public struct IngestSink {
-    let collection: String
+    let collection: CollectionID
     public let mapping: FieldMapping
     let state: RunState
     /// How many threads a source may parse with.
@@ -119,7 +119,7 @@ public struct IngestSink {
     /// `merge` numbers records on from it.
     public var firstIndex = 0
 
-    init(collection: String, mapping: FieldMapping, state: RunState, threads: Threads, limits: InputLimits) {
+    init(collection: CollectionID, mapping: FieldMapping, state: RunState, threads: Threads, limits: InputLimits) {
         self.collection = collection
         self.mapping = mapping
         self.state = state

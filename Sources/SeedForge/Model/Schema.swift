@@ -22,7 +22,7 @@ public struct FieldSpec: Sendable {
     /// the field. A record read for any other collection (a field computed after an append)
     /// has no source path for it, whatever its own source declares under that name.
     /// Decided when the pipeline is loaded; a run never changes where a value came from.
-    public var declaredBy: Set<String> = []
+    public var declaredBy: Set<CollectionID> = []
 
     public init(name: String, type: FieldType, sourcePath: FieldPath?) {
         self.name = name
@@ -62,7 +62,7 @@ public struct Schema: Sendable {
     }
 
     /// Records that the fields of `collection` declared in its source are read there.
-    mutating func declare(by collection: String) {
+    mutating func declare(by collection: CollectionID) {
         for index in fields.indices where fields[index].sourcePath != nil { fields[index].declaredBy = [collection] }
     }
 

@@ -28,7 +28,7 @@ public final class SourceText: @unchecked Sendable {
     public internal(set) var fieldPaths: [String: FieldPath]?
     /// The collection whose source read this file (set with `fieldPaths`): a field finds
     /// its value here only when it is declared by that collection (`FieldSpec.declaredBy`).
-    public internal(set) var collection: String?
+    public internal(set) var collection: CollectionID?
     private let lock = NSLock()
     private var lineStarts: [Int]?
     /// For lines longer than `longLine` bytes (a minified file is one line), the column at

@@ -21,7 +21,7 @@ public struct Coalesce: RecordStep {
               into: label
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let from: [FieldID]
     let into: FieldID
 

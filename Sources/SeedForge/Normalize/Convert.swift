@@ -36,7 +36,7 @@ public struct Convert: RecordStep {
 
     public typealias Target = Converters.Target
 
-    public let collection: String
+    public let collection: CollectionID
     let field: FieldID
     let into: FieldID
     let target: Target

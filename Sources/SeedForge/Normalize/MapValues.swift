@@ -69,7 +69,7 @@ public struct MapValues: RecordStep {
         case list, map
     }
 
-    public let collection: String
+    public let collection: CollectionID
     let field: FieldID
     /// Where the canonical value is written: `field` itself, or the new field of `into`.
     let target: FieldID

@@ -27,7 +27,7 @@ public struct RepairText: RecordStep {
               field: [name, address]
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let fields: [FieldID]
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {

@@ -29,7 +29,7 @@ public struct Replace: RecordStep {
               with: ""
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let fields: [FieldID]
     let targets: [FieldID]
     let regex: NSRegularExpression

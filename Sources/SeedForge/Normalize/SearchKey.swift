@@ -32,7 +32,7 @@ public struct SearchKey: RecordStep {
               field: searchKey
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let from: [FieldID]
     let field: FieldID
     let folding: KeyFolding

@@ -30,7 +30,7 @@ public struct SetValues: RecordStep {
                 visitedDate: {type: string, value: null}
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let assignments: [(field: FieldID, value: Value)]
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {

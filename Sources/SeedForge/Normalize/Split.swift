@@ -23,7 +23,7 @@ public struct Split: RecordStep {
               into: products
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let field: FieldID
     let into: FieldID
     let separator: String

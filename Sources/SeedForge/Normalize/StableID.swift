@@ -35,7 +35,7 @@ public struct StableID: RecordStep {
               prefix: shop-
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let field: FieldID
     let from: [FieldID]
     let prefix: String

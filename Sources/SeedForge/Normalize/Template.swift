@@ -41,7 +41,7 @@ public struct Template: RecordStep {
 
     enum NullFields: String, CaseIterable, Sendable { case skip, null }
 
-    public let collection: String
+    public let collection: CollectionID
     let parts: [Part]
     let into: FieldID
     let nullFields: NullFields

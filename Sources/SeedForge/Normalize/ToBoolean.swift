@@ -32,7 +32,7 @@ public struct ToBoolean: RecordStep {
 
     enum Unmapped: String, CaseIterable, Sendable { case reject, null }
 
-    public let collection: String
+    public let collection: CollectionID
     let field: FieldID
     let into: FieldID
     let spellings: [String: Bool]

@@ -18,7 +18,7 @@ public struct Trim: RecordStep {
               field: [title, comment]
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let fields: [FieldID]
     let collapse: Bool
     let emptyAsNull: Bool

@@ -22,7 +22,7 @@ public struct UnicodeNormalize: RecordStep {
               collection: shops
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let fields: [FieldID]
     let stripControl: Bool
 

@@ -58,9 +58,9 @@ public struct Unnest: Step {
                 comment: string
             """)
 
-    public let collection: String
+    public let collection: CollectionID
     let field: FieldID
-    let into: String
+    let into: CollectionID
     let mapping: FieldMapping
     /// Parent fields copied, and their place in the element record (after the element's fields).
     let parentFields: [FieldID]
@@ -81,7 +81,7 @@ public struct Unnest: Step {
         }
         arrayField = parent[field]
         let intoNode = try config.require("into")
-        into = try intoNode.string("'into'")
+        into = try CollectionID(intoNode.string("'into'"))
         if plan.schema(into).fields.isEmpty == false || plan.collectionOrder.contains(into) {
             throw intoNode.error("a collection '\(into)' exists already; 'into' names a new collection")
         }

@@ -31,7 +31,7 @@ struct FusedBlock {
         var warnings: [Warning] = []
 
         /// Runs the part on a batch of records.
-        mutating func apply(_ records: inout [Record], collection: String, state: RunState) {
+        mutating func apply(_ records: inout [Record], collection: CollectionID, state: RunState) {
             let marks = (rejects: state.rejects.count, warnings: state.warnings.count)
             state.phase = phase
             recordsIn += records.count
@@ -52,7 +52,7 @@ struct FusedBlock {
         }
     }
 
-    let collection: String
+    let collection: CollectionID
     let steps: [PlannedStep]
     let next: Int
 

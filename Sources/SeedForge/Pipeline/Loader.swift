@@ -57,14 +57,16 @@ public enum Loader {
         let description = collect { try top.string("description") } ?? nil
 
         var sources: [SourceDefinition] = []
-        var sourceNodes: [String: ConfigNode] = [:]
+        var sourceNodes: [CollectionID: ConfigNode] = [:]
         if let sourcesMap = collect({ try top.require("sources").mapping("'sources'") }) {
             if sourcesMap.mapping.count == 0 {
                 collector.errors.append(sourcesMap.error("'sources' declares no source"))
             }
             for (keyNode, valueNode) in sourcesMap.mapping {
                 let keyConfig = ConfigNode(node: keyNode, file: file)
-                guard let collection = collect({ try keyConfig.string("a source name") }) else { continue }
+                guard let collection = collect({ try CollectionID(keyConfig.string("a source name")) }) else {
+                    continue
+                }
                 sourceNodes[collection] = keyConfig
                 if let source = collect({
                     try loadSource(collection, ConfigNode(node: valueNode, file: file), plan: plan)
@@ -191,7 +193,9 @@ public enum Loader {
 
     /// Loads one source. Its collection and fields are declared even when something else
     /// about it is wrong, so one mistake gives one error, not a cascade in later steps.
-    static func loadSource(_ collection: String, _ node: ConfigNode, plan: PipelinePlan) throws -> SourceDefinition {
+    static func loadSource(
+        _ collection: CollectionID, _ node: ConfigNode, plan: PipelinePlan
+    ) throws -> SourceDefinition {
         let what = "source '\(collection)'"
         let config = try node.mapping(what)
         var collector = ErrorCollector(fallback: node)
@@ -306,7 +310,7 @@ public enum Loader {
         // finding at, nothing to reject. Only aggregate steps (sort, further statistics) apply.
         if stage != .aggregate, let collectionNode = config["collection"],
             let name = try? collectionNode.string("'collection'"),
-            plan.derivedCollections.contains(name)
+            plan.derivedCollections.contains(CollectionID(name))
         {
             throw collectionNode.error(
                 "'\(name)' is made by group-stats from other records, so \(stage.rawValue) steps cannot apply to it (a finding would point at no source line); check or fix the records it is computed from"
@@ -314,7 +318,9 @@ public enum Loader {
         }
         // `from` names a collection only in enrich steps (elsewhere it names fields).
         for key in stage == .enrich ? ["collection", "from"] : ["collection"] {
-            if let node = config[key], let name = try? node.string("'\(key)'"), let target = plan.appendedInto[name] {
+            if let node = config[key], let name = try? node.string("'\(key)'"),
+                let target = plan.appendedInto[CollectionID(name)]
+            {
                 throw node.error(
                     "the records of '\(name)' were appended to '\(target)' by an earlier step, so '\(name)' is empty here; name '\(target)'"
                 )
@@ -354,7 +360,7 @@ public enum Loader {
     static func declareWhatAFailedStepAdds(_ config: ConfigMap, kind: any Step.Type, plan: PipelinePlan) {
         guard kind != Append.self, kind != Unnest.self, let intoNode = config["into"],
             let into = try? intoNode.string("'into'"), let collectionNode = config["collection"],
-            let collection = try? collectionNode.string("'collection'"), plan.schemas[collection] != nil,
+            let collection = try? CollectionID(collectionNode.string("'collection'")), plan.schemas[collection] != nil,
             plan.schema(collection).id(of: into) == nil
         else { return }
         _ = try? plan.addField(into, type: .any, to: collection, at: intoNode)
@@ -483,7 +489,7 @@ public enum Loader {
 }
 
 extension PipelinePlan {
-    func fieldIn(_ schema: Schema, name: String, collection: String, at node: ConfigNode) throws -> FieldID {
+    func fieldIn(_ schema: Schema, name: String, collection: CollectionID, at node: ConfigNode) throws -> FieldID {
         guard let id = schema.id(of: name) else {
             throw node.error(
                 "'id' names unknown field '\(name)' of source '\(collection)'\(Suggestion.phrase(for: name, in: schema.names))"

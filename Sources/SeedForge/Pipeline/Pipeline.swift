@@ -1,6 +1,6 @@
 /// A source of a loaded pipeline: its collection name, kind, resolved files and mapping.
 public struct SourceDefinition: Sendable {
-    public let collection: String
+    public let collection: CollectionID
     public let kindName: String
     public let kind: any SourceKind
     /// Resolved paths, in read order.
@@ -22,7 +22,7 @@ public enum PlannedStep: Sendable {
         }
     }
 
-    public var collection: String {
+    public var collection: CollectionID {
         switch self {
         case .validate(let step): return step.collection
         case .step(let step, _, _): return step.collection
@@ -57,20 +57,20 @@ public struct Pipeline: Sendable {
     /// What one input file, value and record may hold (`limits:`).
     public let limits: InputLimits
     /// Final schema of each collection (after every step has added its fields).
-    public let schemas: [String: Schema]
-    public let collections: [String]
+    public let schemas: [CollectionID: Schema]
+    public let collections: [CollectionID]
     /// Collections made by steps (statistics): they read no records.
-    public let derivedCollections: Set<String>
+    public let derivedCollections: Set<CollectionID>
     /// Collections only looked up by steps: kept to the end, not written.
-    public let referenceCollections: Set<String>
+    public let referenceCollections: Set<CollectionID>
     /// The fields each collection of the dataset is matched by when a run compares it with
     /// the previous dataset (`changes:`, a group's fields, or the source's `id`).
-    public internal(set) var changeKeys: [String: [FieldID]] = [:]
+    public internal(set) var changeKeys: [CollectionID: [FieldID]] = [:]
     /// `budgets:`: how much a new dataset may differ from the previous one.
     public internal(set) var budgets = Budgets()
 
     /// Whether an output (without `where`) writes every record of the collection.
-    public func writes(_ collection: String) -> Bool {
+    public func writes(_ collection: CollectionID) -> Bool {
         outputs.contains { $0.collection == collection && $0.isComplete }
     }
 }

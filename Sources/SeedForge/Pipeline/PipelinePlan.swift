@@ -5,10 +5,10 @@ public final class PipelinePlan {
     public let file: String
     /// The folder relative paths in the definition are resolved against.
     public let baseDirectory: String
-    public private(set) var schemas: [String: Schema] = [:]
-    public private(set) var collectionOrder: [String] = []
+    public private(set) var schemas: [CollectionID: Schema] = [:]
+    public private(set) var collectionOrder: [CollectionID] = []
     /// The first key of the last `sort` of each collection: what order its records leave in.
-    public internal(set) var sortedBy: [String: (field: FieldID, exact: Bool, descending: Bool)] = [:]
+    public internal(set) var sortedBy: [CollectionID: (field: FieldID, exact: Bool, descending: Bool)] = [:]
 
     public init(file: String, baseDirectory: String) {
         self.file = file
@@ -16,31 +16,31 @@ public final class PipelinePlan {
     }
 
     /// Collections made by steps (statistics), not read from sources.
-    public private(set) var derivedCollections: Set<String> = []
+    public private(set) var derivedCollections: Set<CollectionID> = []
     /// Collections only looked up by steps (`reference: true`): no output is required.
-    public internal(set) var referenceCollections: Set<String> = []
+    public internal(set) var referenceCollections: Set<CollectionID> = []
     /// Collections whose records an `append` step moved into another, and where to.
-    public internal(set) var appendedInto: [String: String] = [:]
+    public internal(set) var appendedInto: [CollectionID: CollectionID] = [:]
     /// Fields that identify a collection's records by construction (a `group-stats`
     /// collection's group fields): the key its changes are matched by unless declared.
-    public internal(set) var naturalKeys: [String: [FieldID]] = [:]
+    public internal(set) var naturalKeys: [CollectionID: [FieldID]] = [:]
     /// How `search-key` steps folded their key fields, by `fieldKey` (for prefix indexes).
     public internal(set) var keyFoldings: [String: KeyFolding] = [:]
 
-    static func fieldKey(_ collection: String, _ field: FieldID) -> String { "\(collection)\u{1F}\(field.index)" }
+    static func fieldKey(_ collection: CollectionID, _ field: FieldID) -> String { "\(collection)\u{1F}\(field.index)" }
 
-    func declareDerivedCollection(_ name: String, schema: Schema) {
+    func declareDerivedCollection(_ name: CollectionID, schema: Schema) {
         declareCollection(name, schema: schema)
         derivedCollections.insert(name)
     }
 
-    func declareCollection(_ name: String, schema: Schema) {
+    func declareCollection(_ name: CollectionID, schema: Schema) {
         if schemas[name] == nil { collectionOrder.append(name) }
         schemas[name] = schema
     }
 
     /// Declares a source's collection: its fields are read from its own files.
-    func declareSourceCollection(_ name: String, schema: Schema) {
+    func declareSourceCollection(_ name: CollectionID, schema: Schema) {
         var schema = schema
         schema.declare(by: name)
         declareCollection(name, schema: schema)
@@ -48,29 +48,30 @@ public final class PipelinePlan {
 
     /// The records of `collection` move into `target` (`append`): the target's fields of
     /// the same names may now hold values read from `collection`'s sources.
-    func carry(_ collection: String, into target: String) {
+    func carry(_ collection: CollectionID, into target: CollectionID) {
         guard var schema = schemas[target] else { return }
         schema.carry(self.schema(collection))
         schemas[target] = schema
     }
 
     /// Resolves the collection named under `key` (default `collection`).
-    public func collection(_ config: ConfigMap, key: String = "collection") throws -> String {
+    public func collection(_ config: ConfigMap, key: String = "collection") throws -> CollectionID {
         let node = try config.require(key)
         let name = try node.string("'\(key)' in \(config.what)")
-        guard schemas[name] != nil else {
+        let names = collectionOrder.map(\.name)
+        guard schemas[CollectionID(name)] != nil else {
             throw node.error(
-                "unknown collection '\(name)' in \(config.what)\(Suggestion.phrase(for: name, in: collectionOrder)); collections are the names under 'sources': \(collectionOrder.joined(separator: ", "))"
+                "unknown collection '\(name)' in \(config.what)\(Suggestion.phrase(for: name, in: names)); collections are the names under 'sources': \(names.joined(separator: ", "))"
             )
         }
-        return name
+        return CollectionID(name)
     }
 
-    public func schema(_ collection: String) -> Schema { schemas[collection] ?? Schema() }
+    public func schema(_ collection: CollectionID) -> Schema { schemas[collection] ?? Schema() }
 
     /// Resolves the collection named by `from` of an enricher: another collection than
     /// the one the step works on.
-    public func fromCollection(_ config: ConfigMap, other collection: String) throws -> String {
+    public func fromCollection(_ config: ConfigMap, other collection: CollectionID) throws -> CollectionID {
         let from = try self.collection(config, key: "from")
         if from == collection {
             throw config["from"]!.error("'from' must name another collection than '\(collection)'")
@@ -79,7 +80,7 @@ public final class PipelinePlan {
     }
 
     /// Resolves one field name of `collection`, pointing at `node` when it is unknown.
-    public func field(_ name: String, in collection: String, at node: ConfigNode) throws -> FieldID {
+    public func field(_ name: String, in collection: CollectionID, at node: ConfigNode) throws -> FieldID {
         let schema = self.schema(collection)
         guard let id = schema.id(of: name) else {
             throw node.error(
@@ -90,13 +91,13 @@ public final class PipelinePlan {
     }
 
     /// Resolves the field named under `key`.
-    public func field(_ config: ConfigMap, key: String, in collection: String) throws -> FieldID {
+    public func field(_ config: ConfigMap, key: String, in collection: CollectionID) throws -> FieldID {
         let node = try config.require(key)
         return try field(node.string("'\(key)' in \(config.what)"), in: collection, at: node)
     }
 
     /// Resolves the fields listed under `key` (one name or a list).
-    public func fields(_ config: ConfigMap, key: String, in collection: String) throws -> [FieldID] {
+    public func fields(_ config: ConfigMap, key: String, in collection: CollectionID) throws -> [FieldID] {
         let node = try config.require(key)
         if case .sequence = node.node {
             let entries = try node.list("'\(key)' in \(config.what)")
@@ -116,7 +117,7 @@ public final class PipelinePlan {
 
     /// The fields listed under `field`, or every text field of the collection when the
     /// key is absent (what text normalisers work on by default).
-    public func textFields(_ config: ConfigMap, in collection: String) throws -> [FieldID] {
+    public func textFields(_ config: ConfigMap, in collection: CollectionID) throws -> [FieldID] {
         if config["field"] != nil { return try fields(config, key: "field", in: collection) }
         return schema(collection).textFields
     }
@@ -124,7 +125,7 @@ public final class PipelinePlan {
     /// Adds the field named under `key` (`into:` of the steps that write a new field),
     /// an error at that key when it is missing or taken.
     public func addField(
-        _ config: ConfigMap, key: String = "into", type: FieldType, to collection: String
+        _ config: ConfigMap, key: String = "into", type: FieldType, to collection: CollectionID
     ) throws -> FieldID {
         let node = try config.require(key)
         return try addField(node.string("'\(key)'"), type: type, to: collection, at: node)
@@ -133,8 +134,9 @@ public final class PipelinePlan {
     /// Adds a computed field to a collection. A name the collection already has is a
     /// definition error: a step never overwrites a field silently.
     @discardableResult
-    public func addField(_ name: String, type: FieldType, to collection: String, at node: ConfigNode) throws -> FieldID
-    {
+    public func addField(
+        _ name: String, type: FieldType, to collection: CollectionID, at node: ConfigNode
+    ) throws -> FieldID {
         var schema = self.schema(collection)
         guard schema.id(of: name) == nil else {
             throw node.error(

@@ -1,7 +1,7 @@
 /// How one collection's records were accounted for in a run: the manifest's
 /// `accounting`, the summary line and validation reports all read this.
 public struct CollectionAccount: Sendable {
-    public let collection: String
+    public let collection: CollectionID
     public let read: Int
     /// Records appended from other collections.
     public let received: Int

@@ -2,7 +2,7 @@ import Foundation
 
 /// A record set aside by a rule, with every finding that rejected it.
 public struct Rejection: Sendable {
-    public let collection: String
+    public let collection: CollectionID
     public let record: Record?
     /// The record's id, when the source declares an id field and the record has one.
     public let id: Value?
@@ -16,14 +16,14 @@ public struct Rejection: Sendable {
 /// A source read only in part: the page whose next page was not saved, and that page's
 /// file (paths relative to the pipeline's folder), for the manifest's `incomplete`.
 public struct IncompleteSource: Sendable {
-    public let collection: String
+    public let collection: CollectionID
     public let page: String
     public let missing: String
 }
 
 /// A record removed as a duplicate, with the id of the record that won.
 public struct Duplicate: Sendable {
-    public let collection: String
+    public let collection: CollectionID
     public let record: Record
     public let id: Value?
     public let winnerID: Value?
@@ -38,7 +38,7 @@ public struct Duplicate: Sendable {
 
 /// A warning-severity finding: reported, the record kept.
 public struct Warning: Sendable {
-    public let collection: String
+    public let collection: CollectionID
     public let id: Value?
     public let finding: Finding
     public let step: String
@@ -71,7 +71,7 @@ struct EntryPlace {
 public struct StepStat: Sendable {
     public let label: String
     public let stage: Stage
-    public let collection: String
+    public let collection: CollectionID
     public let recordsIn: Int
     public let recordsOut: Int
     public let rejected: Int
@@ -85,10 +85,10 @@ public struct StepStat: Sendable {
 /// Everything a run holds while data flows: the collections, and the side outputs that
 /// make "nothing is lost" checkable.
 public final class RunState {
-    public let schemas: [String: Schema]
+    public let schemas: [CollectionID: Schema]
     /// Each collection's records (see `RecordStore`: in memory, or spilled to disk past
     /// the memory limit).
-    private var stores: [String: RecordStore] = [:]
+    private var stores: [CollectionID: RecordStore] = [:]
     /// The memory limit and where records beyond it go.
     let spill: SpillSpace
     public internal(set) var rejects: [Rejection] = []
@@ -96,7 +96,7 @@ public final class RunState {
     public internal(set) var warnings: [Warning] = []
     public var stepStats: [StepStat] = []
     /// Records each collection received from its sources.
-    public var ingested: [String: Int] = [:]
+    public var ingested: [CollectionID: Int] = [:]
     /// Records the running step changed, when it counts them (see `noteChanged`).
     var changedByStep: Int?
 
@@ -107,10 +107,10 @@ public final class RunState {
     /// Sources whose pages stopped at a page that was not saved (`on-missing-page: warn`).
     public var incomplete: [IncompleteSource] = []
     /// Records an `append` step moved out of a collection, and into one.
-    public var appendedOut: [String: Int] = [:]
-    public var appendedIn: [String: Int] = [:]
+    public var appendedOut: [CollectionID: Int] = [:]
+    public var appendedIn: [CollectionID: Int] = [:]
     /// Files that could not be read as a whole (validation only: a run stops at the first).
-    public internal(set) var sourceErrors: [(collection: String, error: SourceError)] = []
+    public internal(set) var sourceErrors: [(collection: CollectionID, error: SourceError)] = []
 
     /// Threads per-record work may use.
     public let threads: Threads
@@ -156,8 +156,8 @@ public final class RunState {
 
     /// Puts back what partial runs set aside, in their merged order (a sharded run's finish).
     func restore(
-        rejects: [Rejection], warnings: [Warning], stepStats: [StepStat], ingested: [String: Int],
-        appendedIn: [String: Int], appendedOut: [String: Int], incomplete: [IncompleteSource]
+        rejects: [Rejection], warnings: [Warning], stepStats: [StepStat], ingested: [CollectionID: Int],
+        appendedIn: [CollectionID: Int], appendedOut: [CollectionID: Int], incomplete: [IncompleteSource]
     ) {
         self.rejects = rejects
         self.warnings = warnings
@@ -177,7 +177,8 @@ public final class RunState {
     /// `memoryLimit`: bytes of records held in memory before the oldest are spilled to
     /// `spillFolder` (default: half the machine's memory, a folder under the system's
     /// temporary folder).
-    public init(schemas: [String: Schema], threads: Threads, memoryLimit: Int? = nil, spillFolder: String? = nil) {
+    public init(schemas: [CollectionID: Schema], threads: Threads, memoryLimit: Int? = nil, spillFolder: String? = nil)
+    {
         self.schemas = schemas
         self.threads = threads
         spill = SpillSpace(
@@ -192,13 +193,13 @@ public final class RunState {
     }
 
     /// Every record of a collection, in order (read back from disk when spilled).
-    public func records(_ collection: String) -> [Record] { stores[collection]?.all() ?? [] }
+    public func records(_ collection: CollectionID) -> [Record] { stores[collection]?.all() ?? [] }
 
     /// How many records a collection holds.
-    public func count(_ collection: String) -> Int { stores[collection]?.count ?? 0 }
+    public func count(_ collection: CollectionID) -> Int { stores[collection]?.count ?? 0 }
 
     /// The store of a collection (made empty when it has none yet).
-    func store(_ collection: String) -> RecordStore {
+    func store(_ collection: CollectionID) -> RecordStore {
         if let store = stores[collection] { return store }
         let store = RecordStore(width: schemas[collection]?.fields.count ?? 0, space: spill)
         stores[collection] = store
@@ -206,28 +207,28 @@ public final class RunState {
     }
 
     /// Replaces a collection's records (a step's result).
-    public func setRecords(_ collection: String, _ records: [Record]) {
+    public func setRecords(_ collection: CollectionID, _ records: [Record]) {
         store(collection).replace(with: records)
     }
 
     /// Calls `body` with every record of a collection, in order, without holding a
     /// spilled collection whole.
-    func forEachRecord(_ collection: String, _ body: (Record) throws -> Void) throws {
+    func forEachRecord(_ collection: CollectionID, _ body: (Record) throws -> Void) throws {
         try stores[collection]?.forEachBatch { batch in
             for record in batch { try body(record) }
         }
     }
 
     /// Takes a collection's records out, leaving it empty.
-    func takeRecords(_ collection: String) -> [Record] { stores[collection]?.take() ?? [] }
+    func takeRecords(_ collection: CollectionID) -> [Record] { stores[collection]?.take() ?? [] }
 
-    public func id(of record: Record, in collection: String) -> Value? {
+    public func id(of record: Record, in collection: CollectionID) -> Value? {
         guard let field = schemas[collection]?.idField else { return nil }
         let value = record[field]
         return value.isNull ? nil : value
     }
 
-    public func reject(_ record: Record, in collection: String, findings: [Finding], step: String) {
+    public func reject(_ record: Record, in collection: CollectionID, findings: [Finding], step: String) {
         rejects.append(
             Rejection(
                 collection: collection, record: record, id: id(of: record, in: collection), findings: findings,
@@ -235,7 +236,7 @@ public final class RunState {
     }
 
     /// A source record that could not even become a record (not an object, bad JSON line).
-    public func rejectUnreadable(in collection: String, finding: Finding, step: String) {
+    public func rejectUnreadable(in collection: CollectionID, finding: Finding, step: String) {
         rejects.append(
             Rejection(
                 collection: collection, record: nil, id: nil, findings: [finding], step: step,
@@ -246,7 +247,8 @@ public final class RunState {
     /// reported and leave the record kept; any error rejects it with all its errors (a
     /// record that could not be read at all with the first). `step` labels a finding's
     /// report. Returns whether the record is kept.
-    func settle(_ record: Record?, findings: [Finding], in collection: String, step: (Finding) -> String) -> Bool {
+    func settle(_ record: Record?, findings: [Finding], in collection: CollectionID, step: (Finding) -> String) -> Bool
+    {
         for finding in findings where finding.severity == .warning {
             warn(finding, record: record, in: collection, step: step(finding))
         }
@@ -263,7 +265,7 @@ public final class RunState {
     }
 
     public func removeDuplicate(
-        _ record: Record, in collection: String, winner: Record, key: Value, step: String, filled: [String] = [],
+        _ record: Record, in collection: CollectionID, winner: Record, key: Value, step: String, filled: [String] = [],
         distanceKm: Double? = nil
     ) {
         duplicates.append(
@@ -273,7 +275,7 @@ public final class RunState {
                 filled: filled, distanceKm: distanceKm))
     }
 
-    public func warn(_ finding: Finding, record: Record?, in collection: String, step: String) {
+    public func warn(_ finding: Finding, record: Record?, in collection: CollectionID, step: String) {
         warnings.append(
             Warning(
                 collection: collection, id: record.flatMap { id(of: $0, in: collection) }, finding: finding, step: step,
@@ -282,7 +284,7 @@ public final class RunState {
 
     /// Puts the records of a paginated source in page-number order (files are read in
     /// natural name order, which may differ from the pages' own numbers).
-    func orderByPage(_ collection: String, pages: [PageMetadata]) throws {
+    func orderByPage(_ collection: CollectionID, pages: [PageMetadata]) throws {
         let number = Dictionary(uniqueKeysWithValues: pages.map { ($0.file, $0.number) })
         let store = store(collection)
         if store.isSpilled {
@@ -300,8 +302,10 @@ public final class RunState {
         if order != Array(records.indices) { setRecords(collection, order.map { records[$0] }) }
     }
 
-    public func rejectedCount(_ collection: String) -> Int { rejects.lazy.filter { $0.collection == collection }.count }
-    public func duplicateCount(_ collection: String) -> Int {
+    public func rejectedCount(_ collection: CollectionID) -> Int {
+        rejects.lazy.filter { $0.collection == collection }.count
+    }
+    public func duplicateCount(_ collection: CollectionID) -> Int {
         duplicates.lazy.filter { $0.collection == collection }.count
     }
 }

@@ -5,7 +5,7 @@ public protocol Step: Sendable {
     static var spec: KindSpec { get }
     init(config: ConfigMap, plan: PipelinePlan) throws
     /// The collection whose counts the step's statistics report.
-    var collection: String { get }
+    var collection: CollectionID { get }
     func run(_ state: RunState) throws
     /// Whether the step changes each record on its own, reading no other record and no
     /// other collection: a sharded run (`--shard`) runs such steps on its share alone.
@@ -20,7 +20,7 @@ extension Step {
 /// step around it adds the rule code, severity, locations and thresholds.
 public protocol Rule: Sendable {
     static var spec: KindSpec { get }
-    init(config: ConfigMap, plan: PipelinePlan, collection: String) throws
+    init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws
     func check(_ record: Record, _ findings: inout RuleFindings)
     /// Whether the rule compares records with each other (`unique`): it then sees the
     /// whole collection at once, even when it is spilled to disk.
@@ -117,7 +117,7 @@ public struct RecordChange {
 extension RunState {
     /// Applies a change to every record of a collection, in place, batch by batch (a
     /// collection spilled to disk is read back one batch at a time).
-    func transformRecords(_ collection: String, _ change: RecordChange) throws {
+    func transformRecords(_ collection: CollectionID, _ change: RecordChange) throws {
         try store(collection).rewrite { records in apply(change, to: &records, in: collection) }
     }
 
@@ -127,14 +127,14 @@ extension RunState {
     /// read shared state; findings are taken in record order, so the result is the same
     /// for any thread count.
     func transformRecords(
-        _ collection: String, step: String, parallel: Bool = false, _ body: @escaping (inout Record) -> [Finding]
+        _ collection: CollectionID, step: String, parallel: Bool = false, _ body: @escaping (inout Record) -> [Finding]
     ) throws {
         try transformRecords(collection, RecordChange(step: step, parallel: parallel, body))
     }
 
     /// Applies a change to a run of records: rejected records leave `records`, their
     /// rejections and warnings are recorded in record order.
-    func apply(_ change: RecordChange, to records: inout [Record], in collection: String) {
+    func apply(_ change: RecordChange, to records: inout [Record], in collection: CollectionID) {
         let count = records.count
         let body = change.apply
         let flagged: [[(Int, [Finding])]] = records.withUnsafeMutableBufferPointer { buffer in

@@ -59,7 +59,7 @@ enum UpToDate {
         for collection in Set(pipeline.sources.map(\.collection)) {
             let sources = pipeline.sources.filter { $0.collection == collection }
             let wanted = sources.flatMap { $0.files.map { Paths.relative($0, to: pipeline.baseDirectory) } }
-            let recorded = recordedByCollection[collection] ?? []
+            let recorded = recordedByCollection[collection.name] ?? []
             if sources.contains(where: { $0.kind.followsLinks }) {
                 if let missing = wanted.first(where: { !recorded.contains($0) }) {
                     return "\(missing) was not read before"
@@ -69,7 +69,7 @@ enum UpToDate {
             }
         }
         if recordedByCollection.keys.contains(where: { collection in
-            !pipeline.sources.contains { $0.collection == collection }
+            !pipeline.sources.contains { $0.collection.name == collection }
         }) {
             return "a collection read before has no source now"
         }

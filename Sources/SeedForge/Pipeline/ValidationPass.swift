@@ -6,13 +6,13 @@ import Logging
 /// time, over every run of records it is given (the whole collection, or batch by batch).
 struct ValidationPass {
     let steps: [ValidateStep]
-    let collection: String
+    let collection: CollectionID
     let schema: Schema
     private(set) var flagged: [Int]
     private(set) var warned: [Int]
     private(set) var seconds: [Double]
 
-    init(_ steps: [ValidateStep], collection: String, state: RunState) {
+    init(_ steps: [ValidateStep], collection: CollectionID, state: RunState) {
         self.steps = steps
         self.collection = collection
         schema = state.schemas[collection]!
@@ -25,8 +25,8 @@ struct ValidationPass {
 
     /// A block of consecutive validate steps as passes: one per collection, in the order
     /// the collections first appear, each with its steps in the block's order.
-    static func passes(of block: [ValidateStep]) -> [(collection: String, steps: [ValidateStep])] {
-        var collections: [String] = []
+    static func passes(of block: [ValidateStep]) -> [(collection: CollectionID, steps: [ValidateStep])] {
+        var collections: [CollectionID] = []
         for step in block where !collections.contains(step.collection) { collections.append(step.collection) }
         return collections.map { collection in (collection, block.filter { $0.collection == collection }) }
     }

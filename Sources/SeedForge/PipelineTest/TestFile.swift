@@ -113,9 +113,10 @@ public struct TestFile: Sendable {
         let what = "case '\(name)'"
         func collection(_ keyNode: ConfigNode) throws -> String {
             let name = try keyNode.string("a collection name")
-            guard pipeline.collections.contains(name) else {
+            let names = pipeline.collections.map(\.name)
+            guard names.contains(name) else {
                 throw keyNode.error(
-                    "\(what): unknown collection '\(name)'\(Suggestion.phrase(for: name, in: pipeline.collections)); collections: \(pipeline.collections.joined(separator: ", "))"
+                    "\(what): unknown collection '\(name)'\(Suggestion.phrase(for: name, in: names)); collections: \(names.joined(separator: ", "))"
                 )
             }
             return name
@@ -125,7 +126,8 @@ public struct TestFile: Sendable {
         /// its `where`, its layout).
         func recordsTarget(_ keyNode: ConfigNode) throws -> String {
             let name = try keyNode.string("a collection name")
-            if pipeline.collections.contains(name) { return name }
+            let names = pipeline.collections.map(\.name)
+            if names.contains(name) { return name }
             if let output = pipeline.outputs.first(where: { $0.file == name }) {
                 guard !(output.format is PrefixIndexFormat) else {
                     throw keyNode.error(
@@ -135,7 +137,7 @@ public struct TestFile: Sendable {
                 return name
             }
             throw keyNode.error(
-                "\(what): unknown collection or output '\(name)'\(Suggestion.phrase(for: name, in: pipeline.collections + pipeline.outputs.map(\.file))); collections: \(pipeline.collections.joined(separator: ", "))"
+                "\(what): unknown collection or output '\(name)'\(Suggestion.phrase(for: name, in: names + pipeline.outputs.map(\.file))); collections: \(names.joined(separator: ", "))"
             )
         }
         var inputs: [String: Input] = [:]
@@ -146,7 +148,7 @@ public struct TestFile: Sendable {
                 let valueNode = ConfigNode(node: value, file: node.file)
                 let keyNode = ConfigNode(node: key, file: node.file)
                 guard let name = collector.attempt({ try collection(keyNode) }) else { continue }
-                if pipeline.derivedCollections.contains(name) {
+                if pipeline.derivedCollections.contains(CollectionID(name)) {
                     collector.errors.append(
                         keyNode.error(
                             "\(what): '\(name)' is computed by group-stats, not read from a source; give input for the collections it is computed from"
@@ -169,7 +171,7 @@ public struct TestFile: Sendable {
                                     "fixture '\(file)' is not a file (paths are relative to the test file's folder)"))
                         }
                     }
-                } else if let source = pipeline.sources.first(where: { $0.collection == name }),
+                } else if let source = pipeline.sources.first(where: { $0.collection.name == name }),
                     !source.kind.acceptsInlineRecords
                 {
                     collector.errors.append(

@@ -21,7 +21,7 @@ public enum TestRunner {
             var prepared = pipeline
             for index in prepared.sources.indices {
                 let source = prepared.sources[index]
-                switch testCase.inputs[source.collection] ?? .records([]) {
+                switch testCase.inputs[source.collection.name] ?? .records([]) {
                 case .fixture(let path):
                     prepared.sources[index].files = [path]
                 case .records(let records):
@@ -58,9 +58,9 @@ public enum TestRunner {
         }
         for name in testCase.expectedRecords.keys.sorted() {
             let emitted: [Value]
-            if let schema = result.state.schemas[name] {
+            if let schema = result.state.schemas[CollectionID(name)] {
                 let ids = schema.fields.indices.map(FieldID.init(index:))
-                emitted = result.state.records(name).map { $0.object(fields: schema.fields, ids: ids) }
+                emitted = result.state.records(CollectionID(name)).map { $0.object(fields: schema.fields, ids: ids) }
             } else {
                 // An output file: the records as it writes them.
                 let output = pipeline.outputs.first { $0.file == name }!
@@ -93,7 +93,7 @@ public enum TestRunner {
             let actual = result.state.duplicates.map { duplicate -> Value in
                 .object(
                     JSONObject([
-                        ("collection", .string(duplicate.collection)), ("id", duplicate.id ?? .null),
+                        ("collection", .string(duplicate.collection.name)), ("id", duplicate.id ?? .null),
                         ("winner", duplicate.winnerID ?? .null),
                     ]))
             }
@@ -102,10 +102,10 @@ public enum TestRunner {
         return differences
     }
 
-    static func row(_ collection: String, _ id: Value?, _ finding: Finding) -> Value {
+    static func row(_ collection: CollectionID, _ id: Value?, _ finding: Finding) -> Value {
         .object(
             JSONObject([
-                ("collection", .string(collection)), ("rule", .string(finding.rule.rawValue)),
+                ("collection", .string(collection.name)), ("rule", .string(finding.rule.rawValue)),
                 ("field", finding.field.map(Value.string) ?? .null),
                 ("id", id ?? .null), ("message", .string(finding.message)),
                 ("severity", .string(finding.severity.rawValue)),

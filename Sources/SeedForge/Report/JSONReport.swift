@@ -17,7 +17,8 @@ public enum JSONReport {
             let finding = entry.finding
             return .object(
                 JSONObject([
-                    ("pipeline", .string(entry.pipeline)), ("collection", entry.collection.map(Value.string) ?? .null),
+                    ("pipeline", .string(entry.pipeline)),
+                    ("collection", entry.collection.map { .string($0.name) } ?? .null),
                     ("id", entry.id ?? .null), ("rule", .string(finding.rule.rawValue)),
                     ("severity", .string(finding.severity.rawValue)),
                     ("message", .string(finding.message)), ("file", finding.location.map { .string($0.file) } ?? .null),

@@ -2,7 +2,7 @@
 public struct ValidationReport: Sendable {
     public struct Entry: Sendable {
         public let pipeline: String
-        public let collection: String?
+        public let collection: CollectionID?
         public let id: Value?
         public let finding: Finding
     }

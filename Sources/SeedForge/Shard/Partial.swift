@@ -52,7 +52,7 @@ struct Partial {
         var file: Int
         var sequence: Int
         var isReject: Bool
-        var collection: String
+        var collection: CollectionID
         var step: String
         var id: Value?
         var findings: [Finding]
@@ -63,7 +63,7 @@ struct Partial {
 
     /// Consecutive records of one collection from one file, encoded against that file.
     struct Segment {
-        var collection: String
+        var collection: CollectionID
         var file: Int
         var sequence: Int
         var count: Int
@@ -76,9 +76,9 @@ struct Partial {
     var files: [File]
     /// Per step, in the pipeline's order: ingest per source, then the shards' steps.
     var stats: [StepStat]
-    var ingested: [String: Int]
-    var appendedIn: [String: Int]
-    var appendedOut: [String: Int]
+    var ingested: [CollectionID: Int]
+    var appendedIn: [CollectionID: Int]
+    var appendedOut: [CollectionID: Int]
     /// Sources read in part, by the number of their source.
     var incomplete: [(source: Int, entry: IncompleteSource)]
     var entries: [Entry]
@@ -147,7 +147,7 @@ extension Partial {
         var records = JSONObject()
         for collection in Set(segments.map(\.collection)).sorted() {
             let count = segments.lazy.filter { $0.collection == collection }.reduce(0) { $0 + $1.count }
-            records.appendUnchecked(collection, .int(Int64(count)))
+            records.appendUnchecked(collection.name, .int(Int64(count)))
         }
         root.appendUnchecked("records", .object(records))
         // The time each step took (nanoseconds, summed over the shards): here, not in
@@ -344,7 +344,7 @@ extension Partial {
                 out.location(page.location)
             }
             let input = file.input
-            out.text(input.collection)
+            out.text(input.collection.name)
             out.text(input.file)
             out.text(input.sha256)
             out.int(input.bytes)
@@ -361,7 +361,7 @@ extension Partial {
         for stat in stats {
             out.text(stat.label)
             out.text(stat.stage.rawValue)
-            out.text(stat.collection)
+            out.text(stat.collection.name)
             for count in [stat.recordsIn, stat.recordsOut, stat.rejected, stat.duplicates, stat.warnings] {
                 out.int(count)
             }
@@ -370,14 +370,14 @@ extension Partial {
         for counts in [ingested, appendedIn, appendedOut] {
             out.int(counts.count)
             for (collection, count) in counts.sorted(by: { $0.key < $1.key }) {
-                out.text(collection)
+                out.text(collection.name)
                 out.int(count)
             }
         }
         out.int(incomplete.count)
         for (source, entry) in incomplete {
             out.int(source)
-            out.text(entry.collection)
+            out.text(entry.collection.name)
             out.text(entry.page)
             out.text(entry.missing)
         }
@@ -387,7 +387,7 @@ extension Partial {
             out.int(entry.file)
             out.int(entry.sequence)
             out.bool(entry.isReject)
-            out.text(entry.collection)
+            out.text(entry.collection.name)
             out.text(entry.step)
             out.value(entry.id)
             out.int(entry.findings.count)
@@ -400,7 +400,7 @@ extension Partial {
         }
         out.int(segments.count)
         for segment in segments {
-            out.text(segment.collection)
+            out.text(segment.collection.name)
             out.int(segment.file)
             out.int(segment.sequence)
             out.int(segment.count)
@@ -458,7 +458,7 @@ extension Partial {
                 let location = try input.location() ?? Location(file: file, line: 1, column: 1, pointer: "")
                 page = PageMetadata(file: file, number: number, count: count < 0 ? nil : count, location: location)
             }
-            let collection = try input.text()
+            let collection = CollectionID(try input.text())
             let datasetFile = try input.text()
             let sha256 = try input.text()
             let bytes = try input.int()
@@ -485,7 +485,7 @@ extension Partial {
             guard let stage = Stage(rawValue: stageName) else {
                 throw ShardError("\(input.path) names an unknown stage '\(stageName)'")
             }
-            let collection = try input.text()
+            let collection = CollectionID(try input.text())
             let counts = try (0..<5).map { _ in try input.int() }
             let changed = try input.int()
             stats.append(
@@ -494,10 +494,10 @@ extension Partial {
                     rejected: counts[2], duplicates: counts[3], warnings: counts[4], seconds: 0,
                     changed: changed < 0 ? nil : changed))
         }
-        var counts: [[String: Int]] = []
+        var counts: [[CollectionID: Int]] = []
         for _ in 0..<3 {
-            var map: [String: Int] = [:]
-            for _ in 0..<(try input.int()) { map[try input.text()] = try input.int() }
+            var map: [CollectionID: Int] = [:]
+            for _ in 0..<(try input.int()) { map[CollectionID(try input.text())] = try input.int() }
             counts.append(map)
         }
         var incomplete: [(source: Int, entry: IncompleteSource)] = []
@@ -506,7 +506,8 @@ extension Partial {
             incomplete.append(
                 (
                     source,
-                    IncompleteSource(collection: try input.text(), page: try input.text(), missing: try input.text())
+                    IncompleteSource(
+                        collection: CollectionID(try input.text()), page: try input.text(), missing: try input.text())
                 )
             )
         }
@@ -516,7 +517,7 @@ extension Partial {
             let file = try input.int()
             let sequence = try input.int()
             let isReject = try input.bool()
-            let collection = try input.text()
+            let collection = CollectionID(try input.text())
             let step = try input.text()
             let id = try input.value()
             let findings = try (0..<input.int()).map { _ in try input.finding() }
@@ -535,7 +536,7 @@ extension Partial {
         for _ in 0..<(try input.int()) {
             segments.append(
                 Segment(
-                    collection: try input.text(), file: try input.int(), sequence: try input.int(),
+                    collection: CollectionID(try input.text()), file: try input.int(), sequence: try input.int(),
                     count: try input.int(), bytes: try input.blob()))
         }
         return Partial(

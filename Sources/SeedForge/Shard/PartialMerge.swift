@@ -8,7 +8,7 @@ extension Partial {
     /// Decided pair by pair, so any subset of the files is ordered as the whole is.
     func recordOrder() -> [Int] {
         var order = [Int](repeating: 0, count: files.count)
-        var byCollection: [String: [Int]] = [:]
+        var byCollection: [CollectionID: [Int]] = [:]
         for (number, file) in files.enumerated() { byCollection[file.input.collection, default: []].append(number) }
         for numbers in byCollection.values {
             // `files` is in the pipeline's order already.

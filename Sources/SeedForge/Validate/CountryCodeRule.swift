@@ -45,7 +45,7 @@ public struct CountryCodeRule: Rule {
     let fields: [FieldID]
     let allowed: Set<String>
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         let extra = try config.strings("allow") ?? []
         if let node = config["allow"], let bad = extra.first(where: { $0.count != 2 || $0.uppercased() != $0 }) {

@@ -17,7 +17,7 @@ public struct EnumRule: Rule {
     let fields: [FieldID]
     let values: [Value]
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         let node = try config.require("values")
         values = try node.list("'values'").map { try $0.value() }

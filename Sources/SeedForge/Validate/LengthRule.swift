@@ -24,7 +24,7 @@ public struct LengthRule: Rule {
     let min: Int?
     let max: Int?
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         min = try config.int("min")
         max = try config.int("max")

@@ -25,7 +25,7 @@ public struct OnlyWhenRule: Rule {
     let fields: [FieldID]
     let condition: FieldID
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         condition = try plan.field(config, key: "when", in: collection)
         let spec = plan.schema(collection)[condition]

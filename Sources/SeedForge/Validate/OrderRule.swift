@@ -32,7 +32,7 @@ public struct OrderRule: Rule {
     let fields: [FieldID]
     let strict: Bool
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try plan.fields(config, key: "fields", in: collection)
         let node = config["fields"]!
         if fields.count < 2 { throw node.error("'fields' of \(config.what) needs two or more fields, earliest first") }

@@ -23,7 +23,7 @@ public struct PatternRule: Rule {
     nonisolated(unsafe) let regex: NSRegularExpression
     let meaning: String
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         let node = try config.require("regex")
         let pattern = try node.string("'regex'")

@@ -33,7 +33,7 @@ public struct RangeRule: Rule {
     let max: Double?
     let hint: String?
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         min = try config.number("min")
         max = try config.number("max")

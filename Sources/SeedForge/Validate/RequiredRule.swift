@@ -19,7 +19,7 @@ public struct RequiredRule: Rule {
     let fields: [FieldID]
     let allowBlank: Bool
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         allowBlank = try config.bool("allow-blank") ?? false
     }

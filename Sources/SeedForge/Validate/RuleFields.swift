@@ -2,7 +2,7 @@
 enum RuleFields {
     static let key = KeySpec("field", required: true, "the field to check, or a list of fields")
 
-    static func resolve(_ config: ConfigMap, _ plan: PipelinePlan, _ collection: String) throws -> [FieldID] {
+    static func resolve(_ config: ConfigMap, _ plan: PipelinePlan, _ collection: CollectionID) throws -> [FieldID] {
         try plan.fields(config, key: "field", in: collection)
     }
 

@@ -23,7 +23,7 @@ public struct StepRule: Rule {
     let step: Double
     let base: Double
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         let stepNode = try config.require("step")
         step = try stepNode.number("'step'")

@@ -17,7 +17,7 @@ public struct TimestampRule: Rule {
 
     let fields: [FieldID]
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
     }
 

@@ -23,7 +23,7 @@ public struct URLRule: Rule {
     let fields: [FieldID]
     let schemes: [String]
 
-    public init(config: ConfigMap, plan: PipelinePlan, collection: String) throws {
+    public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
         schemes = try config.strings("schemes")?.map { $0.lowercased() } ?? ["http", "https"]
     }

@@ -4,7 +4,7 @@
 public struct ValidateStep: Sendable {
     public let rule: any Rule
     public let code: RuleCode
-    public let collection: String
+    public let collection: CollectionID
     public let severity: Severity
     public let maxRejects: Int?
     public let maxRejectFraction: Double?

@@ -84,9 +84,11 @@ struct StepHarnessTests {
                 #expect(
                     records?.count == account.emitted, "\(kind): \(name).json holds \(records?.count ?? -1) records")
             }
-            #expect(try Self.lines(one, "rejects.ndjson", collection: name) == account.rejected, "\(kind): \(name)")
             #expect(
-                try Self.lines(one, "duplicates.ndjson", collection: name) == account.duplicates, "\(kind): \(name)")
+                try Self.lines(one, "rejects.ndjson", collection: name.name) == account.rejected, "\(kind): \(name)")
+            #expect(
+                try Self.lines(one, "duplicates.ndjson", collection: name.name) == account.duplicates,
+                "\(kind): \(name)")
         }
 
         // The same bytes with three threads, spilled to disk, and on a second run.
