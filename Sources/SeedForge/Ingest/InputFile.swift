@@ -1,6 +1,10 @@
 import CSeedForgeSupport
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Reads an input file's bytes, decompressing gzip (`.json.gz`, recognised by its magic
 /// bytes, so the extension does not matter). Line and column in messages about a
 /// compressed file count in its decompressed text. A file larger than `maxBytes`
@@ -69,5 +73,50 @@ public enum InputFile {
                 location: Location(file: Paths.display(path), line: 1, column: 1, pointer: ""), message: text)
         }
         return FileBytes(adoptingMalloc: output, count: length)
+    }
+}
+
+/// Opening an input file is Ingest's part: it maps the file (or reads what cannot be
+/// mapped) and reports a file it cannot read as an I/O failure (exit code 3).
+extension FileBytes {
+    /// The file's bytes, mapped read-only; read into memory where the file cannot be
+    /// mapped (a pipe, a special file).
+    public static func read(path: String) throws -> FileBytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason =
+                errno == ENOENT
+                ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
+            throw IOFailure("cannot read \(Paths.display(path)): \(reason)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        let regular = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        // Taken before any byte is read: a change while reading shows as a newer time.
+        let stamp = regular ? FileStamp(info) : nil
+        if regular {
+            // An empty size may still have contents (files of /proc): read those.
+            let size = Int(info.st_size)
+            if size > 0, let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED {
+                let bytes = FileBytes(mapping: address, count: size)
+                bytes.stamp = stamp
+                return bytes
+            }
+        }
+        // Not mappable (a pipe, a special or empty file): read it to the end.
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw IOFailure("cannot read \(Paths.display(path)): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+        }
+        let copy = FileBytes(copying: bytes)
+        copy.stamp = stamp
+        return copy
     }
 }

@@ -17,7 +17,7 @@ public final class FileBytes: @unchecked Sendable {
     public let buffer: UnsafeBufferPointer<UInt8>
     private let owner: Owner
     /// Size and modification time of the file read, as they were when it was opened.
-    public private(set) var stamp: FileStamp?
+    public internal(set) var stamp: FileStamp?
 
     private enum Owner {
         case mapped, allocated, malloc
@@ -37,50 +37,10 @@ public final class FileBytes: @unchecked Sendable {
         owner = .malloc
     }
 
-    private init(mapping address: UnsafeMutableRawPointer, count: Int) {
+    /// Takes over `count` bytes mapped at `address` (unmapped with `munmap`).
+    init(mapping address: UnsafeMutableRawPointer, count: Int) {
         buffer = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: count)
         owner = .mapped
-    }
-
-    /// The file's bytes, mapped read-only; read into memory where the file cannot be
-    /// mapped (a pipe, a special file).
-    public static func read(path: String) throws -> FileBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason =
-                errno == ENOENT
-                ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
-            throw IOFailure("cannot read \(Paths.display(path)): \(reason)")
-        }
-        defer { close(fd) }
-        var info = stat()
-        let regular = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-        // Taken before any byte is read: a change while reading shows as a newer time.
-        let stamp = regular ? FileStamp(info) : nil
-        if regular {
-            // An empty size may still have contents (files of /proc): read those.
-            let size = Int(info.st_size)
-            if size > 0, let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED {
-                let bytes = FileBytes(mapping: address, count: size)
-                bytes.stamp = stamp
-                return bytes
-            }
-        }
-        // Not mappable (a pipe, a special or empty file): read it to the end.
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw IOFailure("cannot read \(Paths.display(path)): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            bytes += chunk[..<count]
-        }
-        let copy = FileBytes(copying: bytes)
-        copy.stamp = stamp
-        return copy
     }
 
     deinit {

@@ -62,44 +62,6 @@ public struct Origin: Sendable {
         parentOffset = parent.parentOffset >= 0 ? parent.parentOffset : parent.offset
     }
 
-    /// JSON Pointer of the record inside the file (`/3`, `/results/3`); empty for the
-    /// records of line-based files, whose pointers are relative to their line.
-    public var pointer: String {
-        var within = ""
-        if parentOffset >= 0 {
-            within = source.bytes.withUnsafeBufferPointer { buffer in
-                var reader = JSONReader(bytes: buffer, start: parentOffset)
-                return FieldPath.pointer(reader.path(to: offset) ?? [])
-            }
-        }
-        guard let prefix = source.recordsPointer else { return within }
-        if let keys = source.recordKeys, index < keys.count {
-            return prefix + FieldPath.pointer([.key(keys[index])]) + within
-        }
-        return "\(prefix)/\(index)" + within
-    }
-
-    /// The location of the record itself.
-    public var location: Location {
-        if source.fieldSelectors != nil {
-            return source.location(ofOffset: offset, pointer: "page \(source.pageNumber), item \(index + 1)")
-        }
-        return source.location(ofOffset: offset, pointer: pointer)
-    }
-
-    /// The value at `path` as it was written in the source, before any step changed it;
-    /// nil when the source record has nothing there.
-    public func sourceValue(at path: FieldPath) -> Value? {
-        if let layout = source.cellLayout {
-            return layout.text(of: path, inRowAt: offset, source).map(Value.string)
-        }
-        guard let offset = source.offset(of: path, inValueAt: offset) else { return nil }
-        return source.bytes.withUnsafeBufferPointer { buffer in
-            var reader = JSONReader(bytes: buffer, start: offset)
-            return try? reader.readValue()
-        }
-    }
-
     /// Where `field` sits in this record's source: the path its own source declares for a
     /// field of that name (records appended from another source keep their own paths),
     /// nil for a computed field, and nil when the record's collection is not one that
@@ -109,32 +71,6 @@ public struct Origin: Sendable {
         guard let paths = source.fieldPaths, parentOffset < 0 else { return field.sourcePath }
         if let collection = source.collection, !field.declaredBy.contains(collection) { return nil }
         return paths[field.name]
-    }
-
-    /// The location of a field of the record in its source (see `sourcePath(of:)`).
-    public func location(ofField field: FieldSpec) -> Location { location(of: sourcePath(of: field)) }
-
-    /// The location of a value inside the record, found by re-reading the record's JSON;
-    /// falls back to the record's own location when the value is absent.
-    public func location(of path: FieldPath?) -> Location {
-        if let selectors = source.fieldSelectors {
-            // An HTML item: the page, the item and the field's selector.
-            var location = source.location(ofOffset: offset, pointer: "page \(source.pageNumber), item \(index + 1)")
-            if let path, case .key(let field)? = path.components.first {
-                location.pointer += ", field \(field)" + (selectors[field].map { " (\($0))" } ?? "")
-            }
-            return location
-        }
-        if let layout = source.cellLayout {
-            let cell = path.flatMap { layout.offset(of: $0, inRowAt: offset, source) }
-            return source.location(ofOffset: cell ?? offset, pointer: path?.description ?? "")
-        }
-        guard let path, let offset = source.offset(of: path, inValueAt: offset) else {
-            var location = self.location
-            if let path { location.pointer = pointer + path.description }
-            return location
-        }
-        return source.location(ofOffset: offset, pointer: pointer + path.description)
     }
 }
 

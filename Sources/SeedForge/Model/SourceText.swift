@@ -19,10 +19,9 @@ public final class SourceText: @unchecked Sendable {
     public var absolutePath: String?
     /// The folder of the source's first file: HTML pages' addresses are relative to it.
     public var sourceRoot: String?
-    /// For HTML pages: the selector of each field, for locations of failing fields.
-    public var fieldSelectors: [String: String]?
-    /// For delimited text: each field's column, to find a field of a row again.
-    public var cellLayout: CSVLayout?
+    /// How a record's parts are found again in this file when it is not JSON (a CSV
+    /// row's cells, an HTML page's items); set by the source kind before it reads records.
+    public var layout: (any RecordLayout)?
     /// The source path of each field its source declares, by field name (set when the
     /// file is read; a record appended into another collection still finds its values).
     public internal(set) var fieldPaths: [String: FieldPath]?
@@ -127,14 +126,6 @@ public final class SourceText: @unchecked Sendable {
     public func offset(ofLine line: Int) -> Int {
         let starts = computeLineStarts()
         return starts[max(0, min(line - 1, starts.count - 1))]
-    }
-
-    /// The byte offset of the value at `path` inside the JSON value at `offset`.
-    public func offset(of path: FieldPath, inValueAt offset: Int) -> Int? {
-        bytes.withUnsafeBufferPointer { buffer in
-            var reader = JSONReader(bytes: buffer, start: offset)
-            return reader.locate(path)
-        }
     }
 
     private func computeLineStarts() -> [Int] {

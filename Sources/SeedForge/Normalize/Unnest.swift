@@ -202,8 +202,7 @@ public struct Unnest: Step {
     /// The byte offset of each element of the parent's array in its source file, when the
     /// array is there as written (a JSON source's field); nil otherwise (a computed array).
     func elementOffsets(of parent: Record, count: Int) -> [Int]? {
-        guard let path = parent.origin.sourcePath(of: arrayField), parent.origin.source.cellLayout == nil,
-            parent.origin.source.fieldSelectors == nil,
+        guard let path = parent.origin.sourcePath(of: arrayField), parent.origin.source.layout == nil,
             let start = parent.origin.source.offset(of: path, inValueAt: parent.origin.offset)
         else { return nil }
         return parent.origin.source.bytes.withUnsafeBufferPointer { buffer in

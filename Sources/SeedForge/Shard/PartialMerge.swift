@@ -240,8 +240,7 @@ extension ShardRun {
             text.sourceRoot = file.sourceRoot
             text.recordsPointer = file.recordsPointer
             text.recordKeys = file.recordKeys
-            text.fieldSelectors = file.fieldSelectors
-            text.cellLayout = file.cellLayout
+            text.layout = file.cellLayout ?? file.fieldSelectors.map(HTMLLayout.init(selectors:))
             text.fieldPaths = pipeline.sources[file.place.source].mapping.pathsByName
             text.collection = file.input.collection
             text.releasePages()

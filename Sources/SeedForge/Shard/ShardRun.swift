@@ -106,7 +106,8 @@ public enum ShardRun {
                 Partial.File(
                     place: place, absolutePath: text.absolutePath ?? text.displayPath, displayPath: text.displayPath,
                     pageNumber: text.pageNumber, sourceRoot: text.sourceRoot, recordsPointer: text.recordsPointer,
-                    recordKeys: text.recordKeys, fieldSelectors: text.fieldSelectors, cellLayout: text.cellLayout,
+                    recordKeys: text.recordKeys, fieldSelectors: (text.layout as? HTMLLayout)?.selectors,
+                    cellLayout: text.layout as? CSVLayout,
                     page: pages[text.displayPath], input: input))
         }
         func file(of text: SourceText) -> Int { state.number(of: text).map { numberInPartial[$0] } ?? -1 }

@@ -242,7 +242,7 @@ public struct CSVSource: SourceKind {
             fieldColumns.append(column)
             columnsByPath[path] = column
         }
-        text.cellLayout = CSVLayout(dialect: dialect, columns: columnsByPath)
+        text.layout = CSVLayout(dialect: dialect, columns: columnsByPath)
         var warning: Finding?
         if mapping.unknownFields != .ignore, let names {
             let taken = Set(fieldColumns)
@@ -347,8 +347,10 @@ public struct CSVSource: SourceKind {
 }
 
 /// Where the fields of a delimited text file's rows are, for locations: each field's
-/// column by its source path, and the dialect to find a row's fields again.
-public struct CSVLayout: Sendable {
+/// column by its source path, and the dialect to find a row's fields again. A field is
+/// located at its cell, with its path as the pointer; its value as written is the
+/// cell's text.
+public struct CSVLayout: RecordLayout {
     public let dialect: CSVDialect
     public let columns: [FieldPath: Int]
 
@@ -371,6 +373,19 @@ public struct CSVLayout: Sendable {
             _ = scanner.row(at: rowStart, into: &cells)
             return column < cells.count ? scanner.text(cells[column]) : nil
         }
+    }
+
+    public func location(of origin: Origin) -> Location {
+        origin.source.location(ofOffset: origin.offset, pointer: origin.pointer)
+    }
+
+    public func location(of path: FieldPath?, in origin: Origin) -> Location {
+        let cell = path.flatMap { offset(of: $0, inRowAt: origin.offset, origin.source) }
+        return origin.source.location(ofOffset: cell ?? origin.offset, pointer: path?.description ?? "")
+    }
+
+    public func sourceValue(at path: FieldPath, in origin: Origin) -> Value? {
+        text(of: path, inRowAt: origin.offset, origin.source).map(Value.string)
     }
 }
 

@@ -288,7 +288,7 @@ public struct HTMLSource: PagewiseSource {
 
     private func extractParsedPage(_ text: SourceText, mapping: FieldMapping, limits: InputLimits) -> ExtractedPage {
         var page = ExtractedPage()
-        text.fieldSelectors = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.selector) })
+        text.layout = HTMLLayout(selectors: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.selector) }))
         func pageFinding(_ rule: RuleCode, _ message: String, offset: Int = 0) -> Finding {
             Finding(
                 rule: rule, severity: .warning, message: message,

@@ -4,7 +4,7 @@ import Testing
 
 /// The fast reader (declared fields straight from the bytes) must agree with the general
 /// reader on every record it accepts, and hand every other record back.
-@Suite("Ingest: reading declared fields only")
+@Suite("JSON: reading declared fields only")
 struct FieldTreeTests {
     static let mapping = FieldMapping(
         fields: [
