@@ -3,10 +3,10 @@ import Testing
 
 @testable import SeedForge
 
-/// The rules the adventure log needs: trips that end before they start, ratings on
-/// places not yet visited.
-@Suite("Validate: order and only-when")
-struct OrderAndOnlyWhenRuleTests {
+/// `validate: order`: values that must not decrease across fields (a trip that ends
+/// before it starts), as the adventure log needs.
+@Suite("Validate: order")
+struct OrderRuleTests {
     @Test func aTripThatEndsBeforeItStartsIsAFinding() throws {
         let result = try RuleHarness.run(
             fields: "id: integer\nstartDate: any\nendDate: any",
@@ -74,72 +74,16 @@ struct OrderAndOnlyWhenRuleTests {
         #expect(result.rejects("items").map(\.findings[0].message) == ["b 1 is not after a 1", "c 3 is before b 4"])
     }
 
-    @Test func aRatingOfAPlaceNotVisitedIsAFinding() throws {
-        let result = try RuleHarness.run(
-            fields: "id: integer\nisVisited: boolean\nrating: number\nvisitedDate: string",
-            steps: "- validate: only-when\n  collection: items\n  field: [rating, visitedDate]\n  when: isVisited",
-            records: """
-                [{"id":1,"isVisited":true,"rating":4,"visitedDate":"2025-06-01"},
-                 {"id":2,"isVisited":false,"rating":5},
-                 {"id":3,"isVisited":false},
-                 {"id":4,"rating":2},
-                 {"id":5,"isVisited":false,"rating":null,"visitedDate":"2025-01-01"}]
-                """)
-        #expect(RuleHarness.keptIDs(result) == [.int(1), .int(3)])
-        #expect(
-            result.rejects("items").map { $0.findings.map(\.message) } == [
-                ["rating 5 is given, but isVisited is false: rating only applies when isVisited is true"],
-                ["rating 2 is given, but isVisited is not given: rating only applies when isVisited is true"],
-                [
-                    #"visitedDate "2025-01-01" is given, but isVisited is false: visitedDate only applies when isVisited is true"#
-                ],
-            ])
-    }
-
-    @Test func aWhenValueThatIsNotABooleanIsAFinding() throws {
-        let result = try RuleHarness.run(
-            fields: "id: integer\nvisited: any\nrating: number",
-            steps: "- validate: only-when\n  collection: items\n  field: rating\n  when: visited",
-            records:
-                #"[{"id":1,"visited":"true","rating":4},{"id":2,"visited":"true"},{"id":3,"visited":1,"rating":2}]"#)
-        #expect(RuleHarness.keptIDs(result) == [.int(2)])
-        #expect(
-            result.rejects("items").map(\.findings[0].message) == [
-                #"visited "true" is not true or false, so whether rating may be given cannot be checked"#,
-                "visited 1 is not true or false, so whether rating may be given cannot be checked",
-            ])
-        #expect(result.rejects("items").first?.findings.first?.field == "visited")
-    }
-
     @Test func mistakesAreDefinitionErrors() {
-        func messages(_ step: String) -> [String] {
-            Harness.definitionErrors(
-                """
-                name: t
-                sources:
-                  items: {kind: json, path: data.json, fields: {a: string, b: string, flag: string}}
-                steps:
-                  - \(step)
-                outputs:
-                  - {file: i.json, collection: items}
-                """
-            ).map(\.message)
-        }
         #expect(
-            messages("{validate: order, collection: items, fields: [a]}").contains {
+            RuleHarness.definitionMessages("{validate: order, collection: items, fields: [a]}").contains {
                 $0.contains("needs two or more fields")
             })
         #expect(
-            messages("{validate: only-when, collection: items, field: a, when: flag}").contains {
-                $0.contains("'when' needs a boolean field; 'flag' is string")
-            })
+            RuleHarness.definitionMessages("{validate: order, collection: items, fields: [a, flag], strict: true}")
+                .isEmpty)
         #expect(
-            messages("{validate: only-when, collection: items, field: a, when: a}").contains {
-                $0.contains("'when' needs a boolean field")
-            })
-        #expect(messages("{validate: order, collection: items, fields: [a, flag], strict: true}").isEmpty)
-        #expect(
-            messages("{validate: order, collection: items, fields: [a, a]}").contains {
+            RuleHarness.definitionMessages("{validate: order, collection: items, fields: [a, a]}").contains {
                 $0.contains("field 'a' is listed twice in 'fields'")
             })
     }
