@@ -76,8 +76,9 @@ public enum InputFile {
     }
 }
 
-/// Opening an input file is Ingest's part: it maps the file (or reads what cannot be
-/// mapped) and reports a file it cannot read as an I/O failure (exit code 3).
+/// Opening a file lives with the reading of inputs, not in Model: it maps the file (or
+/// reads what cannot be mapped) and reports a file it cannot read as an I/O failure (exit
+/// code 3). Inputs, and the manifests and snapshots of a previous dataset, are read so.
 extension FileBytes {
     /// The file's bytes, mapped read-only; read into memory where the file cannot be
     /// mapped (a pipe, a special file).
