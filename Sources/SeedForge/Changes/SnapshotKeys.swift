@@ -63,28 +63,44 @@ struct SnapshotKeys {
     /// field, are read.
     init(_ collection: Snapshot.Collection, of snapshot: Snapshot, positions: [Int]) throws {
         self.init(bytes: snapshot.bytes, width: positions.count, capacity: collection.lines.count)
+        // Every key read and hashed first, then placed: the table is larger than the caches,
+        // and probes that follow one another in a short loop overlap their reads of slots,
+        // where a probe between two key reads waited for its slot.
         var found = [Range<Int>](repeating: 0..<0, count: (positions.max() ?? 0) + 1)
-        var duplicate: Duplicate?
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(collection.lines.count)
         for (number, line) in collection.lines.enumerated() {
             guard (try? snapshot.values(of: line, upTo: found.count - 1, into: &found)) == true else {
                 throw Unreadable(record: number)
             }
-            if let first = insert(number, key: found, at: positions), duplicate == nil {
-                duplicate = Duplicate(first: first, second: number)
+            for position in positions { ranges.append(found[position]) }
+            records.append(Int32(number))
+            hashes.append(hash(positions.lazy.map { found[$0] }, in: bytes))
+        }
+        for (entry, hash) in hashes.enumerated() {
+            switch probe(hash, ranges[(entry * width)..<((entry + 1) * width)], in: bytes) {
+            case .found(let first): throw Duplicate(first: Int(records[first]), second: entry)
+            case .empty(let slot): slots[slot] = (hash >> 32) << 32 | UInt64(entry + 1)
             }
         }
-        if let duplicate { throw duplicate }
     }
 
     /// The key of `record` (`values[positions]`, ranges in `bytes`), unless a record with
     /// that key is already there: then nothing is stored and that record's number is returned.
     mutating func insert(_ record: Int, key values: [Range<Int>], at positions: [Int]) -> Int? {
         let hash = self.hash(positions.lazy.map { values[$0] }, in: bytes)
-        if let entry = entry(hash, positions.lazy.map { values[$0] }, in: bytes) { return Int(records[entry]) }
-        if (records.count + 1) * 2 > slots.count { grow() }
+        var slot: Int
+        switch probe(hash, positions.lazy.map { values[$0] }, in: bytes) {
+        case .found(let entry): return Int(records[entry])
+        case .empty(let empty): slot = empty
+        }
         for position in positions { ranges.append(values[position]) }
         records.append(Int32(record))
-        place(entry: records.count - 1, hash: hash)
+        if records.count * 2 > slots.count {
+            grow()
+        } else {
+            slots[slot] = (hash >> 32) << 32 | UInt64(records.count)
+        }
         return nil
     }
 
@@ -92,7 +108,8 @@ struct SnapshotKeys {
     /// snapshot, or of this one).
     func find(key values: [Range<Int>], at positions: [Int], in other: UnsafeBufferPointer<UInt8>) -> Int? {
         let key = positions.lazy.map { values[$0] }
-        return entry(hash(key, in: other), key, in: other).map { Int(records[$0]) }
+        guard case .found(let entry) = probe(hash(key, in: other), key, in: other) else { return nil }
+        return Int(records[entry])
     }
 
     /// The key of one field set: each field's hash folded into the next.
@@ -102,18 +119,25 @@ struct SnapshotKeys {
         return hash
     }
 
-    /// The entry holding `key`, whose hash is `hash`.
-    private func entry(
+    private enum Probe {
+        /// The entry holding the key.
+        case found(Int)
+        /// No entry holds it: the empty slot where it would go.
+        case empty(Int)
+    }
+
+    /// The entry holding `key`, whose hash is `hash`, or the slot it would take.
+    private func probe(
         _ hash: UInt64, _ key: some Collection<Range<Int>>, in other: UnsafeBufferPointer<UInt8>
-    ) -> Int? {
+    ) -> Probe {
         let tag = hash >> 32
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let content = slots[slot]
-            if content == 0 { return nil }
+            if content == 0 { return .empty(slot) }
             if content >> 32 == tag {
                 let entry = Int(content & 0xFFFF_FFFF) - 1
-                if equal(entry, key, in: other) { return entry }
+                if equal(entry, key, in: other) { return .found(entry) }
             }
             slot = (slot + 1) & mask
         }
