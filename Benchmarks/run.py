@@ -391,9 +391,9 @@ def changes_benchmark(runs, size="200k"):
     rows = [(f"{size}: full pipeline, compared with the previous dataset ({found})", a, b),
             (f"{size}: the same, previous snapshot removed (nothing compared)", b, b)]
     added_cpu = 100 * (a[1] / b[1] - 1)
-    verdicts = [(f"changes: comparing two 240k-city datasets adds < 10%", added_cpu < 10,
-                 f"+{added_cpu:.1f}% CPU (median {a[1]:.2f} s vs {b[1]:.2f} s), "
-                 f"+{100 * (a[0] / b[0] - 1):.1f}% wall; {found}")]
+    verdicts = [("changes: comparing two 240k-city datasets adds < 10%", added_cpu < 10,
+                 f"{added_cpu:+.1f}% CPU (median {a[1]:.2f} s vs {b[1]:.2f} s), "
+                 f"{100 * (a[0] / b[0] - 1):+.1f}% wall; {found}")]
     return rows, verdicts
 
 
@@ -401,8 +401,8 @@ def print_changes(rows, verdicts):
     print()
     print(f"{'run':<72} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'+wall':>7} {'+cpu':>7}")
     for label, (wall, cpu, peak), (base_wall, base_cpu, _) in rows:
-        print(f"{label:<72} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {100 * (wall / base_wall - 1):>6.1f}% "
-              f"{100 * (cpu / base_cpu - 1):>6.1f}%")
+        print(f"{label:<72} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {100 * (wall / base_wall - 1):>+6.1f}% "
+              f"{100 * (cpu / base_cpu - 1):>+6.1f}%")
     print()
     for name, ok, detail in verdicts:
         print(f"{'PASS' if ok else 'MISS'}  {name}: {detail}")
