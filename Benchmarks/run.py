@@ -12,10 +12,15 @@ Environment: BENCH_SIZES (default "200k"), BENCH_RUNS (default 3; the median run
 the CSV benchmark: a 1M-row CSV of cities read by a csv source into NDJSON, against DuckDB's
 read_csv into NDJSON. `run.py spark` runs only the sharded-run benchmark: a 2,000-page HTML
 catalogue and the 5M-city dump, a plain run against Spark local[2] with 8 shards
-(BENCH_SPARK=0 leaves it out of `make bench`).
+(BENCH_SPARK=0 leaves it out of `make bench`). `run.py changes` runs only the cost of
+comparing with the previous dataset: the full cities pipeline on the 240k dump with 5% of
+the cities renamed between runs, a forced rerun over the previous dataset (compared, its
+changes.ndjson written) against the same run with the previous dataset's snapshot removed
+(nothing to compare), in pairs; the verdict is on the median CPU time.
 """
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -143,6 +148,11 @@ def main():
         rows, verdicts = csv_benchmark(runs)
         print_csv(rows, verdicts)
         return
+    if sys.argv[1:] == ["changes"]:
+        ensure_tools(csv_only=True)
+        subprocess.run([sys.executable, os.path.join(BENCH, "prepare.py"), "200k"], check=True)
+        print_changes(*changes_benchmark(runs))
+        return
     if sys.argv[1:] == ["spark"]:
         ensure_tools(csv_only=True)
         rows = spark_benchmark()
@@ -222,6 +232,8 @@ def main():
                  f"median {latency['median_us']} us, p99 {latency['p99_us']} us over {latency['queries']} prefixes"),
             ]
 
+    changes_rows, changes_verdicts = changes_benchmark(runs) if "200k" in sizes else ([], [])
+    verdicts += changes_verdicts
     html_rows, html_verdicts = html_benchmark(runs)
     verdicts += html_verdicts
     real_rows, real_verdicts = html_benchmark(runs, real=True)
@@ -245,6 +257,8 @@ def main():
     print(f"{'places':<7} {'tool':<38} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'vs cKDTree':>11}")
     for places, tool, (wall, cpu, peak), base in nearest_rows:
         print(f"{places:<7} {tool:<38} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {base / wall:>10.2f}x")
+    if changes_rows:
+        print_changes(changes_rows, [])
     print_csv(csv_rows, [])
     if spark_rows:
         print_spark(spark_rows)
@@ -290,6 +304,108 @@ def csv_benchmark(runs, rows=1_000_000):
         ("csv: rows kept agree (seedforge = DuckDB)", sf_count == duck_count, f"{sf_count}, {duck_count}"),
     ]
     return table, verdicts
+
+
+RENAME_SUFFIXES = ["Nord", "Sud", "Novo", "Vechi", "Mare", "Mic", "Alto", "Bajo"]
+
+
+def renamed_dump(dump, path, fraction=0.05):
+    """A copy of the dump with `fraction` of its named cities renamed (a suffix added),
+    chosen and named by a seeded generator: the same file on every machine."""
+    if os.path.exists(path) and os.path.getmtime(path) >= os.path.getmtime(dump):
+        return
+    rng = random.Random(13)
+    with open(dump, encoding="utf-8") as f:
+        cities = json.load(f)
+    named = [i for i, c in enumerate(cities) if isinstance(c.get("name"), str) and c["name"].strip()]
+    for i in sorted(rng.sample(named, round(fraction * len(cities)))):
+        cities[i]["name"] = f"{cities[i]['name']} {rng.choice(RENAME_SUFFIXES)}"
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(cities, f, ensure_ascii=False, separators=(",", ":"))
+    os.replace(path + ".tmp", path)
+    log(f"changes: wrote {path}: {len(cities)} cities, {round(fraction * len(cities))} renamed")
+
+
+def changes_benchmark(runs, size="200k"):
+    """What comparing with the previous dataset adds to a run: the full cities pipeline
+    (Benchmarks/pipelines/full.yml) on the 240k dump, where the previous dataset was made
+    from the dump and the new one from a copy with 5% of the cities renamed, so the
+    comparison finds real changes (renamed cities move in the sort, so most pages change).
+
+    A: a forced rerun over that previous dataset: the new snapshot is read back, both are
+       indexed by key, compared, and changes.ndjson is written.
+    B: the same run after removing the previous dataset's snapshot.ndjson: the run still
+       renders and writes its own snapshot, but has nothing to compare with.
+    Before every timed run, untimed: a run on the original dump (so the previous dataset is
+    always the original's), then for B the removal of its snapshot. A and B alternate
+    (A B A B ...) so that the machine's load falls on both; the added cost is the ratio of
+    the medians, and the verdict is on CPU time (the comparison runs on a thread beside the
+    outputs, so on an idle core it hides in the wall time; on a shared machine CPU time is
+    also the steadier figure)."""
+    dump = os.path.join(DATA, f"cities-{size}.json")
+    renamed = os.path.join(DATA, f"cities-{size}-renamed.json")
+    renamed_dump(dump, renamed)
+    with open(os.path.join(BENCH, "pipelines", "full.yml")) as f:
+        text = f.read().replace("path: cities-SIZE.json", "path: cities-changes.json").replace("SIZE", size)
+        text = text.replace(f"name: full-{size}\n", f"name: changes-{size}\n")
+    assert "cities-changes.json" in text and f"changes-{size}" in text, "Benchmarks/pipelines/full.yml changed shape"
+    definition = os.path.join(DATA, f"changes-{size}.yml")
+    with open(definition, "w") as f:
+        f.write(text)
+    link = os.path.join(DATA, "cities-changes.json")
+    out = os.path.join(DATA, "out-changes")
+    dataset = os.path.join(out, f"changes-{size}")
+    command = [SEEDFORGE, "run", definition, "--out", out, "--quiet", "--force"]
+
+    def use(path):
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(os.path.basename(path), link)
+
+    def reset():
+        # Untimed: the previous dataset is the original dump's.
+        use(dump)
+        if subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            sys.exit(f"bench: {' '.join(command)} failed on {dump}")
+        use(renamed)
+
+    log(f"changes: {size} full pipeline, 5% renamed, compared vs not compared ({runs} pairs)")
+    compared, alone = [], []
+    for _ in range(runs):
+        reset()
+        compared.append(measure(command))
+        with open(os.path.join(dataset, "manifest.json"), encoding="utf-8") as f:
+            counts = json.load(f)["changes"]["cities"]
+        reset()
+        os.remove(os.path.join(dataset, "snapshot.ndjson"))  # untimed: nothing to compare with
+        alone.append(measure(command))
+        with open(os.path.join(dataset, "manifest.json"), encoding="utf-8") as f:
+            assert not json.load(f)["changes"]["cities"]["compared"], "B compared with a snapshot"
+    assert counts["compared"] and counts["changed"] + counts["added"] > 0, f"A found no changes: {counts}"
+
+    def medians(results):
+        return tuple(statistics.median(r[i] for r in results) for i in range(3))
+
+    a, b = medians(compared), medians(alone)
+    found = f"+{counts['added']} -{counts['removed']} ~{counts['changed']}"
+    rows = [(f"{size}: full pipeline, compared with the previous dataset ({found})", a, b),
+            (f"{size}: the same, previous snapshot removed (nothing compared)", b, b)]
+    added_cpu = 100 * (a[1] / b[1] - 1)
+    verdicts = [("changes: comparing two 240k-city datasets adds < 10%", added_cpu < 10,
+                 f"{added_cpu:+.1f}% CPU (median {a[1]:.2f} s vs {b[1]:.2f} s), "
+                 f"{100 * (a[0] / b[0] - 1):+.1f}% wall; {found}")]
+    return rows, verdicts
+
+
+def print_changes(rows, verdicts):
+    print()
+    print(f"{'run':<72} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'+wall':>7} {'+cpu':>7}")
+    for label, (wall, cpu, peak), (base_wall, base_cpu, _) in rows:
+        print(f"{label:<72} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {100 * (wall / base_wall - 1):>+6.1f}% "
+              f"{100 * (cpu / base_cpu - 1):>+6.1f}%")
+    print()
+    for name, ok, detail in verdicts:
+        print(f"{'PASS' if ok else 'MISS'}  {name}: {detail}")
 
 
 def html_benchmark(runs, pages=1000, real=False):

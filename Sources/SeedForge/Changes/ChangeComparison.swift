@@ -109,40 +109,35 @@ public enum ChangeComparison {
         let newKey = key.map { collection.fields.firstIndex(of: $0)! }
         let oldBytes = previous.bytes
         let newBytes = current.bytes
-        /// The keys of one side, or why they cannot be used.
-        func keys(
-            _ of: Snapshot.Collection, _ snapshot: Snapshot, _ positions: [Int], _ side: String
-        ) throws
-            -> SnapshotKeys
-        {
-            do {
-                return try SnapshotKeys(of, of: snapshot, positions: positions)
-            } catch let twice as SnapshotKeys.Duplicate {
-                let ranges = (try? snapshot.values(of: of.lines[twice.first])) ?? []
-                let shared = positions.map { $0 < ranges.count ? text(ranges[$0], in: snapshot.bytes) : "?" }
-                throw NotCompared(
-                    reason:
-                        "its key (\(keyNames)) is not unique in the \(side) dataset: records \(twice.first + 1) and \(twice.second + 1) share \(shared.joined(separator: ", "))"
-                )
-            } catch let unreadable as SnapshotKeys.Unreadable {
-                throw NotCompared(
-                    reason:
-                        "record \(unreadable.record + 1) of \(of.name) in the \(side) dataset's \(Snapshot.file) cannot be read"
-                )
-            }
+        // The previous keys, or why they cannot be used (the new ones are checked as they are matched).
+        let oldKeys: SnapshotKeys
+        do {
+            oldKeys = try SnapshotKeys(old, of: previous, positions: oldKey)
+        } catch let twice as SnapshotKeys.Duplicate {
+            let ranges = (try? previous.values(of: old.lines[twice.first])) ?? []
+            let shared = oldKey.map { $0 < ranges.count ? text(ranges[$0], in: oldBytes) : "?" }
+            throw NotCompared(
+                reason:
+                    "its key (\(keyNames)) is not unique in the previous dataset: records \(twice.first + 1) and \(twice.second + 1) share \(shared.joined(separator: ", "))"
+            )
+        } catch let unreadable as SnapshotKeys.Unreadable {
+            throw NotCompared(
+                reason:
+                    "record \(unreadable.record + 1) of \(old.name) in the previous dataset's \(Snapshot.file) cannot be read"
+            )
         }
-        let oldKeys = try keys(old, previous, oldKey, "previous")
-        let newKeys = try keys(collection, current, newKey, "new")
 
         var counts = CollectionChanges(collection: name, key: key)
         counts.previous = old.lines.count
         counts.current = collection.lines.count
-        var entries: [ChangeEntry] = []
         let sameFields = old.fields == collection.fields
+        let (matches, differing) = try match(
+            collection, of: current, with: old, keys: oldKeys, key: newKey, sameFields: sameFields, keyNames: keyNames)
+
+        var entries: [ChangeEntry] = []
         // Where each new field sits in the previous records (nil: they did not have it).
         let oldPosition = collection.fields.map { old.fields.firstIndex(of: $0) }
         let dropped = old.fields.indices.filter { !collection.fields.contains(old.fields[$0]) }
-        var matched = [Bool](repeating: false, count: old.lines.count)
         func record(
             _ ranges: [Range<Int>], _ fields: [String], _ bytes: UnsafeBufferPointer<UInt8>
         )
@@ -150,19 +145,8 @@ public enum ChangeComparison {
         {
             zip(fields, ranges).map { ChangeEntry.FieldValue(field: $0, json: text($1, in: bytes)) }
         }
-        for (number, line) in collection.lines.enumerated() {
-            let oldNumber = oldKeys.find(newKeys, number)
-            if let oldNumber {
-                matched[oldNumber] = true
-                let oldLine = old.lines[oldNumber]
-                // Equal lines are equal records: nothing else to read.
-                if sameFields && oldLine.count == line.count
-                    && sameBytes(
-                        UnsafeBufferPointer(rebasing: oldBytes[oldLine]), UnsafeBufferPointer(rebasing: newBytes[line]))
-                {
-                    continue
-                }
-            }
+        for (number, oldNumber) in differing {
+            let line = collection.lines[number]
             let newRanges = try values(line, number: number, of: collection, in: current, side: "new")
             let keyValues = newKey.map {
                 ChangeEntry.FieldValue(field: collection.fields[$0], json: text(newRanges[$0], in: newBytes))
@@ -193,7 +177,7 @@ public enum ChangeComparison {
             counts.changed += 1
             entries.append(ChangeEntry(collection: name, kind: .changed, key: keyValues, record: [], fields: fields))
         }
-        for (number, line) in old.lines.enumerated() where !matched[number] {
+        for (number, line) in old.lines.enumerated() where matches[number] == 0 {
             let ranges = try values(line, number: number, of: old, in: previous, side: "previous")
             counts.removed += 1
             entries.append(
@@ -205,5 +189,80 @@ public enum ChangeComparison {
                     record: record(ranges, old.fields, oldBytes), fields: []))
         }
         return (counts, entries)
+    }
+
+    /// Each new record's previous record, by key: for each previous record the number + 1
+    /// of the new record with its key (0: none, removed), and the new records whose lines
+    /// differ from their previous record's (nil: none, added), in the new order.
+    ///
+    /// Both datasets are mostly in the same order, so each record is first tried against
+    /// the previous record after the last one matched: equal lines (with equal fields) are
+    /// equal keys, and since the previous keys are unique that record is the one with the
+    /// key; nothing is parsed or hashed. Other records are read up to their key and looked
+    /// up in the previous keys. A new key held twice is found as a previous record matched
+    /// twice, or, among added records, in a table of their keys; the first such pair is
+    /// reported once every key was read (as an unreadable key is reported first).
+    static func match(
+        _ collection: Snapshot.Collection, of current: Snapshot, with old: Snapshot.Collection,
+        keys oldKeys: SnapshotKeys, key positions: [Int], sameFields: Bool, keyNames: String
+    ) throws -> (matches: [Int32], differing: [(new: Int, old: Int?)]) {
+        let newBytes = current.bytes
+        let oldBytes = oldKeys.bytes
+        var matches = [Int32](repeating: 0, count: old.lines.count)
+        var differing: [(new: Int, old: Int?)] = []
+        var added = SnapshotKeys(bytes: newBytes, width: positions.count)
+        var duplicate: (first: Int, second: Int)?
+        var found = [Range<Int>](repeating: 0..<0, count: (positions.max() ?? 0) + 1)
+        var next = 0
+        for (number, line) in collection.lines.enumerated() {
+            if sameFields && next < old.lines.count
+                && sameBytes(
+                    UnsafeBufferPointer(rebasing: oldBytes[old.lines[next]]),
+                    UnsafeBufferPointer(rebasing: newBytes[line]))
+            {
+                if matches[next] == 0 {
+                    matches[next] = Int32(number + 1)
+                } else if duplicate == nil {
+                    duplicate = (Int(matches[next]) - 1, number)
+                }
+                next += 1
+                continue
+            }
+            guard (try? current.values(of: line, upTo: found.count - 1, into: &found)) == true else {
+                throw NotCompared(
+                    reason:
+                        "record \(number + 1) of \(collection.name) in the new dataset's \(Snapshot.file) cannot be read"
+                )
+            }
+            guard let oldNumber = oldKeys.find(key: found, at: positions, in: newBytes) else {
+                if let first = added.insert(number, key: found, at: positions), duplicate == nil {
+                    duplicate = (first, number)
+                }
+                differing.append((number, nil))
+                continue
+            }
+            if matches[oldNumber] == 0 {
+                matches[oldNumber] = Int32(number + 1)
+            } else if duplicate == nil {
+                duplicate = (Int(matches[oldNumber]) - 1, number)
+            }
+            next = oldNumber + 1
+            if !(sameFields
+                && sameBytes(
+                    UnsafeBufferPointer(rebasing: oldBytes[old.lines[oldNumber]]),
+                    UnsafeBufferPointer(rebasing: newBytes[line])))
+            {
+                differing.append((number, oldNumber))
+            }
+        }
+        if let duplicate {
+            let ranges = (try? current.values(of: collection.lines[duplicate.first])) ?? []
+            let shared = positions.map { $0 < ranges.count ? text(ranges[$0], in: newBytes) : "?" }
+            throw NotCompared(
+                reason:
+                    "its key (\(keyNames)) is not unique in the new dataset: records \(duplicate.first + 1) and \(duplicate.second + 1) share \(shared.joined(separator: ", "))"
+            )
+        }
+        return (matches, differing)
     }
 }

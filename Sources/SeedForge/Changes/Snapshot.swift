@@ -123,6 +123,7 @@ public struct Snapshot: @unchecked Sendable {
             try state.store(collection).forEachBatch { batch in
                 let pieces = Parallel.chunks(batch.count, threads: state.threads, minimumChunk: 4_096) { range in
                     var lines = JSONWriter()
+                    lines.reserve(range.count * (fields.count * 12 + 3))
                     for record in batch[(batch.startIndex + range.lowerBound)..<(batch.startIndex + range.upperBound)] {
                         lines.append(byte: UInt8(ascii: "["))
                         for (position, field) in fields.enumerated() {
@@ -157,10 +158,13 @@ public struct Snapshot: @unchecked Sendable {
         var position = 0
         /// The next line (without its line break), or nil at the end.
         func nextLine() -> Range<Int>? {
-            guard position < bytes.count else { return nil }
+            guard position < bytes.count, let base = bytes.baseAddress else { return nil }
             let start = position
-            var end = start
-            while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+            // memchr: a byte-by-byte loop was 0.6% of a compared rerun's samples (two 13 MB snapshots).
+            var end = bytes.count
+            if let found = memchr(base + start, 0x0A, bytes.count - start) {
+                end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            }
             position = end + 1
             lineNumber += 1
             return start..<end

@@ -147,3 +147,84 @@ struct ChangeComparisonTests {
                 == "record 1 of cities in the previous dataset's snapshot.ndjson cannot be read")
     }
 }
+
+/// Matching records of two snapshots in mostly the same order (as a rerun sorts them):
+/// records moved, renamed, added and removed give what a plain dictionary by key gives.
+@Suite("Changes: matching records by key")
+struct ChangeMatchingTests {
+    /// `+added −removed ~changed` and the keys of the changed records, by a dictionary of
+    /// each side's key text: what the comparison must find, however it finds it.
+    static func expected(_ old: [(Int, String)], _ new: [(Int, String)]) -> (String, [Int]) {
+        let before = Dictionary(uniqueKeysWithValues: old)
+        let after = Set(new.map(\.0))
+        let added = new.filter { before[$0.0] == nil }.count
+        let removed = old.filter { !after.contains($0.0) }.count
+        let changed = new.filter { before[$0.0] != nil && before[$0.0] != $0.1 }.map(\.0)
+        return ("+\(added) \u{2212}\(removed) ~\(changed.count)", changed)
+    }
+
+    static func snapshot(_ records: [(Int, String)]) throws -> Snapshot {
+        try ChangeComparisonTests.cities(records.map { #"[\#($0.0),"\#($0.1)","XX"]"# })
+    }
+
+    @Test(arguments: 0..<6)
+    func movedRenamedAddedAndRemovedRecords(seed: UInt64) throws {
+        var random = SplitMix64(state: seed)
+        var nextID = 100_000
+        let old = (0..<2_000).map { (1_000 + $0 * 3, "City \($0)") }
+        var new = old
+        for _ in 0..<(40 + Int(seed) * 40) {
+            let index = Int(random.next() % UInt64(new.count))
+            switch random.next() % 4 {
+            case 0: new[index].1 += " Nord"  // renamed in place
+            case 1:  // renamed and moved, as a sort by name moves it
+                var city = new.remove(at: index)
+                city.1 = "Moved \(city.1)"
+                new.insert(city, at: Int(random.next() % UInt64(new.count)))
+            case 2: new.remove(at: index)
+            default:
+                new.insert((nextID, "New \(nextID)"), at: index)
+                nextID += 1
+            }
+        }
+        let changes = ChangeComparison.compare(
+            previous: .success(try Self.snapshot(old)), current: try Self.snapshot(new))
+        let cities = try #require(changes.collection("cities"))
+        let (counts, changed) = Self.expected(old, new)
+        #expect(cities.compared && cities.counts == counts)
+        // Changed records in the new order, each with its previous and new name.
+        let entries = changes.entries.filter { $0.kind == .changed }
+        #expect(entries.map(\.keyText) == changed.map { "id=\($0)" })
+        let names = Dictionary(uniqueKeysWithValues: old)
+        for entry in entries {
+            let id = Int(entry.key[0].json)!
+            #expect(entry.fields.map(\.field) == ["name"] && entry.fields[0].old == "\"\(names[id]!)\"")
+        }
+    }
+
+    @Test func aNewKeyHeldTwiceIsFoundWhereverTheRecordsAre() throws {
+        let old = try ChangeComparisonTests.cities([#"[1,"A","XX"]"#, #"[2,"B","XX"]"#, #"[3,"C","XX"]"#])
+        func reason(_ records: [String]) throws -> String? {
+            ChangeComparison.compare(previous: .success(old), current: try ChangeComparisonTests.cities(records))
+                .collection("cities")?.notCompared
+        }
+        // Both equal to a previous line; one equal, one changed; both added.
+        #expect(
+            try reason([#"[1,"A","XX"]"#, #"[2,"B","XX"]"#, #"[2,"B","XX"]"#])
+                == "its key (id) is not unique in the new dataset: records 2 and 3 share 2")
+        #expect(
+            try reason([#"[3,"C2","XX"]"#, #"[1,"A","XX"]"#, #"[3,"C","XX"]"#])
+                == "its key (id) is not unique in the new dataset: records 1 and 3 share 3")
+        // The second one met again in order after the run of records went back.
+        #expect(
+            try reason([#"[3,"C","XX"]"#, #"[1,"A","XX"]"#, #"[2,"B","XX"]"#, #"[3,"C","XX"]"#])
+                == "its key (id) is not unique in the new dataset: records 1 and 4 share 3")
+        #expect(
+            try reason([#"[1,"A","XX"]"#, #"[7,"G","XX"]"#, #"[8,"H","XX"]"#, #"[7,"G2","XX"]"#])
+                == "its key (id) is not unique in the new dataset: records 2 and 4 share 7")
+        // A key that cannot be read is said first, even after a repeated key.
+        #expect(
+            try reason([#"[7,"G","XX"]"#, #"[7,"G","XX"]"#, #"[,"X","XX"]"#])
+                == "record 3 of cities in the new dataset's snapshot.ndjson cannot be read")
+    }
+}
