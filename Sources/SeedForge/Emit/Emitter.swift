@@ -19,7 +19,7 @@ enum Emitter {
     }
 
     static func write(
-        _ pipeline: Pipeline, state: RunState, ledger: InputLedger, accounting: [CollectionAccount], target: URL,
+        _ pipeline: Pipeline, state: RunState, accounting: [CollectionAccount], target: URL,
         started: Date, acceptChanges: Bool = false, keep: Int = 0, logger: Logger
     ) throws -> Outcome {
         let emitClock = ContinuousClock.now
@@ -83,7 +83,7 @@ enum Emitter {
             for result in written { outputs.append(try result.get()) }
             let comparison = try compared.get()
             let changes = comparison.changes
-            let paths = SideOutputs.PathMap(paths: ledger.datasetPaths)
+            let paths = state.inputFiles
             try write(
                 SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile,
                 collection: nil, format: "ndjson", records: state.rejects.count)
@@ -119,7 +119,7 @@ enum Emitter {
             var warningCounts: [String: Int] = [:]
             for warning in state.warnings { warningCounts[warning.finding.rule.rawValue, default: 0] += 1 }
             let manifest = Manifest(
-                pipeline: pipeline, inputs: ledger.inputs, outputs: outputs, accounting: accounting,
+                pipeline: pipeline, inputs: state.inputFiles.inputs, outputs: outputs, accounting: accounting,
                 steps: state.stepStats,
                 findings: findingCounts, warnings: warningCounts, incomplete: state.incomplete, startedAt: started,
                 seconds: Runner.seconds(since: started),

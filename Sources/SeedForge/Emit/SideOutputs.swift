@@ -2,14 +2,6 @@
 /// `rejects.ndjson` (records set aside, with every finding), `duplicates.ndjson` (records
 /// removed as duplicates, with the winner's id) and `warnings.ndjson`.
 enum SideOutputs {
-    /// Maps the paths shown in messages (relative to the working folder) to the paths
-    /// written into datasets (relative to the pipeline's folder), so a dataset is the same
-    /// whichever folder the run started in.
-    struct PathMap {
-        let paths: [String: String]
-        func callAsFunction(_ file: String) -> String { paths[file] ?? file }
-    }
-
     static let rejectsFile = "rejects.ndjson"
     static let duplicatesFile = "duplicates.ndjson"
     static let warningsFile = "warnings.ndjson"
@@ -18,12 +10,12 @@ enum SideOutputs {
     static let changesFile = "changes.ndjson"
     static let reserved = [rejectsFile, duplicatesFile, warningsFile, changesFile, Snapshot.file, manifestFile]
 
-    static func findingObject(_ finding: Finding, _ path: PathMap) -> JSONObject {
+    static func findingObject(_ finding: Finding, _ paths: InputFiles) -> JSONObject {
         var object = JSONObject()
         object.appendUnchecked("rule", .string(finding.rule.rawValue))
         object.appendUnchecked("severity", .string(finding.severity.rawValue))
         object.appendUnchecked("message", .string(finding.message))
-        object.appendUnchecked("file", finding.location.map { .string(path($0.file)) } ?? .null)
+        object.appendUnchecked("file", finding.location.map { .string(paths.datasetPath(of: $0)) } ?? .null)
         object.appendUnchecked("line", finding.location.map { .int(Int64($0.line)) } ?? .null)
         object.appendUnchecked("column", finding.location.map { .int(Int64($0.column)) } ?? .null)
         object.appendUnchecked("pointer", finding.location.map { .string($0.pointer) } ?? .null)
@@ -39,7 +31,7 @@ enum SideOutputs {
         return value
     }
 
-    static func rejects(_ rejects: [Rejection], schemas: [CollectionID: Schema], paths: PathMap) -> [UInt8] {
+    static func rejects(_ rejects: [Rejection], schemas: [CollectionID: Schema], paths: InputFiles) -> [UInt8] {
         var writer = JSONWriter()
         for rejection in rejects {
             let primary = rejection.findings[0]
@@ -62,7 +54,7 @@ enum SideOutputs {
         return writer.bytes
     }
 
-    static func duplicates(_ duplicates: [Duplicate], paths: PathMap) -> [UInt8] {
+    static func duplicates(_ duplicates: [Duplicate], paths: InputFiles) -> [UInt8] {
         var writer = JSONWriter()
         for duplicate in duplicates {
             let location = duplicate.record.origin.location
@@ -71,11 +63,11 @@ enum SideOutputs {
             object.appendUnchecked("id", duplicate.id ?? .null)
             object.appendUnchecked("key", duplicate.key)
             object.appendUnchecked("winner", duplicate.winnerID ?? .null)
-            object.appendUnchecked("file", .string(paths(location.file)))
+            object.appendUnchecked("file", .string(paths.datasetPath(of: location)))
             object.appendUnchecked("line", .int(Int64(location.line)))
             object.appendUnchecked("column", .int(Int64(location.column)))
             object.appendUnchecked("pointer", .string(location.pointer))
-            object.appendUnchecked("winnerFile", .string(paths(duplicate.winnerLocation.file)))
+            object.appendUnchecked("winnerFile", .string(paths.datasetPath(of: duplicate.winnerLocation)))
             object.appendUnchecked("winnerLine", .int(Int64(duplicate.winnerLocation.line)))
             object.appendUnchecked("step", .string(duplicate.step))
             if let km = duplicate.distanceKm { object.appendUnchecked("distanceKm", .double(km)) }
@@ -88,7 +80,7 @@ enum SideOutputs {
         return writer.bytes
     }
 
-    static func warnings(_ warnings: [Warning], paths: PathMap) -> [UInt8] {
+    static func warnings(_ warnings: [Warning], paths: InputFiles) -> [UInt8] {
         var writer = JSONWriter()
         for warning in warnings {
             var object = JSONObject()

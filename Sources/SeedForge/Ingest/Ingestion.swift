@@ -1,38 +1,11 @@
 import Foundation
 import Logging
 
-/// What ingest read, file by file: the manifest's inputs, and each file's path as the
-/// dataset names it (relative to the pipeline's folder) for the side outputs.
-struct InputLedger {
-    var inputs: [Manifest.Input] = []
-    /// Display path → dataset path.
-    var datasetPaths: [String: String] = [:]
-
-    /// Books a file whose records are all read: its count for its collection, its hash and
-    /// size for the manifest. Then its pages may leave memory (a message reads back the
-    /// few it needs).
-    mutating func book(
-        _ file: String, text: SourceText, contents: InputFile.Contents, records: Int, collection: CollectionID,
-        state: RunState, pipeline: Pipeline
-    ) {
-        state.ingested[collection, default: 0] += records
-        let datasetPath = Paths.relative(file, to: pipeline.baseDirectory)
-        datasetPaths[text.displayPath] = datasetPath
-        inputs.append(
-            Manifest.Input(
-                collection: collection, file: datasetPath, sha256: contents.sha256,
-                bytes: contents.raw.count, records: records,
-                // A file written while it was read keeps no stamp: the next run hashes it.
-                stamp: contents.raw.stamp.flatMap { $0 == FileStamp.of(file) ? $0 : nil }))
-        text.releasePages()
-    }
-}
-
 /// The ingest stage of a run: reads every file of every source into the run's
-/// collections, following `next` links and page numbers, and books each file.
+/// collections, following `next` links and page numbers, and books each file in the
+/// run's `InputFiles`.
 enum Ingestion {
-    static func run(_ pipeline: Pipeline, state: RunState, options: RunOptions, logger: Logger) throws -> InputLedger {
-        var ledger = InputLedger()
+    static func run(_ pipeline: Pipeline, state: RunState, options: RunOptions, logger: Logger) throws {
         defer { state.currentSource = nil }
         // A sharded run reads its share of the files (see `Shard`), planned once.
         let plan = options.shard.map { ShardPlan.shares(in: pipeline, shard: $0) }
@@ -54,7 +27,7 @@ enum Ingestion {
             {
                 try readPagesInParallel(
                     source, number: sourceNumber, shares: shares, pagewise, state: state, options: options,
-                    ledger: &ledger, pipeline: pipeline)
+                    pipeline: pipeline)
                 recordIngest(source, state: state, since: clock, logger: logger)
                 continue
             }
@@ -140,7 +113,7 @@ enum Ingestion {
                     unreadable += 1
                     continue
                 }
-                ledger.book(
+                book(
                     file, text: text, contents: contents, records: sink.count, collection: source.collection,
                     state: state, pipeline: pipeline)
                 state.progress?.advance(items: 1, bytes: contents.raw.count, records: sink.count)
@@ -158,7 +131,24 @@ enum Ingestion {
             }
             recordIngest(source, state: state, since: clock, logger: logger)
         }
-        return ledger
+    }
+
+    /// Books a file whose records are all read: its count for its collection, its hash and
+    /// size for the manifest. Then its pages may leave memory (a message reads back the
+    /// few it needs).
+    static func book(
+        _ file: String, text: SourceText, contents: InputFile.Contents, records: Int, collection: CollectionID,
+        state: RunState, pipeline: Pipeline
+    ) {
+        state.ingested[collection, default: 0] += records
+        state.book(
+            text,
+            Manifest.Input(
+                collection: collection, file: Paths.relative(file, to: pipeline.baseDirectory),
+                sha256: contents.sha256, bytes: contents.raw.count, records: records,
+                // A file written while it was read keeps no stamp: the next run hashes it.
+                stamp: contents.raw.stamp.flatMap { $0 == FileStamp.of(file) ? $0 : nil }))
+        text.releasePages()
     }
 
     /// The ingest step's statistics and progress line for one source.
@@ -178,7 +168,7 @@ enum Ingestion {
 
     static func readPagesInParallel(
         _ source: SourceDefinition, number sourceNumber: Int, shares: [FileShare]?, _ pagewise: any PagewiseSource,
-        state: RunState, options: RunOptions, ledger: inout InputLedger, pipeline: Pipeline
+        state: RunState, options: RunOptions, pipeline: Pipeline
     ) throws {
         let batch = 256
         // Pages are never split between shards: a page is read whole or not at all.
@@ -207,7 +197,7 @@ enum Ingestion {
             for (index, result) in results.enumerated() {
                 let contents: InputFile.Contents
                 let text: SourceText
-                let page: ExtractedPage
+                var page: ExtractedPage
                 do {
                     (contents, text, page) = try result.get()
                 } catch let error as SourceError where !options.writeOutputs {
@@ -216,17 +206,44 @@ enum Ingestion {
                     continue
                 }
                 state.keep(text, source: sourceNumber, rank: taken[index])
+                // Read before the file had its number: its findings get it now.
+                page.placeFindings(inFile: text.fileNumber)
                 state.currentSource = text
                 var sink = IngestSink(
                     collection: source.collection, mapping: source.mapping, state: state, threads: 1,
                     limits: pipeline.limits)
                 sink.take(page)
-                ledger.book(
+                book(
                     files[index], text: text, contents: contents, records: sink.count, collection: source.collection,
                     state: state, pipeline: pipeline)
                 state.progress?.advance(items: 1, bytes: contents.raw.count, records: sink.count)
             }
             start += batch
+        }
+    }
+}
+
+extension ExtractedPage {
+    /// Places the page's findings in file `number`: a page extracted on another core is
+    /// read before the run numbers its file. Entries without findings stay as they are.
+    mutating func placeFindings(inFile number: Int) {
+        func placed(_ finding: Finding) -> Finding {
+            var finding = finding
+            if finding.location?.fileNumber ?? 0 < 0 { finding.location?.fileNumber = number }
+            return finding
+        }
+        fileFindings = fileFindings.map(placed)
+        for index in entries.indices {
+            switch entries[index] {
+            case .withFindings(let value, let origin, let findings):
+                entries[index] = .withFindings(value, origin, findings.map(placed))
+            case .mapped(let record, let findings) where !findings.isEmpty:
+                entries[index] = .mapped(record, findings.map(placed))
+            case .unreadable(let finding):
+                entries[index] = .unreadable(placed(finding))
+            case .record, .deferred, .mapped:
+                continue
+            }
         }
     }
 }

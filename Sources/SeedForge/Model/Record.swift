@@ -80,12 +80,17 @@ public struct Location: Sendable, Hashable {
     public var line: Int
     public var column: Int
     public var pointer: String
+    /// The file's number in its run (`InputFiles`), -1 for a file the run did not keep (one
+    /// that could not be read): side outputs name the file by the path the run's table
+    /// gives, not by the path shown here.
+    public var fileNumber: Int
 
-    public init(file: String, line: Int, column: Int, pointer: String) {
+    public init(file: String, line: Int, column: Int, pointer: String, fileNumber: Int = -1) {
         self.file = file
         self.line = line
         self.column = column
         self.pointer = pointer
+        self.fileNumber = fileNumber
     }
 
     public var description: String { "\(file):\(line):\(column)" }

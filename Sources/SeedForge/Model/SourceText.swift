@@ -28,6 +28,9 @@ public final class SourceText: @unchecked Sendable {
     /// The collection whose source read this file (set with `fieldPaths`): a field finds
     /// its value here only when it is declared by that collection (`FieldSpec.declaredBy`).
     public internal(set) var collection: CollectionID?
+    /// The file's number in its run's `InputFiles` (set when the run keeps it; -1 before):
+    /// locations in the file carry it.
+    public internal(set) var fileNumber = -1
     private let lock = NSLock()
     private var lineStarts: [Int]?
     /// For lines longer than `longLine` bytes (a minified file is one line), the column at
@@ -111,7 +114,7 @@ public final class SourceText: @unchecked Sendable {
     /// The location of a byte offset, with the JSON Pointer of what is there.
     public func location(ofOffset offset: Int, pointer: String) -> Location {
         let (line, column) = lineAndColumn(ofOffset: offset)
-        return Location(file: displayPath, line: line, column: column, pointer: pointer)
+        return Location(file: displayPath, line: line, column: column, pointer: pointer, fileNumber: fileNumber)
     }
 
     /// Lets the file's pages leave memory once its records are read: the line starts

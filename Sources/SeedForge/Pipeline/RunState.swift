@@ -116,24 +116,25 @@ public final class RunState {
     public let threads: Threads
     /// Told what the run is doing (stage, items and bytes done), when someone watches.
     var progress: (any ProgressObserver)?
-    /// Every file read, kept alive as long as records point at it.
-    public private(set) var sources: [SourceText] = []
-    /// Where each file of `sources` stands in the pipeline: its source's number and its
-    /// place among that source's files (in the order read).
-    private(set) var sourceFiles: [SourceFile] = []
-    private var sourceNumbers: [ObjectIdentifier: Int] = [:]
+    /// Every file read, numbered, with its place and manifest entry; its texts stay alive
+    /// as long as records point at them.
+    private(set) var inputFiles = InputFiles()
+    /// Every file read, by number (see `inputFiles`).
+    public var sources: [SourceText] { inputFiles.texts }
     /// The page numbers of each paginated source's pages, by source number, in read order.
     var pagesBySource: [Int: [PageMetadata]] = [:]
 
-    /// Keeps a file read as the `rank`th file of source `source` (see `SourceFile`).
+    /// Keeps a file read as the `rank`th file of source `source` (see `SourceFile`): it
+    /// gets the next number in `inputFiles`.
     func keep(_ text: SourceText, source: Int = -1, rank: Int = -1, part: Int = 0) {
-        sourceNumbers[ObjectIdentifier(text)] = sources.count
-        sources.append(text)
-        sourceFiles.append(SourceFile(source: source, rank: rank, part: part))
+        inputFiles.add(text, place: SourceFile(source: source, rank: rank, part: part))
     }
 
-    /// The number of a kept file in `sources`.
-    func number(of text: SourceText) -> Int? { sourceNumbers[ObjectIdentifier(text)] }
+    /// Books a kept file whose records are all read (its manifest entry).
+    func book(_ text: SourceText, _ input: Manifest.Input) { inputFiles.book(text, input) }
+
+    /// Adds a later part's records to a booked file split between shards.
+    func addRecords(_ records: Int, to text: SourceText) { inputFiles.addRecords(records, to: text) }
 
     /// The step of the run in progress (0: ingest; 1 + the step's number in the pipeline,
     /// or for a block of validate steps, of its first step on the collection checked), and
@@ -148,8 +149,8 @@ public final class RunState {
         // A finding without a record (a line that is not JSON, an element `unnest` could
         // not map) belongs to the file being read, else to the file its location names.
         let file =
-            (record?.origin.source ?? currentSource).flatMap(number(of:))
-            ?? finding?.location.flatMap { location in sources.firstIndex { $0.displayPath == location.file } } ?? -1
+            (record?.origin.source ?? currentSource).flatMap(inputFiles.number(of:))
+            ?? finding?.location.map(\.fileNumber) ?? -1
         sequence += 1
         return EntryPlace(phase: phase, file: file, sequence: sequence)
     }

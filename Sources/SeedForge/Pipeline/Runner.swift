@@ -115,11 +115,11 @@ public enum Runner {
         let state = makeState(pipeline, options: options, root: root)
         defer { state.spill.remove() }
         defer { options.progress?.finish() }
-        let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
+        try Ingestion.run(pipeline, state: state, options: options, logger: logger)
         try state.spill.check()
         let thresholdFailures = try StepRunner.run(pipeline, state: state, logger: logger)
         return try conclude(
-            pipeline, state: state, ledger: ledger, thresholdFailures: thresholdFailures, options: options,
+            pipeline, state: state, thresholdFailures: thresholdFailures, options: options,
             target: target, started: started, logger: logger)
     }
 
@@ -148,7 +148,7 @@ public enum Runner {
     /// The end of a run once every step is done: the accounting (records read = emitted +
     /// rejected + duplicates), the thresholds, then the outputs, swapped into place.
     static func conclude(
-        _ pipeline: Pipeline, state: RunState, ledger: InputLedger, thresholdFailures stepFailures: [String],
+        _ pipeline: Pipeline, state: RunState, thresholdFailures stepFailures: [String],
         options: RunOptions, target: URL, started: Date, logger: Logger
     ) throws -> RunResult {
         var thresholdFailures = stepFailures
@@ -169,7 +169,7 @@ public enum Runner {
             )
         }
         let outcome = try Emitter.write(
-            pipeline, state: state, ledger: ledger, accounting: counts, target: target, started: started,
+            pipeline, state: state, accounting: counts, target: target, started: started,
             acceptChanges: options.acceptChanges, keep: options.keep, logger: logger)
         for (step, records) in state.spill.heldWhole {
             logger.notice(

@@ -86,7 +86,8 @@ struct Partial {
 
     static let jsonFile = "partial.json"
     static let binaryFile = "partial.bin"
-    static let format = 1
+    /// Format 2: a location names its file by its number in `files` too.
+    static let format = 2
 }
 
 // MARK: - Writing and reading
@@ -220,6 +221,7 @@ struct PartialWriter {
         int(location.line)
         int(location.column)
         text(location.pointer)
+        int(location.fileNumber)
     }
     mutating func finding(_ finding: Finding) {
         text(finding.rule.rawValue)
@@ -278,7 +280,8 @@ struct PartialReader {
     }
     mutating func location() throws -> Location? {
         guard try bool() else { return nil }
-        return Location(file: try text(), line: try int(), column: try int(), pointer: try text())
+        return Location(
+            file: try text(), line: try int(), column: try int(), pointer: try text(), fileNumber: try int())
     }
     mutating func finding() throws -> Finding {
         Finding(

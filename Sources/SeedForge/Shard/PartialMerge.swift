@@ -87,7 +87,11 @@ extension Partial {
         }
         var merged = first
         merged.covers = covered.keys.sorted()
-        merged.files = files.map(\.file)
+        merged.files = files.map { entry in
+            var file = entry.file
+            file.page = file.page.map { $0.inFiles(renumber[entry.partial]) }
+            return file
+        }
         merged.entries = []
         merged.segments = []
         merged.incomplete = []
@@ -96,6 +100,7 @@ extension Partial {
             for var entry in partial.entries {
                 if entry.file >= 0 { entry.file = map[entry.file] }
                 if entry.recordFile >= 0 { entry.recordFile = map[entry.recordFile] }
+                entry.findings = entry.findings.map { $0.inFiles(map) }
                 merged.entries.append(entry)
             }
             for var segment in partial.segments {
@@ -196,7 +201,7 @@ extension ShardRun {
         let state = Runner.makeState(pipeline, options: options, root: root)
         defer { state.spill.remove() }
         defer { options.progress?.finish() }
-        let ledger = try restore(partial, pipeline: pipeline, into: state)
+        try restore(partial, pipeline: pipeline, into: state)
         try state.spill.check()
         // The shards' validate steps' thresholds, on the counts of all shards, in the order a
         // plain run checks them (the order of their statistics).
@@ -207,25 +212,21 @@ extension ShardRun {
         for (step, stat) in checked { failures += ValidationPass.thresholdFailures(step, stat: stat) }
         failures += try StepRunner.run(pipeline, state: state, logger: logger, steps: split..<pipeline.steps.count)
         return try Runner.conclude(
-            pipeline, state: state, ledger: ledger, thresholdFailures: failures, options: options, target: target,
+            pipeline, state: state, thresholdFailures: failures, options: options, target: target,
             started: started, logger: logger)
     }
 
     /// Puts a complete partial's records, rejects, warnings and counts into `state`, and
     /// checks every paginated source's page sequence; returns what ingest read.
-    static func restore(_ partial: Partial, pipeline: Pipeline, into state: RunState) throws -> InputLedger {
+    static func restore(_ partial: Partial, pipeline: Pipeline, into state: RunState) throws {
         var texts: [SourceText] = []
-        var ledger = InputLedger()
         for (index, file) in partial.files.enumerated() {
             // The shards' parts of a split file are one file: read once, booked once.
             if file.place.part > 0, index > 0, partial.files[index - 1].place.source == file.place.source,
                 partial.files[index - 1].place.rank == file.place.rank
             {
                 texts.append(texts[texts.count - 1])
-                let booked = ledger.inputs[ledger.inputs.count - 1]
-                ledger.inputs[ledger.inputs.count - 1] = Manifest.Input(
-                    collection: booked.collection, file: booked.file, sha256: booked.sha256, bytes: booked.bytes,
-                    records: booked.records + file.input.records, stamp: booked.stamp)
+                state.addRecords(file.input.records, to: texts[texts.count - 1])
                 continue
             }
             let contents = try InputFile.read(
@@ -246,8 +247,7 @@ extension ShardRun {
             text.releasePages()
             state.keep(text, source: file.place.source, rank: file.place.rank)
             texts.append(text)
-            ledger.datasetPaths[file.displayPath] = file.input.file
-            ledger.inputs.append(file.input)
+            state.book(text, file.input)
         }
         for source in pipeline.sources.indices {
             let pages = partial.files.filter { $0.place.source == source }.compactMap(\.page)
@@ -264,7 +264,10 @@ extension ShardRun {
         }
         var rejects: [Rejection] = []
         var warnings: [Warning] = []
-        for entry in partial.entries {
+        // The partial's file numbers, as this run numbered the files.
+        let numbers = texts.map(\.fileNumber)
+        for var entry in partial.entries {
+            entry.findings = entry.findings.map { $0.inFiles(numbers) }
             if entry.isReject {
                 let record = entry.record.map { bytes in
                     RecordCodec(sources: [texts[entry.recordFile]]).decodeAll(
@@ -283,6 +286,29 @@ extension ShardRun {
             rejects: rejects, warnings: warnings, stepStats: partial.stats, ingested: partial.ingested,
             appendedIn: partial.appendedIn, appendedOut: partial.appendedOut,
             incomplete: partial.incomplete.map(\.entry))
-        return ledger
+    }
+}
+
+extension Location {
+    /// The location with its file renumbered by `numbers` (a file's number in a partial,
+    /// in merged partials, in the run that finishes them).
+    func inFiles(_ numbers: [Int]) -> Location {
+        var location = self
+        if fileNumber >= 0, fileNumber < numbers.count { location.fileNumber = numbers[fileNumber] }
+        return location
+    }
+}
+
+extension Finding {
+    func inFiles(_ numbers: [Int]) -> Finding {
+        var finding = self
+        finding.location = location?.inFiles(numbers)
+        return finding
+    }
+}
+
+extension PageMetadata {
+    func inFiles(_ numbers: [Int]) -> PageMetadata {
+        PageMetadata(file: file, number: number, count: count, location: location.inFiles(numbers))
     }
 }

@@ -50,12 +50,12 @@ public enum ShardRun {
         defer { state.spill.remove() }
         state.progress = options.progress
         defer { options.progress?.finish() }
-        let ledger = try Ingestion.run(pipeline, state: state, options: options, logger: logger)
+        try Ingestion.run(pipeline, state: state, options: options, logger: logger)
         try state.spill.check()
         let split = ShardPlan.split(pipeline)
         _ = try StepRunner.run(pipeline, state: state, logger: logger, steps: 0..<split)
         try state.spill.check()
-        let partial = try make(pipeline, shard: shard, split: split, state: state, ledger: ledger)
+        let partial = try make(pipeline, shard: shard, split: split, state: state)
         try partial.write(to: path)
         logger.info("shard \(shard): \(split) of \(pipeline.steps.count) steps run, partial written to \(path)")
         return Outcome(
@@ -81,36 +81,33 @@ public enum ShardRun {
 
     /// The partial of a shard's state.
     static func make(
-        _ pipeline: Pipeline, shard: Shard, split: Int, state: RunState, ledger: InputLedger
+        _ pipeline: Pipeline, shard: Shard, split: Int, state: RunState
     ) throws
         -> Partial
     {
         // Files numbered in the pipeline's order (source, then place among its files).
-        let order = state.sources.indices.sorted { state.sourceFiles[$0] < state.sourceFiles[$1] }
-        var numberInPartial = [Int](repeating: -1, count: state.sources.count)
+        let table = state.inputFiles.entries
+        let order = table.indices.sorted { table[$0].place < table[$1].place }
+        var numberInPartial = [Int](repeating: -1, count: table.count)
         for (position, number) in order.enumerated() { numberInPartial[number] = position }
-        var inputs: [String: Manifest.Input] = [:]
-        for input in ledger.inputs { inputs["\(input.collection)\t\(input.file)"] = input }
         var pages: [String: PageMetadata] = [:]
         for list in state.pagesBySource.values { for page in list { pages[page.file] = page } }
         var files: [Partial.File] = []
         for number in order {
-            let text = state.sources[number]
-            let place = state.sourceFiles[number]
-            let collection = pipeline.sources[place.source].collection
-            let datasetPath = ledger.datasetPaths[text.displayPath] ?? text.displayPath
-            guard let input = inputs["\(collection)\t\(datasetPath)"] else {
-                throw InternalFailure("no manifest entry for \(text.displayPath) of \(collection)")
+            let text = table[number].text
+            guard let input = table[number].input else {
+                throw InternalFailure("no manifest entry for \(text.displayPath)")
             }
+            let page = pages[text.displayPath]?.inFiles(numberInPartial)
             files.append(
                 Partial.File(
-                    place: place, absolutePath: text.absolutePath ?? text.displayPath, displayPath: text.displayPath,
-                    pageNumber: text.pageNumber, sourceRoot: text.sourceRoot, recordsPointer: text.recordsPointer,
-                    recordKeys: text.recordKeys, fieldSelectors: (text.layout as? HTMLLayout)?.selectors,
-                    cellLayout: text.layout as? CSVLayout,
-                    page: pages[text.displayPath], input: input))
+                    place: table[number].place, absolutePath: text.absolutePath ?? text.displayPath,
+                    displayPath: text.displayPath, pageNumber: text.pageNumber, sourceRoot: text.sourceRoot,
+                    recordsPointer: text.recordsPointer, recordKeys: text.recordKeys,
+                    fieldSelectors: (text.layout as? HTMLLayout)?.selectors, cellLayout: text.layout as? CSVLayout,
+                    page: page, input: input))
         }
-        func file(of text: SourceText) -> Int { state.number(of: text).map { numberInPartial[$0] } ?? -1 }
+        func file(of text: SourceText) -> Int { state.inputFiles.number(of: text).map { numberInPartial[$0] } ?? -1 }
         var entries: [Partial.Entry] = []
         for rejection in state.rejects {
             let place = rejection.place
@@ -123,7 +120,7 @@ public enum ShardRun {
                 Partial.Entry(
                     phase: place.phase, file: place.file < 0 ? -1 : numberInPartial[place.file],
                     sequence: place.sequence, isReject: true, collection: rejection.collection, step: rejection.step,
-                    id: rejection.id, findings: rejection.findings, record: bytes,
+                    id: rejection.id, findings: rejection.findings.map { $0.inFiles(numberInPartial) }, record: bytes,
                     recordFile: rejection.record.map { file(of: $0.origin.source) } ?? -1))
         }
         for warning in state.warnings {
@@ -132,7 +129,7 @@ public enum ShardRun {
                 Partial.Entry(
                     phase: place.phase, file: place.file < 0 ? -1 : numberInPartial[place.file],
                     sequence: place.sequence, isReject: false, collection: warning.collection, step: warning.step,
-                    id: warning.id, findings: [warning.finding], record: nil, recordFile: -1))
+                    id: warning.id, findings: [warning.finding.inFiles(numberInPartial)], record: nil, recordFile: -1))
         }
         // Records in segments of one file each, in the collection's order.
         var segments: [Partial.Segment] = []
