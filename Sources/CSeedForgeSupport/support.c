@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -118,4 +119,8 @@ int seedforge_gunzip(const uint8_t *input, size_t input_length, size_t max_outpu
 int seedforge_sha256(const uint8_t *input, size_t length, uint8_t digest[32]) {
     unsigned int size = 0;
     return EVP_Digest(input, length, digest, &size, EVP_sha256(), NULL) == 1 && size == 32 ? 0 : -1;
+}
+
+void seedforge_return_free_memory(void) {
+    malloc_trim(0);
 }

@@ -55,4 +55,8 @@ void seedforge_arena_end(void);
 /// Whether a scope is open on this thread.
 int seedforge_arena_active(void);
 
+/// Gives the heap memory free()d so far back to the system (glibc malloc_trim(0)): after
+/// a phase that freed many small allocations, so the run's resident memory falls with it.
+void seedforge_return_free_memory(void);
+
 #endif

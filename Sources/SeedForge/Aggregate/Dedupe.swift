@@ -218,11 +218,15 @@ public struct Dedupe: Step {
     /// A collection spilled to disk: its keys (with the keep-by keys) are written as
     /// sorted runs and merged, so records sharing a key arrive together, in input order,
     /// without every key in memory; each group's winner is chosen as in memory. Then only
-    /// the duplicates and their winners are read, to log them, and a last pass drops the
-    /// losers and writes the filled winners.
+    /// the duplicates and their winners are decoded, to log them, and a last pass drops
+    /// the losers from the spilled batches as bytes (a filled winner is encoded again),
+    /// leaving batches without a duplicate as they are.
     func runSpilled(_ store: RecordStore, _ state: RunState) throws {
         let ranked = keep == .lowest || keep == .highest
-        let runs = try SortedRuns.write(store, space: state.spill, threads: state.threads) { record, key, payload in
+        var reading = by
+        if ranked, let keepBy { reading.append(keepBy) }
+        let runs = try SortedRuns.write(store, space: state.spill, threads: state.threads, reading: reading) {
+            record, key, payload in
             guard appendKey(of: record, to: &key) else { return false }
             if ranked, let preference = preferenceKey(record) { payload += preference.bytes }
             return true
@@ -246,24 +250,48 @@ public struct Dedupe: Step {
             group.append((entry.position, preference))
         }
         settleGroup()
+        guard !winnerOf.isEmpty else { return }
+        // The duplicates and their winners, decoded from their batches; the rest skipped.
+        let codec = state.spill.codec()
+        let wanted = Set(winnerOf.keys).union(winnerOf.values).sorted()
         var involved: [Int: Record] = [:]
-        let wanted = Set(winnerOf.keys).union(winnerOf.values)
-        var position = 0
-        try store.forEachBatch { batch in
-            for record in batch {
-                if wanted.contains(position) { involved[position] = record }
-                position += 1
+        involved.reserveCapacity(wanted.count)
+        var next = 0
+        try store.forEachEncodedBatch { bytes, count, first in
+            guard next < wanted.count, wanted[next] < first + count else { return }
+            let starts = RecordCodec.starts(bytes, count: count)
+            while next < wanted.count, wanted[next] < first + count {
+                var reader = RecordCodec.Reader(bytes, at: starts[wanted[next] - first])
+                involved[wanted[next]] = codec.decode(&reader, width: store.width)
+                next += 1
             }
         }
         let filled = settle(winnerOf, record: { involved[$0]! }, state)
-        position = 0
-        try store.rewrite { records in
-            let base = position
-            position += records.count
-            guard records.indices.contains(where: { wanted.contains(base + $0) }) else { return }
-            records = records.indices.compactMap { index in
-                winnerOf[base + index] != nil ? nil : filled[base + index] ?? records[index]
+        involved = [:]
+        // Every record that leaves its batch (a loser) or changes in it (a filled winner).
+        let touched = Set(winnerOf.keys).union(filled.keys).sorted()
+        next = 0
+        try store.rewriteEncoded { bytes, count, first in
+            guard next < touched.count, touched[next] < first + count else { return nil }
+            let starts = RecordCodec.starts(bytes, count: count)
+            var kept: [UInt8] = []
+            kept.reserveCapacity(bytes.count)
+            var keptCount = 0
+            var from = 0
+            while next < touched.count, touched[next] < first + count {
+                let index = touched[next] - first
+                next += 1
+                kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[from]..<starts[index]]))
+                keptCount += index - from
+                from = index + 1
+                if winnerOf[first + index] == nil, let record = filled[first + index] {
+                    codec.encode(record, into: &kept)
+                    keptCount += 1
+                }
             }
+            kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[from]..<starts[count]]))
+            keptCount += count - from
+            return (bytes: kept, count: keptCount)
         }
     }
 

@@ -97,7 +97,9 @@ public struct Sort: Step {
         let store = state.store(collection)
         if store.isSpilled {
             // Past the memory limit: sorted runs on disk, merged (see `SortedRuns`).
-            return try SortedRuns.sort(store, space: state.spill, threads: state.threads) { appendKey(of: $0, to: &$1) }
+            return try SortedRuns.sort(store, space: state.spill, threads: state.threads, reading: keys.map(\.field)) {
+                appendKey(of: $0, to: &$1)
+            }
         }
         let records = store.resident
         let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in

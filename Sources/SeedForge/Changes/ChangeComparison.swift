@@ -76,16 +76,39 @@ public enum ChangeComparison {
         return memcmp(left, right, a.count) == 0
     }
 
+    /// Whether two collections' record lines are byte for byte the same, read in order
+    /// with the pages of both files released behind (a rerun's two snapshots of millions
+    /// of records are not brought into memory whole).
+    static func sameLines(
+        _ old: Snapshot.Collection, of previous: Snapshot, _ new: Snapshot.Collection, of current: Snapshot
+    ) -> Bool {
+        guard let first = old.lines.first, let firstNew = new.lines.first else {
+            return old.lines.count == new.lines.count
+        }
+        var oldPass = FileBytes.ReleasingPass(previous.storage, from: first.lowerBound)
+        var newPass = FileBytes.ReleasingPass(current.storage, from: firstNew.lowerBound)
+        defer {
+            oldPass.end(at: old.lines.last!.upperBound)
+            newPass.end(at: new.lines.last!.upperBound)
+        }
+        for (a, b) in zip(old.lines, new.lines) {
+            guard
+                sameBytes(
+                    UnsafeBufferPointer(rebasing: previous.bytes[a]), UnsafeBufferPointer(rebasing: current.bytes[b]))
+            else { return false }
+            oldPass.reached(a.upperBound)
+            newPass.reached(b.upperBound)
+        }
+        return true
+    }
+
     static func compare(
         _ collection: Snapshot.Collection, of current: Snapshot, with previous: Snapshot
     ) throws -> (CollectionChanges, [ChangeEntry]) {
         let name = collection.name
         if let old = previous.collection(name), old.fields == collection.fields,
             old.lines.count == collection.lines.count,
-            zip(old.lines, collection.lines).allSatisfy({
-                sameBytes(
-                    UnsafeBufferPointer(rebasing: previous.bytes[$0]), UnsafeBufferPointer(rebasing: current.bytes[$1]))
-            })
+            sameLines(old, of: previous, collection, of: current)
         {
             // The same records in the same order: equal, key or no key.
             var counts = CollectionChanges(collection: name, key: collection.key ?? [])

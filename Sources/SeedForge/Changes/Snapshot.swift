@@ -209,12 +209,17 @@ public struct Snapshot: @unchecked Sendable {
             }
             var lines: [Range<Int>] = []
             lines.reserveCapacity(Int(count))
+            // A mapped file's pages go behind the scan: a snapshot of millions of records
+            // is not brought into memory whole just to find its lines.
+            var pass = FileBytes.ReleasingPass(storage, from: position)
             for _ in 0..<count {
                 guard let line = nextLine(), !line.isEmpty else {
                     throw ReadError(line: lineNumber, message: "\(name) ends after \(lines.count) of \(count) records")
                 }
                 lines.append(line)
+                pass.reached(position)
             }
+            pass.end(at: min(position, bytes.count))
             collections.append(Collection(name: name, key: key, fields: fields, lines: lines))
         }
         self.collections = collections

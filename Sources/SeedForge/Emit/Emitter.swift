@@ -35,6 +35,16 @@ enum Emitter {
                         file: file, collection: collection, format: format, records: records, sha256: SHA256.hex(bytes),
                         bytes: bytes.count, files: 1))
             }
+            /// A side output, handed to the staged file a piece at a time as it is rendered.
+            func stream(_ file: String, records: Int, _ render: (([UInt8]) throws -> Void) throws -> Void) throws {
+                let staged = try folder.create(file)
+                try render { try staged.write($0) }
+                let written = try staged.finish()
+                outputs.append(
+                    Manifest.Output(
+                        file: file, collection: nil, format: "ndjson", records: records, sha256: written.sha256,
+                        bytes: written.bytes, files: 1))
+            }
             // Outputs and the comparison read the collections concurrently: make every
             // collection's store, and the codec that decodes spilled records, first.
             _ = state.spill.codec()
@@ -84,15 +94,15 @@ enum Emitter {
             let comparison = try compared.get()
             let changes = comparison.changes
             let paths = state.inputFiles
-            try write(
-                SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths), SideOutputs.rejectsFile,
-                collection: nil, format: "ndjson", records: state.rejects.count)
-            try write(
-                SideOutputs.duplicates(state.duplicates, paths: paths), SideOutputs.duplicatesFile, collection: nil,
-                format: "ndjson", records: state.duplicates.count)
-            try write(
-                SideOutputs.warnings(state.warnings, paths: paths), SideOutputs.warningsFile, collection: nil,
-                format: "ndjson", records: state.warnings.count)
+            try stream(SideOutputs.rejectsFile, records: state.rejects.count) { sink in
+                try SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths, to: sink)
+            }
+            try stream(SideOutputs.duplicatesFile, records: state.duplicates.count) { sink in
+                try SideOutputs.duplicates(state.duplicates, paths: paths, to: sink)
+            }
+            try stream(SideOutputs.warningsFile, records: state.warnings.count) { sink in
+                try SideOutputs.warnings(state.warnings, paths: paths, to: sink)
+            }
             // Written while it was rendered (see `Comparison.make`); listed here, in order.
             outputs.append(
                 Manifest.Output(

@@ -1,6 +1,7 @@
 /// The side outputs every run writes beside its datasets, one JSON object per line:
 /// `rejects.ndjson` (records set aside, with every finding), `duplicates.ndjson` (records
-/// removed as duplicates, with the winner's id) and `warnings.ndjson`.
+/// removed as duplicates, with the winner's id) and `warnings.ndjson`. Each is handed to
+/// `write` about a megabyte at a time, never rendered whole.
 enum SideOutputs {
     static let rejectsFile = "rejects.ndjson"
     static let duplicatesFile = "duplicates.ndjson"
@@ -31,7 +32,12 @@ enum SideOutputs {
         return value
     }
 
-    static func rejects(_ rejects: [Rejection], schemas: [CollectionID: Schema], paths: InputFiles) -> [UInt8] {
+    /// Bytes rendered before they are handed on.
+    static let piece = 1 << 20
+
+    static func rejects(
+        _ rejects: [Rejection], schemas: [CollectionID: Schema], paths: InputFiles, to write: ([UInt8]) throws -> Void
+    ) throws {
         var writer = JSONWriter()
         for rejection in rejects {
             let primary = rejection.findings[0]
@@ -50,11 +56,12 @@ enum SideOutputs {
             }
             writer.write(.object(object))
             writer.append(byte: 0x0A)
+            try writer.flush(over: piece, to: write)
         }
-        return writer.bytes
+        try writer.flush(to: write)
     }
 
-    static func duplicates(_ duplicates: [Duplicate], paths: InputFiles) -> [UInt8] {
+    static func duplicates(_ duplicates: [Duplicate], paths: InputFiles, to write: ([UInt8]) throws -> Void) throws {
         var writer = JSONWriter()
         for duplicate in duplicates {
             let location = duplicate.record.origin.location
@@ -76,11 +83,12 @@ enum SideOutputs {
             }
             writer.write(.object(object))
             writer.append(byte: 0x0A)
+            try writer.flush(over: piece, to: write)
         }
-        return writer.bytes
+        try writer.flush(to: write)
     }
 
-    static func warnings(_ warnings: [Warning], paths: InputFiles) -> [UInt8] {
+    static func warnings(_ warnings: [Warning], paths: InputFiles, to write: ([UInt8]) throws -> Void) throws {
         var writer = JSONWriter()
         for warning in warnings {
             var object = JSONObject()
@@ -90,7 +98,8 @@ enum SideOutputs {
             object.appendUnchecked("step", .string(warning.step))
             writer.write(.object(object))
             writer.append(byte: 0x0A)
+            try writer.flush(over: piece, to: write)
         }
-        return writer.bytes
+        try writer.flush(to: write)
     }
 }

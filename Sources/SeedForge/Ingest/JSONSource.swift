@@ -266,7 +266,8 @@ public struct JSONSource: SourceKind {
                 var rangeStart: (offset: Int, index: Int)?
                 do {
                     let (arrayEnd, found) = try Self.checkArray(
-                        buffer, text, arrayStart: arrayStart, limits: limits, findingFrom: sink.byteRange?.lowerBound)
+                        buffer, text, arrayStart: arrayStart, limits: limits, findingFrom: sink.byteRange?.lowerBound,
+                        threads: sink.threads)
                     rangeStart = found
                     if recordsPath == nil {
                         reader.position = arrayEnd
@@ -367,8 +368,13 @@ public struct JSONSource: SourceKind {
     /// and index of the first element starting at or after `findingFrom`.
     static func checkArray(
         _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, limits: InputLimits,
-        findingFrom: Int? = nil
+        findingFrom: Int? = nil, threads: Threads? = nil
     ) throws -> (end: Int, found: (offset: Int, index: Int)?) {
+        if findingFrom == nil, let threads, threads.count > 1,
+            let end = checkArrayInPieces(buffer, text, arrayStart: arrayStart, limits: limits, threads: threads)
+        {
+            return (end, nil)
+        }
         var reader = JSONReader(bytes: buffer, start: arrayStart + 1, maxValueBytes: limits.maxValueBytes)
         var pass = FileBytes.ReleasingPass(text.bytes, from: arrayStart)
         var first = true
@@ -386,6 +392,71 @@ public struct JSONSource: SourceKind {
         }
         pass.end(at: reader.position)
         return (reader.position, found)
+    }
+
+    /// Checks the array on every core: 64 MiB at a time, cut at guessed element boundaries
+    /// into one piece per thread, each piece's elements skipped (checked) on its own
+    /// thread, the window's pages released after it. Returns the position after the
+    /// closing bracket, or nil when a piece found an error or did not end where the next
+    /// began (a guess inside a string): the caller then checks the array in one pass,
+    /// which finds the first error exactly as before.
+    static func checkArrayInPieces(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, limits: InputLimits,
+        threads: Threads, window: Int = 64 << 20
+    ) -> Int? {
+        var start = arrayStart + 1
+        while true {
+            let pieceBytes = window / threads.count
+            var bounds = [start]
+            for piece in 1...threads.count {
+                let guess = start + pieceBytes * piece
+                guard guess < buffer.count, let split = elementStart(near: guess, in: buffer), split > bounds.last!
+                else { break }
+                bounds.append(split)
+            }
+            let pieces = max(1, bounds.count - 1)
+            let stops: [Int?] = (0..<pieces).map { $0 + 1 < bounds.count ? bounds[$0 + 1] : nil }
+            let ends = threads.run(pieces) { piece in
+                checkPiece(buffer, from: bounds[piece], stop: stops[piece], limits: limits)
+            }
+            guard ends.indices.allSatisfy({ ends[$0] != nil && (stops[$0] == nil || ends[$0] == stops[$0]) })
+            else { return nil }
+            let end = ends[pieces - 1]!
+            text.bytes.releaseResidentPages(start..<end)
+            guard stops[pieces - 1] != nil else { return end }
+            start = end
+        }
+    }
+
+    /// Skips the array elements from `from` (an element's start, or the byte after the
+    /// array's opening bracket) up to the element starting at `stop` (returned), or through
+    /// the closing bracket when `stop` is nil (the position after it returned); nil on an
+    /// error, or when no element starts at `stop`.
+    static func checkPiece(_ buffer: UnsafeBufferPointer<UInt8>, from: Int, stop: Int?, limits: InputLimits) -> Int? {
+        var reader = JSONReader(bytes: buffer, start: from, maxValueBytes: limits.maxValueBytes)
+        // No comma before a piece's first element: it starts at the element itself.
+        var isFirst = true
+        do {
+            while try reader.nextArrayElement(first: isFirst) {
+                isFirst = false
+                try reader.skipValue()
+                guard let stop else { continue }
+                let after = reader.position
+                reader.skipWhitespace()
+                if reader.peek() == UInt8(ascii: ",") {
+                    reader.position += 1
+                    reader.skipWhitespace()
+                    if reader.position == stop { return stop }
+                    if reader.position > stop { return nil }
+                } else if reader.position >= stop {
+                    return nil
+                }
+                reader.position = after
+            }
+            return stop == nil ? reader.position : nil
+        } catch {
+            return nil
+        }
     }
 
     /// Reads the elements of a (syntax-checked) array a window of about `window` bytes at

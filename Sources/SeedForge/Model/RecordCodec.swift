@@ -157,10 +157,54 @@ struct RecordCodec {
                 preconditionFailure("a spilled record holds an unknown value tag")
             }
         }
+
+        /// Moves past one value without making it (no allocation).
+        mutating func skipValue() {
+            let tag = Tag(rawValue: bytes[position])
+            position += 1
+            switch tag {
+            case .null?, .false?, .true?: return
+            case .int?: _ = varint()
+            case .double?: position += 8
+            case .decimal?, .string?: position += Int(varint())
+            case .array?:
+                for _ in 0..<Int(varint()) { skipValue() }
+            case .object?:
+                for _ in 0..<Int(varint()) {
+                    position += Int(varint())
+                    skipValue()
+                }
+            case nil:
+                preconditionFailure("a spilled record holds an unknown value tag")
+            }
+        }
+
+        /// Moves past one record without making it.
+        mutating func skipRecord() {
+            for _ in 0..<4 { _ = varint() }
+            for _ in 0..<Int(varint()) { skipValue() }
+        }
+    }
+
+    /// Where each of the `count` records of `bytes` starts, and (last) where the bytes
+    /// end: a batch split at record boundaries without decoding it, so that it can be
+    /// decoded in parallel or its records moved as bytes.
+    static func starts(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> [Int] {
+        var starts: [Int] = []
+        starts.reserveCapacity(count + 1)
+        var reader = Reader(bytes)
+        for _ in 0..<count {
+            starts.append(reader.position)
+            reader.skipRecord()
+        }
+        starts.append(reader.position)
+        return starts
     }
 
     /// The next record of `reader`, with room for `width` values (its schema's fields).
-    func decode(_ reader: inout Reader, width: Int) -> Record {
+    /// With `reading`, only the fields it marks are made (the others are null): a step
+    /// that reads a few fields of each record (a sort or dedupe key) skips the rest.
+    func decode(_ reader: inout Reader, width: Int, reading: [Bool]? = nil) -> Record {
         let source = sources[Int(reader.varint())]
         let offset = Int(reader.varint())
         let index = Int(reader.varint())
@@ -168,20 +212,47 @@ struct RecordCodec {
         let count = Int(reader.varint())
         var values: [Value] = []
         values.reserveCapacity(max(width, count))
-        for _ in 0..<count { values.append(reader.value()) }
+        if let reading {
+            for field in 0..<count {
+                if field < reading.count, reading[field] {
+                    values.append(reader.value())
+                } else {
+                    reader.skipValue()
+                    values.append(.null)
+                }
+            }
+        } else {
+            for _ in 0..<count { values.append(reader.value()) }
+        }
         if values.count < width { values.append(contentsOf: repeatElement(.null, count: width - values.count)) }
         return Record(
             values: values, origin: Origin(source: source, offset: offset, index: index, parentOffset: parentOffset))
     }
 
-    /// Every record of `bytes` (as `encode` wrote them one after another).
-    func decodeAll(_ bytes: [UInt8], count: Int, width: Int) -> [Record] {
-        var records: [Record] = []
-        records.reserveCapacity(count)
-        bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(buffer)
-            while !reader.atEnd { records.append(decode(&reader, width: width)) }
+    /// Every record of `bytes` (as `encode` wrote them one after another); a large batch
+    /// is split at its record boundaries and decoded on every core, in order.
+    func decodeAll(_ bytes: [UInt8], count: Int, width: Int, threads: Threads? = nil) -> [Record] {
+        bytes.withUnsafeBufferPointer { buffer -> [Record] in
+            guard let threads, threads.count > 1, count >= 8_192 else {
+                var records: [Record] = []
+                records.reserveCapacity(count)
+                var reader = Reader(buffer)
+                while !reader.atEnd { records.append(decode(&reader, width: width)) }
+                return records
+            }
+            let starts = Self.starts(buffer, count: count)
+            let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 4_096) { range in
+                var records: [Record] = []
+                records.reserveCapacity(range.count)
+                var reader = Reader(buffer, at: starts[range.lowerBound])
+                for _ in range { records.append(decode(&reader, width: width)) }
+                return records
+            }
+            if pieces.count == 1 { return pieces[0] }
+            var records: [Record] = []
+            records.reserveCapacity(count)
+            for piece in pieces { records += piece }
+            return records
         }
-        return records
     }
 }

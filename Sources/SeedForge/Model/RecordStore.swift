@@ -104,7 +104,8 @@ final class RecordStore {
         sampledAt = 0
     }
 
-    /// Writes every record in memory to disk (the memory limit is reached).
+    /// Writes every record in memory to disk (the memory limit is reached), and gives
+    /// the memory they held back to the system.
     func spillResident() throws {
         guard !resident.isEmpty else { return }
         let file = try space.newFile()
@@ -115,6 +116,61 @@ final class RecordStore {
             start = end
         }
         resident = []
+        sampledAt = 0
+        space.returnFreedMemory()
+    }
+
+    // MARK: Records as bytes
+
+    /// Calls `body` with each spilled batch as bytes (as `RecordCodec` wrote them), its
+    /// record count and the position of its first record in the collection, in order.
+    /// The records in memory are spilled first, so every record is in some batch.
+    func forEachEncodedBatch(_ body: (UnsafeBufferPointer<UInt8>, _ count: Int, _ first: Int) throws -> Void) throws {
+        try spillResident()
+        var first = 0
+        for batch in spilled {
+            let bytes = batch.file.read(at: batch.offset, count: batch.length)
+            try bytes.withUnsafeBufferPointer { try body($0, batch.count, first) }
+            first += batch.count
+        }
+    }
+
+    /// Appends `count` records already encoded by the run's codec (`bytes`, one after
+    /// another) to `file` as one spilled batch, after the records spilled so far. Only for
+    /// a store with no records in memory (records in memory come after spilled ones).
+    func appendEncoded(_ bytes: [UInt8], count: Int, to file: SpillFile) throws {
+        precondition(resident.isEmpty, "encoded records appended behind records in memory")
+        guard count > 0 else { return }
+        let offset = try file.append(bytes)
+        spilled.append(Batch(file: file, offset: offset, length: bytes.count, count: count))
+        spilledCount += count
+        space.noteSpilled(records: count, bytes: bytes.count)
+    }
+
+    /// Rewrites the spilled batches as bytes (every record spilled first): `body` gets a
+    /// batch's bytes, its count and the position of its first record, and returns the
+    /// batch's new bytes and count, or nil to keep the batch as it is (not written again).
+    func rewriteEncoded(
+        _ body: (UnsafeBufferPointer<UInt8>, _ count: Int, _ first: Int) throws -> (bytes: [UInt8], count: Int)?
+    ) throws {
+        try spillResident()
+        let old = spilled
+        spilled = []
+        spilledCount = 0
+        var file: SpillFile?
+        var first = 0
+        for batch in old {
+            let bytes = batch.file.read(at: batch.offset, count: batch.length)
+            let changed = try bytes.withUnsafeBufferPointer { try body($0, batch.count, first) }
+            first += batch.count
+            guard let changed else {
+                spilled.append(batch)
+                spilledCount += batch.count
+                continue
+            }
+            if file == nil { file = try space.newFile() }
+            try appendEncoded(changed.bytes, count: changed.count, to: file!)
+        }
     }
 
     private func spill(_ records: [Record], to file: SpillFile) throws {
@@ -302,7 +358,20 @@ final class SpillSpace {
 
     func decode(_ batch: RecordStore.Batch, width: Int) -> [Record] {
         let bytes = batch.file.read(at: batch.offset, count: batch.length)
-        return codec().decodeAll(bytes, count: batch.count, width: width)
+        return codec().decodeAll(bytes, count: batch.count, width: width, threads: threads)
+    }
+
+    /// Counts records written to disk as bytes already encoded (see `encode`).
+    func noteSpilled(records: Int, bytes: Int) {
+        spilledRecords += records
+        spilledBytes += bytes
+        spills += 1
+    }
+
+    /// Gives memory freed by a large phase back to the system (glibc keeps freed heap
+    /// pages otherwise, and they count in the run's resident memory).
+    func returnFreedMemory() {
+        seedforge_return_free_memory()
     }
 
     /// Removes the folder (the files in it are already unlinked).

@@ -117,6 +117,9 @@ struct FusedBlock {
         state.spill.step = label
         state.progress?.begin(stage: "\(label) \(collection)", unit: "records", total: total, totalBytes: nil)
         let clock = ContinuousClock.now
+        // The records still in memory go to disk first: the pass then holds one batch at
+        // a time (changed in memory, a step adding a field would grow them all at once).
+        try store.spillResident()
         try store.rewrite { records in
             for number in parts.indices { parts[number].apply(&records, collection: collection, state: state) }
         }

@@ -290,7 +290,7 @@ public final class RunState {
         let store = store(collection)
         if store.isSpilled {
             // Sorted runs on disk by page number; ties keep input order, as below.
-            return try SortedRuns.sort(store, space: spill, threads: threads) { record, key in
+            return try SortedRuns.sort(store, space: spill, threads: threads, reading: []) { record, key in
                 key.appendNumber(Double(number[record.origin.source.displayPath] ?? 0))
             }
         }

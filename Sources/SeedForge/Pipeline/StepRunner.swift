@@ -47,6 +47,9 @@ enum StepRunner {
             try state.spill.check()
             state.progress?.advance(items: before.0, bytes: 0, records: 0)
             state.releaseSourcePages()
+            // Past the limit, what a step freed (a sort's runs, a dedupe's duplicates read
+            // back) goes back to the system before the next step gathers its own.
+            if state.spill.spills > 0 { state.spill.returnFreedMemory() }
             state.stepStats.append(
                 StepStat(
                     label: label, stage: stage, collection: step.collection, recordsIn: before.0,

@@ -19,22 +19,34 @@ enum SortedRuns {
         let payload: UnsafeBufferPointer<UInt8>
     }
 
-    /// Sorts a spilled store by `appendKey`, back into the same store (which spills the
-    /// sorted records again as they come).
+    /// Sorts a spilled store by `appendKey`, which reads only the fields `reading` lists,
+    /// back into the same store. The records move as the bytes they were spilled as (a
+    /// record is decoded only as far as its key needs): each run entry carries its
+    /// record's bytes, and the merge writes them as the store's new batches, so the sorted
+    /// collection ends on disk, whole, for the steps and outputs after it to stream.
     static func sort(
-        _ store: RecordStore, space: SpillSpace, threads: Threads, key appendKey: (Record, inout ByteKey) -> Void
+        _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID],
+        key appendKey: (Record, inout ByteKey) -> Void
     ) throws {
-        let codec = space.codec()
-        let runs = try write(store, space: space, threads: threads) { record, key, payload in
+        let runs = try write(store, space: space, threads: threads, reading: reading, carryRecord: true) {
+            record, key, _ in
             appendKey(record, &key)
-            codec.encode(record, into: &payload)
             return true
         }
         store.replace(with: [])
+        let file = try space.newFile()
+        var batch: [UInt8] = []
+        var count = 0
         try merge(runs) { entry in
-            var reader = RecordCodec.Reader(entry.payload)
-            store.append(codec.decode(&reader, width: store.width))
+            batch.append(contentsOf: entry.payload)
+            count += 1
+            if count == space.batchRecords {
+                try store.appendEncoded(batch, count: count, to: file)
+                batch.removeAll(keepingCapacity: true)
+                count = 0
+            }
         }
+        try store.appendEncoded(batch, count: count, to: file)
         try space.check()
     }
 
@@ -46,31 +58,43 @@ enum SortedRuns {
 
     /// Writes sorted runs of the store's records: `make(record, &key, &payload)` writes
     /// a record's key and appends its payload, or returns false (and appends nothing) to
-    /// leave the record out. A run holds the entries of as many batches as fit in a
-    /// sixteenth of the memory limit (at least one batch), so that few runs are merged.
-    /// The store is left with every record on disk.
+    /// leave the record out. The record is decoded only as far as the fields `reading`
+    /// lists (the others are null); with `carryRecord`, its spilled bytes follow the
+    /// payload. A run holds the entries of as many batches as fit in a sixteenth of the
+    /// memory limit (at least one batch), so that few runs are merged. The store is left
+    /// with every record on disk.
     static func write(
-        _ store: RecordStore, space: SpillSpace, threads: Threads,
+        _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID], carryRecord: Bool = false,
         _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
     ) throws -> Runs {
-        // The records still in memory go to disk first: the runs being gathered take the
-        // memory they held, instead of adding to it (the peak of a 20M-city run).
-        try store.spillResident()
+        // The records still in memory go to disk first (`forEachEncodedBatch`): the runs
+        // being gathered take the memory they held, instead of adding to it.
+        let codec = space.codec()
+        var read = [Bool](repeating: false, count: store.width)
+        for field in reading where field.index < read.count { read[field.index] = true }
         var runs = Runs(file: try space.newFile())
         let runBytes = space.limit / 16
         var pending = Pending(base: 0)
-        try store.forEachBatch { batch in
+        try store.forEachEncodedBatch { bytes, count, _ in
+            let starts = RecordCodec.starts(bytes, count: count)
             // Keys in one table, payloads in one buffer: no allocation per record.
-            let pieces = Parallel.chunks(batch.count, threads: threads, minimumChunk: 4_096) { range in
+            let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 4_096) { range in
                 var key = ByteKey()
                 var keys = KeyTable()
                 keys.reserve(range.count)
                 var payloads: [UInt8] = []
+                if carryRecord { payloads.reserveCapacity(starts[range.upperBound] - starts[range.lowerBound]) }
                 var ends: [Int] = []
                 ends.reserveCapacity(range.count)
                 for index in range {
                     key.removeAll()
-                    let has = make(batch[batch.startIndex + index], &key, &payloads)
+                    var reader = RecordCodec.Reader(bytes, at: starts[index])
+                    let record = codec.decode(&reader, width: store.width, reading: read)
+                    let has = make(record, &key, &payloads)
+                    if has, carryRecord {
+                        payloads.append(
+                            contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
+                    }
                     keys.append(has ? key.bytes : [], present: has)
                     ends.append(payloads.count)
                 }

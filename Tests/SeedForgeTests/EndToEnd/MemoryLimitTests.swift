@@ -74,6 +74,64 @@ struct MemoryLimitTests {
         #expect(actual == expected)
     }
 
+    /// A spilled dedupe drops its losers from the spilled batches as bytes and encodes a
+    /// winner again only when it takes a `fill` field; a sort moves records as bytes and
+    /// leaves the collection on disk for the step after it. Duplicates sit in one stretch
+    /// of the file, so most batches hold none (kept as they are) and some hold many.
+    @Test func aSpilledDedupeWithFillAndASortGiveTheSameFilesAsWithoutALimit() throws {
+        let dir = try TempDir()
+        var lines: [String] = []
+        for id in 0..<12_000 {
+            let code = (3_000..<3_600).contains(id) ? 100_000 + id % 250 : id
+            // Winners (the lowest id of a code) lack a rating a later duplicate has.
+            let rating = (3_000..<3_250).contains(id) || id % 7 == 0 ? "null" : String(Double(id % 50) / 10)
+            lines.append(
+                #"{"id": \#(id), "code": \#(code), "name": " Place  \#(id % 4_000) Ōsaka ", "rating": \#(rating)}"#)
+        }
+        try dir.write("places.json", "[\n" + lines.joined(separator: ",\n") + "\n]\n")
+        try dir.write(
+            "places.yml",
+            """
+            name: places
+            sources:
+              places:
+                kind: json
+                path: places.json
+                id: id
+                fields:
+                  id: integer
+                  code: integer
+                  name: string
+                  rating: number
+            steps:
+              - {aggregate: dedupe, collection: places, by: code, keep: lowest, keep-by: id, fill: [rating]}
+              - aggregate: sort
+                collection: places
+                by: [name, {field: rating, order: desc}, id]
+              - {normalize: trim, collection: places, field: name, collapse-whitespace: true}
+              - {normalize: search-key, collection: places, from: name, field: key}
+            outputs:
+              - {file: places.json, collection: places}
+              - {file: places.ndjson, collection: places}
+            """)
+        let plain = try CLI.run(["run", "places.yml", "--out", "plain", "--quiet"], cwd: dir.path)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        var expected = try HoneyShopsEndToEndTests.snapshot(dir.path + "/plain/places")
+        expected.removeValue(forKey: "manifest.json")
+        #expect(try dir.read("plain/places/duplicates.ndjson").contains(#""filled":["rating"]"#))
+        for threads in ["1", "3"] {
+            let limited = try CLI.run(
+                ["run", "places.yml", "--out", "t\(threads)", "--threads", threads, "--memory-limit", "64KiB", "-v"],
+                cwd: dir.path)
+            #expect(limited.status == 0, "\(limited.stderr)")
+            #expect(limited.stderr.contains("memory limit 64 KiB: "), "\(limited.stderr)")
+            #expect(!limited.stderr.contains("held all"), "\(limited.stderr)")
+            var actual = try HoneyShopsEndToEndTests.snapshot(dir.path + "/t\(threads)/places")
+            actual.removeValue(forKey: "manifest.json")
+            #expect(actual == expected, "--threads \(threads) under a memory limit differs")
+        }
+    }
+
     @Test func aSyntaxErrorLateInALargeFileTakesNoRecordAndKeepsThePreviousDataset() throws {
         let dir = try Self.prepared()
         let first = try CLI.run(["run", "many.yml", "--out", "out", "--quiet"], cwd: dir.path)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SeedForge
@@ -23,6 +24,44 @@ struct SourceTests {
         thresholds:
           max-reject-fraction: 1
         """
+    }
+
+    /// A large file's syntax is checked in pieces on several threads: they end where one
+    /// pass ends; a guessed boundary inside a string that looks like one (`},{`) never
+    /// gives a wrong end, only none (one pass then checks); an error gives none, and the
+    /// check then throws what one pass throws.
+    @Test func aLargeArrayIsCheckedInPiecesOnSeveralThreads() throws {
+        func check(_ dump: String, window: Int) throws -> (pieces: Int?, whole: Result<Int, Error>) {
+            let bytes = Array(dump.utf8)
+            let text = SourceText(displayPath: "cities.json", bytes: bytes)
+            let start = bytes.firstIndex(of: UInt8(ascii: "["))!
+            return bytes.withUnsafeBufferPointer { buffer in
+                let pieces = JSONSource.checkArrayInPieces(
+                    buffer, text, arrayStart: start, limits: .defaults, threads: Threads(3), window: window)
+                let whole = Result {
+                    try JSONSource.checkArray(buffer, text, arrayStart: start, limits: .defaults, threads: Threads(3))
+                        .end
+                }
+                return (pieces, whole)
+            }
+        }
+        let tricky = ThreadsTests.dump()
+        let clean = tricky.replacingOccurrences(of: "},{ name", with: "name")
+        for window in [4_096, 10_000, 65_536, 64 << 20] {
+            let result = try check(clean, window: window)
+            #expect(result.pieces != nil)
+            let end = try result.whole.get()
+            #expect(result.pieces == end)
+            let fooled = try check(tricky, window: window)
+            let fooledEnd = try fooled.whole.get()
+            #expect(fooled.pieces == nil || fooled.pieces == fooledEnd)
+        }
+        // A missing comma near the end: no piece ends, and the error is the one pass's.
+        let cut = clean.range(of: "},\n", options: .backwards)!
+        let broken = clean.replacingCharacters(in: cut, with: "}\n")
+        let result = try check(broken, window: 4_096)
+        #expect(result.pieces == nil)
+        #expect(throws: JSONSyntaxError.self) { try result.whole.get() }
     }
 
     func sourceError(_ yaml: String, _ data: String) -> SourceError? {

@@ -51,4 +51,56 @@ struct RecordCodecTests {
         codec.encode(city, into: &cityBytes)
         #expect(cityBytes.count < 50, "\(cityBytes.count) bytes")
     }
+
+    /// Records as bytes: a batch is split at its record boundaries without decoding it,
+    /// a record decoded only as far as some fields gives those fields (the rest null), and
+    /// a large batch decoded on several threads gives what one thread gives.
+    @Test func aBatchSplitsAtRecordBoundariesAndDecodesInPartsAndInParallel() throws {
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let codec = RecordCodec(sources: [source])
+        var object = JSONObject()
+        object.appendUnchecked("nested", .array([.string("a long text of more than fifteen bytes"), .double(1.5)]))
+        var records: [Record] = []
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        for index in 0..<20_000 {
+            let values: [Value] = [
+                .int(Int64(index) * 7_919 - 50_000), .string("City \(index) Ünïcode"),
+                index % 3 == 0 ? .null : .double(Double(index) / 3), index % 5 == 0 ? .object(object) : .bool(true),
+                .decimal("\(index).50"), index % 2 == 0 ? .array([.int(1), .null]) : .string(""),
+            ]
+            let record = Record(values: values, origin: Origin(source: source, offset: index * 90, index: index))
+            records.append(record)
+            codec.encode(record, into: &bytes)
+            ends.append(bytes.count)
+        }
+        let starts = bytes.withUnsafeBufferPointer { RecordCodec.starts($0, count: records.count) }
+        #expect(starts.count == records.count + 1)
+        #expect(starts.first == 0)
+        #expect(Array(starts.dropFirst()) == ends)
+        // Only fields 1 and 4 made; the others skipped, whatever their kind.
+        var reading = [Bool](repeating: false, count: 8)
+        reading[1] = true
+        reading[4] = true
+        bytes.withUnsafeBufferPointer { buffer in
+            for index in [0, 1, 5, 9_999, 19_999] {
+                var reader = RecordCodec.Reader(buffer, at: starts[index])
+                let partial = codec.decode(&reader, width: 8, reading: reading)
+                #expect(reader.position == starts[index + 1])
+                #expect(partial.values.count == 8)
+                #expect(partial[FieldID(index: 1)] == records[index][FieldID(index: 1)])
+                #expect(partial[FieldID(index: 4)] == records[index][FieldID(index: 4)])
+                for field in [0, 2, 3, 5, 6, 7] { #expect(partial[FieldID(index: field)] == .null) }
+                #expect(partial.origin.offset == index * 90)
+                #expect(partial.origin.index == index)
+            }
+        }
+        let serial = codec.decodeAll(bytes, count: records.count, width: 6)
+        let parallel = codec.decodeAll(bytes, count: records.count, width: 6, threads: Threads(3))
+        #expect(serial.count == records.count)
+        #expect(parallel.count == records.count)
+        #expect(serial.map(\.values) == records.map(\.values))
+        #expect(parallel.map(\.values) == records.map(\.values))
+        #expect(parallel.map(\.origin.offset) == records.map(\.origin.offset))
+    }
 }
