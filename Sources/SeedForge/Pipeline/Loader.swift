@@ -244,26 +244,38 @@ public enum Loader {
 
     /// The folder a source's `path` starts from: the folder part before any glob character
     /// (`pages/*/*.html` → `pages`), or the file's own folder.
+    ///
+    /// It is cut from the same standardized path the files are expanded from: Foundation
+    /// resolves symbolic links while it removes `..` from a path that exists (a folder) but
+    /// not from one that does not (a glob), so a root standardized on its own could name a
+    /// linked data folder by its target while the pages keep the link's path, and every
+    /// page address under `base-url` would go wrong.
     static func root(of config: ConfigMap, plan: PipelinePlan) -> String {
         let pattern = (try? config.string("path")).flatMap { $0 } ?? ""
-        let full = pattern.hasPrefix("/") ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern)
         var components: [String] = []
-        for component in full.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+        for component in fullPath(pattern, plan: plan).split(separator: "/", omittingEmptySubsequences: false)
+            .dropLast()
+        {
             if component.contains(where: { "*?[".contains($0) }) { break }
             components.append(String(component))
         }
-        return URL(fileURLWithPath: components.joined(separator: "/")).standardizedFileURL.path
+        return components.joined(separator: "/")
+    }
+
+    /// A source's `path` as an absolute, standardized path (a glob stays a glob).
+    static func fullPath(_ pattern: String, plan: PipelinePlan) -> String {
+        URL(
+            fileURLWithPath: pattern.hasPrefix("/")
+                ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern)
+        )
+        .standardizedFileURL.path
     }
 
     /// Resolves `path:` against the pipeline's folder: a file, or a glob in sorted order.
     static func resolveFiles(_ config: ConfigMap, plan: PipelinePlan, what: String) throws -> [String] {
         let node = try config.require("path")
         let pattern = try node.string("'path' of \(what)")
-        let full = URL(
-            fileURLWithPath: pattern.hasPrefix("/")
-                ? pattern : (plan.baseDirectory as NSString).appendingPathComponent(pattern)
-        )
-        .standardizedFileURL.path
+        let full = fullPath(pattern, plan: plan)
         if pattern.contains(where: { "*?[".contains($0) }) {
             let matches = Glob.expand(full).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             guard !matches.isEmpty else {

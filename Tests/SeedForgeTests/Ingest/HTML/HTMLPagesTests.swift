@@ -159,6 +159,29 @@ struct HTMLPagesTests {
         #expect(result.state.warnings.first?.finding.message.contains("outside the folder of the start page") == true)
     }
 
+    /// A data folder reached through a symbolic link (`data` → a bigger disk) gives the same
+    /// page addresses, and so the same links, as a plain folder: the source's root and its
+    /// pages are named the same way.
+    @Test func pagesInALinkedDataFolderResolveLinksAsInAPlainOne() throws {
+        let pipeline = Self.glob.replacingOccurrences(
+            of: #"path: "pages/*.html""#, with: #"path: "../data/pages/*.html""#)
+        let bytes = page(#"<li class="item"><span class="name">A</span><a href="a-1/index.html">a</a></li>"#)
+        var links: [Value?] = []
+        for linked in [false, true] {
+            let dir = try TempDir()
+            try dir.write((linked ? "disk" : "data") + "/pages/p.html", bytes: bytes)
+            if linked {
+                try FileManager.default.createSymbolicLink(
+                    atPath: dir.path + "/data", withDestinationPath: dir.path + "/disk")
+            }
+            let loaded = try Loader.load(path: dir.write("pipelines/pipeline.yml", pipeline))
+            let result = try Runner.run(
+                loaded, options: RunOptions(outputRoot: dir.path + "/out", writeOutputs: false, logger: Harness.silent))
+            links += result.records("items").map { $0["link"] }
+        }
+        #expect(links == Array(repeating: .string("https://shop.example.com/catalogue/a-1/index.html"), count: 2))
+    }
+
     @Test func aGlobWithNextIsADefinitionError() {
         let errors = Harness.definitionErrors(
             Self.glob.replacingOccurrences(of: "    items: li.item", with: "    items: li.item\n    next: a.next"),
