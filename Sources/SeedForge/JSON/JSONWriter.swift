@@ -207,50 +207,86 @@ public struct JSONWriter {
     static func writePlainDecimal(_ double: Double, into bytes: inout [UInt8]) -> Bool {
         let magnitude = double.magnitude
         guard magnitude >= 0.001, magnitude < 1e15 else { return false }
-        let powers = powersOfTen
         // Fraction digits that leave 15 significant ones.
         var scale: Int
         if magnitude < 1 {
             scale = magnitude < 0.01 ? 17 : magnitude < 0.1 ? 16 : 15
         } else {
-            var integerDigits = 1
-            while integerDigits < 15, magnitude >= powers[integerDigits] { integerDigits += 1 }
-            scale = 15 - integerDigits
+            scale = 15 - PowersOfTen.integerDigits(of: magnitude)
         }
-        let scaled = (magnitude * powers[scale]).rounded()
-        guard scaled < 1e15, scaled / powers[scale] == magnitude else { return false }
+        let power = PowersOfTen.exact(scale)
+        let scaled = (magnitude * power).rounded()
+        guard scaled < 1e15, scaled / power == magnitude else { return false }
         var digits = UInt64(scaled)
+        // Trailing zeros off, four at a time and then one at a time (45.12345 is scaled to
+        // 451234500000000).
+        while scale >= 4, digits % 10_000 == 0 {
+            digits /= 10_000
+            scale -= 4
+        }
         while scale > 0, digits % 10 == 0 {
             digits /= 10
             scale -= 1
         }
-        // The digits, most significant first, at least scale + 1 of them (0.125 → 0125).
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &text) { raw in
-            var count = 0
+        // The text right-aligned in 32 bytes, built from the last digit back: the fraction,
+        // the point, the integer part (at least "0"; a fraction always has one digit, "1.0"),
+        // the sign; then appended at once.
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let length = withUnsafeMutableBytes(of: &text) { raw -> Int in
+            var position = 32
             var rest = digits
-            repeat {
-                raw[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0 || count <= scale
-            if double < 0 { bytes.append(UInt8(ascii: "-")) }
-            let point = 24 - scale
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(24 - count)..<point]))
-            bytes.append(UInt8(ascii: "."))
-            if scale == 0 {
-                bytes.append(UInt8(ascii: "0"))
-            } else {
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[point..<24]))
+            func emit(_ count: Int) {
+                // `count` digits of `rest`, two at a time from the pair table.
+                var left = count
+                while left >= 2 {
+                    let pair = Int(rest % 100) &* 2
+                    rest /= 100
+                    position -= 2
+                    raw[position] = digitPairs[pair]
+                    raw[position + 1] = digitPairs[pair + 1]
+                    left -= 2
+                }
+                if left == 1 {
+                    position -= 1
+                    raw[position] = UInt8(ascii: "0") &+ UInt8(rest % 10)
+                    rest /= 10
+                }
             }
+            if scale == 0 {
+                position -= 1
+                raw[position] = UInt8(ascii: "0")
+            } else {
+                emit(scale)
+            }
+            position -= 1
+            raw[position] = UInt8(ascii: ".")
+            if rest == 0 {
+                position -= 1
+                raw[position] = UInt8(ascii: "0")
+            } else {
+                var integerDigits = 0
+                var probe = rest
+                repeat {
+                    integerDigits += 1
+                    probe /= 10
+                } while probe > 0
+                emit(integerDigits)
+            }
+            if double < 0 {
+                position -= 1
+                raw[position] = UInt8(ascii: "-")
+            }
+            return 32 - position
+        }
+        withUnsafeBytes(of: &text) { raw in
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(32 - length)...]))
         }
         return true
     }
 
-    static let powersOfTen: [Double] = (0...22).map { power in
-        var value = 1.0
-        for _ in 0..<power { value *= 10 }
-        return value
+    /// "00" "01" ... "99": two digits a lookup.
+    private static let digitPairs: [UInt8] = (0..<100).flatMap {
+        [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)]
     }
 
     /// Shortest round-trip text of a double (Swift's own algorithm); always valid JSON

@@ -121,20 +121,14 @@ enum CSVCellValue {
         // Exact fast path: a mantissa below 2^53 and a power of ten that is itself exact
         // give the correctly rounded double in one multiplication or division.
         let power = exponent - fractionDigits
-        if significant <= 15, mantissa < 1 << 53, abs(power) <= 22 {
+        if significant <= 15, mantissa < 1 << 53, abs(power) <= PowersOfTen.exactLimit {
             var double = Double(mantissa)
-            double = power < 0 ? double / powersOfTen[-power] : double * powersOfTen[power]
+            double = power < 0 ? double / PowersOfTen.exact(-power) : double * PowersOfTen.exact(power)
             return .double(negative ? -double : double)
         }
         let text = String(decoding: bytes, as: UTF8.self)
         if isInteger, let exact = Int64(text) { return .int(exact) }
         guard let double = Double(text), double.isFinite else { return nil }
         return .double(double)
-    }
-
-    static let powersOfTen: [Double] = (0...22).map { power in
-        var value = 1.0
-        for _ in 0..<power { value *= 10 }
-        return value
     }
 }

@@ -1,0 +1,34 @@
+/// The powers of ten a double holds exactly, 10^0 through 10^22: reading a decimal of at
+/// most 15 significant digits is then one correctly rounded multiplication or division, and
+/// so is checking that a scaled double reads back (`JSONWriter.writePlainDecimal`).
+enum PowersOfTen {
+    static let exactLimit = 22
+
+    /// 10^power, for 0 ≤ power ≤ 22.
+    @inline(__always)
+    static func exact(_ power: Int) -> Double {
+        precondition(power >= 0 && power <= exactLimit, "10^\(power) is not exact in a double")
+        return table[power]
+    }
+
+    /// The number of digits before the point of a double from 1 up to 10^15 (1 for 1 to
+    /// 9.99…, 2 for 10 to 99.9…): estimated from its binary exponent (log10(2) ≈ 1233 / 4096,
+    /// exact enough over this range to be at most one short), then one comparison.
+    @inline(__always)
+    static func integerDigits(of magnitude: Double) -> Int {
+        let estimate = (Int(magnitude.exponent) &* 1233) >> 12
+        return magnitude >= table[estimate + 1] ? estimate + 2 : estimate + 1
+    }
+
+    /// Made once and never freed: a plain pointer, so reading it takes no reference count
+    /// and no copy of the table.
+    nonisolated(unsafe) private static let table: UnsafePointer<Double> = {
+        let powers = UnsafeMutablePointer<Double>.allocate(capacity: exactLimit + 1)
+        var value = 1.0
+        for power in 0...exactLimit {
+            powers[power] = value
+            value *= 10
+        }
+        return UnsafePointer(powers)
+    }()
+}
