@@ -342,7 +342,7 @@ public struct Dedupe: Step {
             groups[key, default: []].append((index, point))
         }
         if let within, unplaced > 0 {
-            let schema = state.schemas[collection]!
+            let schema = state.schemas[loaded: collection]
             state.warn(
                 Finding(
                     rule: .coordinates, severity: .warning,
@@ -414,7 +414,7 @@ public struct Dedupe: Step {
         _ winnerOf: [Int: Int], record: (Int) -> Record, _ state: RunState, distances: [Int: Double] = [:]
     ) -> [Int: Record] {
         var changed: [Int: Record] = [:]
-        let schema = state.schemas[collection]!
+        let schema = state.schemas[loaded: collection]
         for index in winnerOf.keys.sorted() {
             let winnerIndex = winnerOf[index]!
             let loser = record(index)

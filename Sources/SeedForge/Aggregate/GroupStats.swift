@@ -173,7 +173,7 @@ public struct GroupStats: Step {
             for field in by { key.append(record[field], text: .folded) }
             groups[key, default: []].append(index)
         }
-        let schema = state.schemas[collection]!
+        let schema = state.schemas[loaded: collection]
         /// A mean or sum of `field` in the type the schema declared for it: exact digits
         /// rounded half away from zero; null without values, or when a sum of integers
         /// leaves `Int64` or a sum is not finite.

@@ -22,7 +22,7 @@ struct Comparison {
             var changes = Changes(collections: [], entries: [])
             if case .failure(let why) = previous {
                 for collection in collections {
-                    let schema = pipeline.schemas[collection]!
+                    let schema = pipeline.schemas[loaded: collection]
                     let key = pipeline.changeKeys[collection].map { $0.map { schema[$0].name } } ?? []
                     changes.collections.append(
                         CollectionChanges(collection: collection.name, key: key, notCompared: why.reason))

@@ -103,7 +103,7 @@ public struct Snapshot: @unchecked Sendable {
         writer.append(byte: 0x0A)
         try write(writer.bytes)
         for collection in collections(of: pipeline) {
-            let schema = pipeline.schemas[collection]!
+            let schema = pipeline.schemas[loaded: collection]
             let fields = self.fields(of: collection, in: pipeline)
             var header = JSONWriter()
             header.write(

@@ -63,7 +63,7 @@ enum Emitter {
                     return Result {
                         let records = try output.selected(store)
                         try output.format.write(
-                            records, fields: output.fields.map { state.schemas[output.collection]![$0] },
+                            records, fields: output.fields.map { state.schemas[loaded: output.collection][$0] },
                             ids: output.fields, into: writer)
                         return Manifest.Output(
                             file: output.file, collection: output.collection, format: output.formatName,

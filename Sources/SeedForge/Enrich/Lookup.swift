@@ -87,7 +87,7 @@ public struct Lookup: Step {
 
     public func run(_ state: RunState) throws {
         let step = "enrich: lookup"
-        let fromSchema = state.schemas[from]!
+        let fromSchema = state.schemas[loaded: from]
         var index: [Value: Int] = [:]
         let candidates = state.records(from)
         for (position, record) in candidates.enumerated() where !record[fromKey].isNull {
@@ -115,7 +115,7 @@ public struct Lookup: Step {
         // Keys of records set aside earlier: "which was rejected" says more than "no match".
         let rejectedKeys = Set(
             state.rejects.lazy.filter { $0.collection == from }.compactMap { $0.record?[fromKey].joinKey })
-        let spec = state.schemas[collection]![key]
+        let spec = state.schemas[loaded: collection][key]
         try state.transformRecords(collection, step: step, parallel: true) { record in
             let value = record[key]
             let match = value.isNull ? nil : index[value.joinKey]

@@ -124,7 +124,7 @@ public struct Nearest: Step {
             state.warn(
                 Finding(rule: .coordinates, severity: .warning, message: message), record: nil, in: from, step: step)
         }
-        let schema = state.schemas[collection]!
+        let schema = state.schemas[loaded: collection]
         let (latName, lonName) = (schema[latitude].name, schema[longitude].name)
         try state.transformRecords(collection, step: step, parallel: true) { record in
             take.apply(to: &record, from: nil)

@@ -80,9 +80,9 @@ public struct RatingSummary: Step {
         var targets: Set<Value> = []
         try state.forEachRecord(collection) { targets.insert($0[key].joinKey) }
         let rejectedTargets = Set(state.rejects.lazy.filter { $0.collection == collection }.compactMap(\.id))
-        let keyName = state.schemas[collection]![key].name
-        let foreignName = state.schemas[reviews]![foreignKey].name
-        let foreignSpec = state.schemas[reviews]![foreignKey]
+        let keyName = state.schemas[loaded: collection][key].name
+        let foreignName = state.schemas[loaded: reviews][foreignKey].name
+        let foreignSpec = state.schemas[loaded: reviews][foreignKey]
         try state.transformRecords(reviews, step: "enrich: rating-summary") { review in
             let target = review[foreignKey]
             guard targets.contains(target.joinKey), !target.isNull else {

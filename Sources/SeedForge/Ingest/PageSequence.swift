@@ -4,6 +4,10 @@ public struct PageMetadata: Sendable {
     public let number: Int
     public let count: Int?
     public let location: Location
+
+    /// The page file's number in the run's `InputFiles` (its location is in that file):
+    /// what pages are matched to their records and files by, not `file`, which is only shown.
+    public var fileNumber: Int { location.fileNumber }
 }
 
 /// Checks that the pages of a paginated dump form a complete sequence 1...N: no page

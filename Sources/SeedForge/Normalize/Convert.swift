@@ -73,7 +73,7 @@ public struct Convert: RecordStep {
     }
 
     public func change(_ state: RunState) throws -> RecordChange {
-        let spec = state.schemas[collection]![field]
+        let spec = state.schemas[loaded: collection][field]
         return RecordChange(step: "normalize: convert", parallel: true) { record in
             guard case .string(let text) = record[field] else {
                 if into != field { record[into] = .null }

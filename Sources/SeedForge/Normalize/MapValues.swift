@@ -168,7 +168,7 @@ public struct MapValues: RecordStep {
     }
 
     public func change(_ state: RunState) throws -> RecordChange {
-        let spec = state.schemas[collection]![field]
+        let spec = state.schemas[loaded: collection][field]
         return RecordChange(step: "normalize: map-values", parallel: true) { record in
             let value = record[field]
             if let mapped = value.isNull ? nil : mapped(value) {

@@ -84,7 +84,7 @@ public struct StableID: RecordStep {
             default: return []
             }
             let (id, content) = Self.derive(from.map { record[$0] }, prefix: prefix)
-            let name = state.schemas[collection]![field].name
+            let name = state.schemas[loaded: collection][field].name
             if let other = explicit[id] {
                 return [
                     Finding(

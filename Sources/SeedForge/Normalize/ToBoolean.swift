@@ -68,7 +68,7 @@ public struct ToBoolean: RecordStep {
     static func folded(_ text: String) -> String { Trim.trimmed(text).lowercased() }
 
     public func change(_ state: RunState) throws -> RecordChange {
-        let spec = state.schemas[collection]![field]
+        let spec = state.schemas[loaded: collection][field]
         return RecordChange(step: "normalize: to-boolean", parallel: true) { record in
             let value = record[field]
             let text: String

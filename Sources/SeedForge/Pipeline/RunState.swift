@@ -286,18 +286,18 @@ public final class RunState {
     /// Puts the records of a paginated source in page-number order (files are read in
     /// natural name order, which may differ from the pages' own numbers).
     func orderByPage(_ collection: CollectionID, pages: [PageMetadata]) throws {
-        let number = Dictionary(uniqueKeysWithValues: pages.map { ($0.file, $0.number) })
+        let number = Dictionary(uniqueKeysWithValues: pages.map { ($0.fileNumber, $0.number) })
         let store = store(collection)
         if store.isSpilled {
             // Sorted runs on disk by page number; ties keep input order, as below.
             return try SortedRuns.sort(store, space: spill, threads: threads, reading: []) { record, key in
-                key.appendNumber(Double(number[record.origin.source.displayPath] ?? 0))
+                key.appendNumber(Double(number[record.origin.source.fileNumber] ?? 0))
             }
         }
         let records = store.resident
         let order = records.indices.sorted { a, b in
-            let pa = number[records[a].origin.source.displayPath] ?? 0
-            let pb = number[records[b].origin.source.displayPath] ?? 0
+            let pa = number[records[a].origin.source.fileNumber] ?? 0
+            let pb = number[records[b].origin.source.fileNumber] ?? 0
             return pa != pb ? pa < pb : a < b
         }
         if order != Array(records.indices) { setRecords(collection, order.map { records[$0] }) }

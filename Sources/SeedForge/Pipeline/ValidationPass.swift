@@ -15,7 +15,7 @@ struct ValidationPass {
     init(_ steps: [ValidateStep], collection: CollectionID, state: RunState) {
         self.steps = steps
         self.collection = collection
-        schema = state.schemas[collection]!
+        schema = state.schemas[loaded: collection]
         flagged = [Int](repeating: 0, count: steps.count)
         warned = flagged
         seconds = [Double](repeating: 0, count: steps.count)

@@ -64,7 +64,7 @@ public enum TestRunner {
             } else {
                 // An output file: the records as it writes them.
                 let output = pipeline.outputs.first { $0.file == name }!
-                let schema = result.state.schemas[output.collection]!
+                let schema = result.state.schemas[loaded: output.collection]
                 emitted = output.selected(result.state.records(output.collection)).map {
                     output.object($0, schema: schema)
                 }

@@ -90,15 +90,15 @@ public enum ShardRun {
         let order = table.indices.sorted { table[$0].place < table[$1].place }
         var numberInPartial = [Int](repeating: -1, count: table.count)
         for (position, number) in order.enumerated() { numberInPartial[number] = position }
-        var pages: [String: PageMetadata] = [:]
-        for list in state.pagesBySource.values { for page in list { pages[page.file] = page } }
+        var pages: [Int: PageMetadata] = [:]
+        for list in state.pagesBySource.values { for page in list { pages[page.fileNumber] = page } }
         var files: [Partial.File] = []
         for number in order {
             let text = table[number].text
             guard let input = table[number].input else {
                 throw InternalFailure("no manifest entry for \(text.displayPath)")
             }
-            let page = pages[text.displayPath]?.inFiles(numberInPartial)
+            let page = pages[number]?.inFiles(numberInPartial)
             files.append(
                 Partial.File(
                     place: table[number].place, absolutePath: text.absolutePath ?? text.displayPath,

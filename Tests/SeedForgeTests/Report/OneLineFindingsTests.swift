@@ -10,7 +10,7 @@ import Testing
 struct OneLineFindingsTests {
     @Test func everyFormatNamesTheRecordAndThePointer() throws {
         for format in ["text", "github", "junit"] {
-            let result = try CLI.run(["validate", ReportTests.pipeline, "--format", format])
+            let result = try CLI.run(["validate", ValidateCommandTests.pipeline, "--format", format])
             #expect(result.status == 1, "\(result.stderr)")
             let line = try #require(
                 result.stdout.split(separator: "\n").first { $0.contains("rating 9.6 is above the maximum 5") },
@@ -19,12 +19,12 @@ struct OneLineFindingsTests {
             #expect(line.contains(#"id "#) && line.contains("at /"), "\(format): \(line)")
         }
         let json = try #require(
-            jsonObject(Data(CLI.run(["validate", ReportTests.pipeline, "--format", "json"]).stdout.utf8))
+            jsonObject(Data(CLI.run(["validate", ValidateCommandTests.pipeline, "--format", "json"]).stdout.utf8))
                 as? [String: Any])
         let finding = try #require(
             (json["findings"] as? [[String: Any]])?.first { ($0["message"] as? String)?.contains("9.6") == true })
         let (id, pointer) = (try #require(finding["id"] as? String), try #require(finding["pointer"] as? String))
-        let github = try CLI.run(["validate", ReportTests.pipeline, "--format", "github"]).stdout
+        let github = try CLI.run(["validate", ValidateCommandTests.pipeline, "--format", "github"]).stdout
         #expect(
             github.contains("(id \"\(id)\", at \(pointer), field rating)"), "the same id and pointer as the JSON format"
         )

@@ -1,4 +1,3 @@
-import CLibXML2
 import Foundation
 import Testing
 
@@ -7,8 +6,8 @@ import Testing
 /// `seedforge validate` reports, pinned by golden files on a fixture with known defects
 /// (Fixtures/validation). Set SEEDFORGE_UPDATE_GOLDEN=1 to rewrite the golden files after
 /// an intended change, then review the diff.
-@Suite("Report: validation report formats")
-struct ReportTests {
+@Suite("Report: the validate command")
+struct ValidateCommandTests {
     static let pipeline = "Fixtures/validation/validation.yml"
     static let golden = CLI.repoRoot.appendingPathComponent("Tests/SeedForgeTests/Report/Golden")
 
@@ -44,41 +43,6 @@ struct ReportTests {
         #expect(place("json-syntax", "shops-4.json") == "3:27 ")  // truncated file
         let summary = try #require(report["summary"] as? [String: Int])
         #expect(summary == ["errors": 7, "warnings": 1, "files": 4, "listed": 8, "thresholdFailures": 0])
-    }
-
-    @Test func junitIsWellFormedXMLWithTheStructureCISystemsRead() throws {
-        let xml = try validate(["--format", "junit"]).stdout
-        let document = try #require(
-            xml.withCString {
-                xmlReadMemory($0, Int32(strlen($0)), "report.xml", "UTF-8", Int32(XML_PARSE_NONET.rawValue))
-            })
-        defer { xmlFreeDoc(document) }
-        let context = try #require(xmlXPathNewContext(document))
-        defer { xmlXPathFreeContext(context) }
-        func strings(_ expression: String) -> [String] {
-            guard let result = xmlXPathEvalExpression(expression, context) else { return [] }
-            defer { xmlXPathFreeObject(result) }
-            guard let set = result.pointee.nodesetval else { return [] }
-            return (0..<Int(set.pointee.nodeNr)).compactMap { index in
-                guard let node = set.pointee.nodeTab[index], let content = xmlNodeGetContent(node) else { return nil }
-                defer { seedforge_xml_free(content) }
-                return String(cString: content)
-            }
-        }
-        #expect(strings("/testsuites/@tests") == ["7"])
-        #expect(strings("/testsuites/@failures") == ["6"])
-        #expect(strings("/testsuites/@errors") == ["0"])
-        #expect(strings("/testsuites/testsuite/@name") == ["validation-demo"])
-        #expect(
-            strings("/testsuites/testsuite/testcase/@name") == [
-                "required", "range", "url", "unique", "length", "type", "json-syntax",
-            ])
-        #expect(strings("//testcase[@name='range']/failure/@message") == ["2 findings"])
-        #expect(strings("//testcase[@name='length']/failure").isEmpty)
-        #expect(strings("//testcase[@name='length']/system-out").first?.contains("shops-3.json:3:27: warning") == true)
-        #expect(
-            strings("//testcase[@name='json-syntax']/failure").first
-                == "Fixtures/validation/shops-4.json:3:27: error: unterminated string (truncated file?)")
     }
 
     @Test func maxFindingsCapsTheListingNeverTheExitCode() throws {
@@ -129,19 +93,6 @@ struct ReportTests {
         #expect(try validate(["--format", "xml"]).status == 2)
     }
 
-    @Test func colourOnlyOnATerminalAndNeverWithNoColor() {
-        #expect(ReportOptions.colorWanted(isTerminal: true, environment: [:]))
-        #expect(!ReportOptions.colorWanted(isTerminal: true, environment: ["NO_COLOR": "1"]))
-        #expect(ReportOptions.colorWanted(isTerminal: true, environment: ["NO_COLOR": ""]))
-        #expect(!ReportOptions.colorWanted(isTerminal: false, environment: [:]))
-        var report = ValidationReport()
-        report.add(
-            SourceError(location: Location(file: "a.json", line: 1, column: 2, pointer: ""), message: "bad"),
-            pipeline: "p")
-        #expect(TextReport.render(report, options: ReportOptions(color: true)).contains("\u{1B}[31merror"))
-        #expect(!TextReport.render(report, options: ReportOptions(color: false)).contains("\u{1B}"))
-    }
-
     @Test func theReadmeCIGlobWorksWithTestFilesBesideThePipelines() throws {
         let result = try CLI.run([
             "validate", "pipelines/cities.yml", "pipelines/cities.test.yml", "pipelines/honey-shops.yml",
@@ -184,14 +135,5 @@ struct ReportTests {
             records: #"[{"id":1,"rating":9}]"#)
         #expect(
             result.thresholdFailures == ["validate: range warned about 1 items records, more than its max-rejects 0"])
-    }
-
-    @Test func githubEscapesWhatWorkflowCommandsRequire() {
-        #expect(GitHubReport.property("a,b:c%\n") == "a%2Cb%3Ac%25%0A")
-        #expect(GitHubReport.data("50% off\r\nnow") == "50%25 off%0D%0Anow")
-    }
-
-    @Test func junitEscapesMarkupAndForbiddenCharacters() {
-        #expect(JUnitReport.escape("<a & \"b\">\u{7}") == "&lt;a &amp; &quot;b&quot;&gt;\u{FFFD}")
     }
 }
