@@ -72,8 +72,10 @@ public final class FileBytes: @unchecked Sendable {
             released = start
         }
 
-        /// The pass has reached `position`.
+        /// The pass has reached `position` (a reader's position may stand one past the end,
+        /// after a last line without a line break: only the file's bytes are released).
         mutating func reached(_ position: Int) {
+            let position = min(position, file.count)
             guard position - released > FileBytes.releaseStep else { return }
             file.releaseResidentPages(released..<position)
             released = position
@@ -81,6 +83,8 @@ public final class FileBytes: @unchecked Sendable {
 
         /// The pass ended at `position`: the rest of what it read goes too.
         mutating func end(at position: Int) {
+            let position = min(position, file.count)
+            guard position > released else { return }
             file.releaseResidentPages(released..<position)
             released = position
         }

@@ -19,6 +19,19 @@ struct FileBytesTests {
         #expect(file[299_999] == bytes[299_999])
     }
 
+    /// A reader's position stands one past the end after a last line without a line break
+    /// (`Snapshot`'s line scan): a pass told so releases the file's bytes and ends cleanly,
+    /// however the release steps fall.
+    @Test func aPassThatReachesOnePastTheEndEndsCleanly() throws {
+        let file = FileBytes(copying: [UInt8](repeating: 0x20, count: FileBytes.releaseStep + 10))
+        var pass = FileBytes.ReleasingPass(file)
+        pass.reached(file.count + 1)
+        pass.end(at: file.count)
+        var again = FileBytes.ReleasingPass(file, from: 5)
+        again.end(at: 3)
+        #expect(file.count == FileBytes.releaseStep + 10)
+    }
+
     @Test func emptyMissingAndSpecialFiles() throws {
         let dir = try TempDir()
         #expect(try FileBytes.read(path: dir.write("empty.json", bytes: [])).count == 0)
