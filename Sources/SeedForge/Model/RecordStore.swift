@@ -117,7 +117,7 @@ final class RecordStore {
         }
         resident = []
         sampledAt = 0
-        space.returnFreedMemory()
+        space.returnFreedMemory(whenSpilled: true)
     }
 
     // MARK: Records as bytes
@@ -350,9 +350,7 @@ final class SpillSpace {
             bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
             for piece in pieces.dropFirst() { bytes.append(contentsOf: piece) }
         }
-        spilledRecords += records.count
-        spilledBytes += bytes.count
-        spills += 1
+        noteSpilled(records: records.count, bytes: bytes.count)
         return bytes
     }
 
@@ -369,10 +367,18 @@ final class SpillSpace {
     }
 
     /// Gives memory freed by a large phase back to the system (glibc keeps freed heap
-    /// pages otherwise, and they count in the run's resident memory).
-    func returnFreedMemory() {
+    /// pages otherwise, and they count in the run's resident memory). A trim walks the
+    /// whole heap, so after a spill (`whenSpilled`) it is done only once a sixteenth of the
+    /// limit, and at least 1 MiB, was written since the last: under a small limit a spill
+    /// every few records would otherwise trim every few records.
+    func returnFreedMemory(whenSpilled: Bool = false) {
+        if whenSpilled {
+            guard spilledBytes - spilledAtTrim >= max(limit / 16, 1 << 20) else { return }
+        }
+        spilledAtTrim = spilledBytes
         seedforge_return_free_memory()
     }
+    private var spilledAtTrim = 0
 
     /// Removes the folder (the files in it are already unlinked).
     func remove() {
