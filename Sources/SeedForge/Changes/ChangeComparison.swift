@@ -3,9 +3,12 @@ import Foundation
 /// Compares two snapshots collection by collection, matching records by the new
 /// snapshot's key: a record whose key only the new dataset has is added, one only the
 /// previous has is removed, one in both whose values differ is changed (with the fields
-/// that differ). Equal lines are equal records (the snapshot writer is deterministic), so
-/// most records cost a hash lookup and a byte comparison; fields are looked at only where
-/// lines differ. A field one dataset does not have counts as null there.
+/// that differ). Equal lines are equal records (the snapshot writer is deterministic), and
+/// the two snapshots are mostly in the same order, so most records cost one byte
+/// comparison with the previous record after the last one matched; the others are read up
+/// to their key and looked up among the previous keys (`SnapshotKeys`, the only keys
+/// hashed). Fields are looked at only where lines differ. A field one dataset does not
+/// have counts as null there.
 ///
 /// What cannot be compared without guessing is said, not counted: a first run, a
 /// collection without a key, a previous dataset without the key's fields, a key that is
@@ -49,6 +52,29 @@ public enum ChangeComparison {
 
     struct NotCompared: Error {
         let reason: String
+
+        init(reason: String) { self.reason = reason }
+
+        /// Record `number` of a side's snapshot cannot be read.
+        static func unreadable(_ number: Int, of collection: String, side: String) -> NotCompared {
+            NotCompared(
+                reason: "record \(number + 1) of \(collection) in the \(side) dataset's \(Snapshot.file) cannot be read"
+            )
+        }
+
+        /// Records `first` and `second` of a side's snapshot share a key (shown as the first's
+        /// values at the key's positions).
+        static func notUnique(
+            _ first: Int, _ second: Int, of collection: Snapshot.Collection, in snapshot: Snapshot, side: String,
+            key positions: [Int], named keyNames: String
+        ) -> NotCompared {
+            let ranges = (try? snapshot.values(of: collection.lines[first])) ?? []
+            let shared = positions.map { $0 < ranges.count ? text(ranges[$0], in: snapshot.bytes) : "?" }
+            return NotCompared(
+                reason:
+                    "its key (\(keyNames)) is not unique in the \(side) dataset: records \(first + 1) and \(second + 1) share \(shared.joined(separator: ", "))"
+            )
+        }
     }
 
     static func text(_ range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> String {
@@ -60,10 +86,7 @@ public enum ChangeComparison {
         _ line: Range<Int>, number: Int, of collection: Snapshot.Collection, in snapshot: Snapshot, side: String
     ) throws -> [Range<Int>] {
         guard let ranges = try? snapshot.values(of: line), ranges.count == collection.fields.count else {
-            throw NotCompared(
-                reason:
-                    "record \(number + 1) of \(collection.name) in the \(side) dataset's \(Snapshot.file) cannot be read"
-            )
+            throw NotCompared.unreadable(number, of: collection.name, side: side)
         }
         return ranges
     }
@@ -137,17 +160,10 @@ public enum ChangeComparison {
         do {
             oldKeys = try SnapshotKeys(old, of: previous, positions: oldKey)
         } catch let twice as SnapshotKeys.Duplicate {
-            let ranges = (try? previous.values(of: old.lines[twice.first])) ?? []
-            let shared = oldKey.map { $0 < ranges.count ? text(ranges[$0], in: oldBytes) : "?" }
-            throw NotCompared(
-                reason:
-                    "its key (\(keyNames)) is not unique in the previous dataset: records \(twice.first + 1) and \(twice.second + 1) share \(shared.joined(separator: ", "))"
-            )
+            throw NotCompared.notUnique(
+                twice.first, twice.second, of: old, in: previous, side: "previous", key: oldKey, named: keyNames)
         } catch let unreadable as SnapshotKeys.Unreadable {
-            throw NotCompared(
-                reason:
-                    "record \(unreadable.record + 1) of \(old.name) in the previous dataset's \(Snapshot.file) cannot be read"
-            )
+            throw NotCompared.unreadable(unreadable.record, of: old.name, side: "previous")
         }
 
         var counts = CollectionChanges(collection: name, key: key)
@@ -252,10 +268,7 @@ public enum ChangeComparison {
                 continue
             }
             guard (try? current.values(of: line, upTo: found.count - 1, into: &found)) == true else {
-                throw NotCompared(
-                    reason:
-                        "record \(number + 1) of \(collection.name) in the new dataset's \(Snapshot.file) cannot be read"
-                )
+                throw NotCompared.unreadable(number, of: collection.name, side: "new")
             }
             guard let oldNumber = oldKeys.find(key: found, at: positions, in: newBytes) else {
                 if let first = added.insert(number, key: found, at: positions), duplicate == nil {
@@ -279,12 +292,9 @@ public enum ChangeComparison {
             }
         }
         if let duplicate {
-            let ranges = (try? current.values(of: collection.lines[duplicate.first])) ?? []
-            let shared = positions.map { $0 < ranges.count ? text(ranges[$0], in: newBytes) : "?" }
-            throw NotCompared(
-                reason:
-                    "its key (\(keyNames)) is not unique in the new dataset: records \(duplicate.first + 1) and \(duplicate.second + 1) share \(shared.joined(separator: ", "))"
-            )
+            throw NotCompared.notUnique(
+                duplicate.first, duplicate.second, of: collection, in: current, side: "new", key: positions,
+                named: keyNames)
         }
         return (matches, differing)
     }

@@ -81,8 +81,10 @@ public struct Location: Sendable, Hashable {
     public var column: Int
     public var pointer: String
     /// The file's number in its run (`InputFiles`), -1 for a file the run did not keep (one
-    /// that could not be read): side outputs name the file by the path the run's table
-    /// gives, not by the path shown here.
+    /// that could not be read), and for a finding of an HTML page read on another thread
+    /// until the run keeps the page (`ExtractedPage.placeFindings(inFile:)` fills it in):
+    /// side outputs name the file by the path the run's table gives, not by the path shown
+    /// here.
     public var fileNumber: Int
 
     public init(file: String, line: Int, column: Int, pointer: String, fileNumber: Int = -1) {

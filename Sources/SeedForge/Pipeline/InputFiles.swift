@@ -16,16 +16,12 @@ struct InputFiles {
     private(set) var entries: [Entry] = []
     /// The texts by number (what spill files and `Origin` point into).
     private(set) var texts: [SourceText] = []
-    private var numbers: [ObjectIdentifier: Int] = [:]
-
-    var count: Int { entries.count }
 
     /// Numbers a file read as the `place.rank`th file of source `place.source`; its
     /// locations name this number from now on.
     @discardableResult
     mutating func add(_ text: SourceText, place: SourceFile) -> Int {
         let number = entries.count
-        numbers[ObjectIdentifier(text)] = number
         text.fileNumber = number
         entries.append(Entry(text: text, place: place))
         texts.append(text)
@@ -33,7 +29,10 @@ struct InputFiles {
     }
 
     /// The number of a file in the table.
-    func number(of text: SourceText) -> Int? { numbers[ObjectIdentifier(text)] }
+    func number(of text: SourceText) -> Int? {
+        let number = text.fileNumber
+        return number >= 0 && number < texts.count && texts[number] === text ? number : nil
+    }
 
     /// Books a file whose records are all read (see `Ingestion.book`).
     mutating func book(_ text: SourceText, _ input: Manifest.Input) {
