@@ -80,13 +80,34 @@ enum Emitter {
                 case outputs([Result<Manifest.Output, Error>])
                 case compared(Result<Comparison, Error>, seconds: Double)
             }
-            let work = state.threads.run(2) { task -> Work in
-                if task == 0 { return .outputs(writeOutputs()) }
-                let clock = ContinuousClock.now
-                let result = Result {
-                    try Comparison.make(pipeline, state: state, previous: target.path, staging: folder)
+            // A spilled collection's batches are decoded once for all that read them here:
+            // its outputs and the snapshot.
+            let snapshotted = Set(Snapshot.collections(of: pipeline))
+            func sharing(_ collections: ArraySlice<CollectionID>, _ body: () -> [Work]) -> [Work] {
+                guard let collection = collections.first else { return body() }
+                let readers =
+                    pipeline.outputs.filter { $0.collection == collection }.count
+                    + (snapshotted.contains(collection) ? 1 : 0)
+                return state.store(collection).sharingDecodedBatches(readers: readers) {
+                    sharing(collections.dropFirst(), body)
                 }
-                return .compared(result, seconds: Runner.seconds(since: clock))
+            }
+            let work = sharing(pipeline.collections[...]) {
+                state.threads.run(2) { task -> Work in
+                    if task == 0 { return .outputs(writeOutputs()) }
+                    let clock = ContinuousClock.now
+                    let result = Result {
+                        try Comparison.make(pipeline, state: state, previous: target.path, staging: folder)
+                    }
+                    return .compared(result, seconds: Runner.seconds(since: clock))
+                }
+            }
+            for collection in pipeline.collections {
+                if let shared = state.store(collection).sharedDecodes {
+                    logger.debug(
+                        "\(collection.name): \(shared.batches) spilled batches decoded \(shared.decodes) times for the outputs and the snapshot"
+                    )
+                }
             }
             guard case .outputs(let written) = work[0], case .compared(let compared, let compareSeconds) = work[1]
             else { throw InternalFailure("outputs and comparison came back out of order") }

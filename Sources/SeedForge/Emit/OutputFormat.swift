@@ -239,13 +239,17 @@ public struct OutputDefinition: Sendable {
 
     /// The records this output writes from a collection's store: its `where` and fixed
     /// decimals applied batch by batch when the collection is spilled (a first pass
-    /// counts the records a `where` keeps).
+    /// counts the records a `where` keeps). The pass that writes them reads the store's
+    /// `forEachBatch` once (the output phase shares its decoded batches).
     func selected(_ store: RecordStore) throws -> OutputRecords {
         guard store.isSpilled else { return OutputRecords(selected(store.resident)) }
         var count = store.count
         if !filter.conditions.isEmpty {
             count = 0
-            try store.forEachBatch { batch in count += filter.apply(Array(batch)).count }
+            // Only the fields the conditions look at are decoded for the count.
+            var reading = [Bool](repeating: false, count: store.width)
+            for condition in filter.conditions { reading[condition.field.index] = true }
+            try store.forEachBatch(reading: reading) { batch in count += filter.apply(Array(batch)).count }
         }
         return OutputRecords(count: count) { body in
             try store.forEachBatch { batch in try body(selected(Array(batch))[...]) }

@@ -231,13 +231,16 @@ struct RecordCodec {
 
     /// Every record of `bytes` (as `encode` wrote them one after another); a large batch
     /// is split at its record boundaries and decoded on every core, in order.
-    func decodeAll(_ bytes: [UInt8], count: Int, width: Int, threads: Threads? = nil) -> [Record] {
+    /// With `reading`, only the fields it marks are made (see `decode`).
+    func decodeAll(
+        _ bytes: [UInt8], count: Int, width: Int, threads: Threads? = nil, reading: [Bool]? = nil
+    ) -> [Record] {
         bytes.withUnsafeBufferPointer { buffer -> [Record] in
             guard let threads, threads.count > 1, count >= 8_192 else {
                 var records: [Record] = []
                 records.reserveCapacity(count)
                 var reader = Reader(buffer)
-                while !reader.atEnd { records.append(decode(&reader, width: width)) }
+                while !reader.atEnd { records.append(decode(&reader, width: width, reading: reading)) }
                 return records
             }
             let starts = Self.starts(buffer, count: count)
@@ -245,7 +248,7 @@ struct RecordCodec {
                 var records: [Record] = []
                 records.reserveCapacity(range.count)
                 var reader = Reader(buffer, at: starts[range.lowerBound])
-                for _ in range { records.append(decode(&reader, width: width)) }
+                for _ in range { records.append(decode(&reader, width: width, reading: reading)) }
                 return records
             }
             if pieces.count == 1 { return pieces[0] }

@@ -73,8 +73,27 @@ final class RecordStore {
 
     /// Calls `body` with consecutive runs of the records, in order, at most
     /// `SpillSpace.batchRecords` at a time: one batch of spilled records in memory at a time.
+    /// While `shared` is set, the spilled batches are decoded once for the readers it
+    /// counts (see `sharingDecodedBatches`).
     func forEachBatch(_ body: (ArraySlice<Record>) throws -> Void) throws {
-        for batch in spilled { try body(space.decode(batch, width: width)[...]) }
+        if let shared {
+            let batches = spilled
+            try shared.read(batches.count, decode: { space.decode(batches[$0], width: width) }) { try body($0[...]) }
+        } else {
+            for batch in spilled { try body(space.decode(batch, width: width)[...]) }
+        }
+        try forEachResidentBatch(body)
+    }
+
+    /// Like `forEachBatch`, with only the fields `reading` marks made in spilled records
+    /// (the others null), each decoded for this reader alone: for a pass that looks at a
+    /// few fields (the records an output's `where` keeps).
+    func forEachBatch(reading: [Bool], _ body: (ArraySlice<Record>) throws -> Void) throws {
+        for batch in spilled { try body(space.decode(batch, width: width, reading: reading)[...]) }
+        try forEachResidentBatch(body)
+    }
+
+    private func forEachResidentBatch(_ body: (ArraySlice<Record>) throws -> Void) throws {
         var start = 0
         while start < resident.count {
             let end = min(start + space.batchRecords, resident.count)
@@ -119,6 +138,27 @@ final class RecordStore {
         sampledAt = 0
         space.returnFreedMemory(whenSpilled: true)
     }
+
+    /// Decodes each spilled batch once for `readers` readers going through the records
+    /// side by side (the outputs of the collection and the snapshot) while `body` runs;
+    /// each of them must call `forEachBatch` once. At most two decoded batches are kept
+    /// beyond those the readers hold.
+    func sharingDecodedBatches<T>(readers: Int, _ body: () throws -> T) rethrows -> T {
+        guard isSpilled, readers > 1 else { return try body() }
+        let shared = SharedBatches<Record>(readers: readers)
+        self.shared = shared
+        defer {
+            self.shared = nil
+            sharedDecodes = (batches: spilled.count, decodes: shared.decodes)
+        }
+        return try body()
+    }
+
+    /// Set while `sharingDecodedBatches` runs.
+    private var shared: SharedBatches<Record>?
+    /// After `sharingDecodedBatches`: the spilled batches and how many times they were
+    /// decoded in all, for the log.
+    private(set) var sharedDecodes: (batches: Int, decodes: Int)?
 
     // MARK: Records as bytes
 
@@ -354,9 +394,9 @@ final class SpillSpace {
         return bytes
     }
 
-    func decode(_ batch: RecordStore.Batch, width: Int) -> [Record] {
+    func decode(_ batch: RecordStore.Batch, width: Int, reading: [Bool]? = nil) -> [Record] {
         let bytes = batch.file.read(at: batch.offset, count: batch.length)
-        return codec().decodeAll(bytes, count: batch.count, width: width, threads: threads)
+        return codec().decodeAll(bytes, count: batch.count, width: width, threads: threads, reading: reading)
     }
 
     /// Counts records written to disk as bytes already encoded (see `encode`).
