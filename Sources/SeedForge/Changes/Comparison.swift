@@ -12,9 +12,9 @@ struct Comparison {
     static func make(
         _ pipeline: Pipeline, state: RunState, previous target: String, staging folder: OutputDirectory
     ) throws -> Comparison {
-        let file = try folder.create(Snapshot.file)
-        try Snapshot.render(pipeline, state: state) { try file.write($0) }
-        let written = try file.finish()
+        let written = try folder.stream(Snapshot.file) { file in
+            try Snapshot.render(pipeline, state: state) { try file.write($0) }
+        }
         let collections = Snapshot.collections(of: pipeline)
         let records = collections.reduce(0) { $0 + state.count($1) }
         let previous = Snapshot.read(folder: target)
@@ -32,7 +32,7 @@ struct Comparison {
         }
         let current: Snapshot
         do {
-            current = try Snapshot(storage: FileBytes.read(path: file.path))
+            current = try Snapshot(storage: FileBytes.read(path: folder.stagedPath(Snapshot.file)))
         } catch {
             throw InternalFailure("the snapshot just written cannot be read back: \(error)")
         }

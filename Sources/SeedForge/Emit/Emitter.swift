@@ -37,9 +37,7 @@ enum Emitter {
             }
             /// A side output, handed to the staged file a piece at a time as it is rendered.
             func stream(_ file: String, records: Int, _ render: (([UInt8]) throws -> Void) throws -> Void) throws {
-                let staged = try folder.create(file)
-                try render { try staged.write($0) }
-                let written = try staged.finish()
+                let written = try folder.stream(file) { staged in try render { try staged.write($0) } }
                 outputs.append(
                     Manifest.Output(
                         file: file, collection: nil, format: "ndjson", records: records, sha256: written.sha256,

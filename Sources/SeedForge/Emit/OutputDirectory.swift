@@ -38,7 +38,7 @@ public struct OutputDirectory {
     /// Writes one file into the staging folder (flushed to disk, with every other file,
     /// by `commit`).
     public func write(_ bytes: [UInt8], to name: String) throws {
-        let path = staging.path + "/" + name
+        let path = stagedPath(name)
         let fd = try Self.create(path, name: name)
         defer { close(fd) }
         try bytes.withUnsafeBufferPointer { try Self.writeAll($0, to: fd, path: path) }
@@ -52,7 +52,7 @@ public struct OutputDirectory {
     /// into a linked file, so the previous dataset stays exactly as it was until the swap.
     public func writeReusingPrevious(_ bytes: [UInt8], to name: String) throws {
         let previous = target.path + "/" + name
-        let path = staging.path + "/" + name
+        let path = stagedPath(name)
         // On a file system without hard links, the file is written.
         if Self.holds(previous, exactly: bytes), Self.inSubfolder(path, name: name, { Glibc.link(previous, path) == 0 })
         {
@@ -81,10 +81,16 @@ public struct OutputDirectory {
         return filled == bytes.count && contents.prefix(filled).elementsEqual(bytes)
     }
 
-    /// Opens a new file of the staging folder for writing in pieces.
-    public func create(_ name: String) throws -> StagedFile {
-        let path = staging.path + "/" + name
-        return StagedFile(fd: try Self.create(path, name: name), path: path)
+    /// Where the file `name` of the new dataset is written (to be read back).
+    func stagedPath(_ name: String) -> String { staging.path + "/" + name }
+
+    /// Writes a new file of the staging folder in pieces through `body` (an output
+    /// streamed as it is rendered): its size and SHA-256, taken as it was written.
+    public func stream(_ name: String, _ body: (StagedFile) throws -> Void) throws -> (bytes: Int, sha256: String) {
+        let path = stagedPath(name)
+        let staged = StagedFile(fd: try Self.create(path, name: name), path: path)
+        try body(staged)
+        return try staged.finish()
     }
 
     static func create(_ path: String, name: String) throws -> Int32 {

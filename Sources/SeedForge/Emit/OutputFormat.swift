@@ -134,9 +134,7 @@ public final class OutputWriter {
     /// Writes `file` (or `file/subpath`) in pieces through `body`, hashing as it goes.
     public func stream(to subpath: String? = nil, _ body: (StagedFile) throws -> Void) throws {
         let name = name(subpath)
-        let staged = try folder.create(name)
-        try body(staged)
-        let (bytes, sha256) = try staged.finish()
+        let (bytes, sha256) = try folder.stream(name, body)
         written.append((name, bytes, sha256))
     }
 
