@@ -28,6 +28,12 @@ struct KeyTable {
                 key.removeAll()
                 let has = encode(index, &key)
                 table.append(has ? key.bytes : [], present: has)
+                if index - range.lowerBound == 63 {
+                    // Room for the rest at the average size so far, plus an eighth: one
+                    // allocation instead of a series of doublings, each copying the keys.
+                    let average = table.bytes.count / 64 + 1
+                    table.bytes.reserveCapacity(table.bytes.count + (range.count - 64) * average * 9 / 8)
+                }
             }
             return table
         }
@@ -43,7 +49,7 @@ struct KeyTable {
     mutating func append(contentsOf piece: KeyTable) {
         let base = bytes.count
         bytes += piece.bytes
-        starts += piece.starts.dropFirst().map { $0 + base }
+        starts.append(contentsOf: piece.starts.dropFirst().lazy.map { $0 + base })
         prefixes += piece.prefixes
         present += piece.present
     }
