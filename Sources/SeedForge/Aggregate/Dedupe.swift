@@ -203,16 +203,23 @@ public struct Dedupe: Step {
         if within != nil || across != nil { return try runGrouped(state) }
         let store = state.store(collection)
         if store.isSpilled { return try runSpilled(store, state) }
-        let records = store.resident
+        // Taken out of the store, so that the losers are removed by moving the others,
+        // not copying them (see `Reorder`).
+        var records = store.take()
+        let winnerOf = winners(in: records, threads: state.threads)
+        remove(winnerOf, from: &records, state)
+    }
+
+    /// The winner of each duplicate of the records (loser position → winner position).
+    func winners(in records: [Record], threads: Threads) -> [Int: Int] {
         // Keep-by keys are made only for records whose key collides: most records have none.
         let preference: (Int) -> ByteKey? = { preferenceKey(records[$0]) }
         // All keys in one table; each record learns the first record sharing its key,
         // which stands for the group. Records are then taken in input order, as before.
-        let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in
+        let table = KeyTable.build(count: records.count, threads: threads) { index, key in
             appendKey(of: records[index], to: &key)
         }
-        let winnerOf = winners(table.firstWithEqualKey(threads: state.threads), preference)
-        remove(winnerOf, from: records, state)
+        return winners(table.firstWithEqualKey(threads: threads), preference)
     }
 
     /// A collection spilled to disk: its keys (with the keep-by keys) are written as
@@ -395,17 +402,21 @@ public struct Dedupe: Step {
                 }
             }
         }
-        remove(winnerOf, from: records, state, distances: distances)
+        var kept = records
+        remove(winnerOf, from: &kept, state, distances: distances)
     }
 
     /// Moves each loser (record index → its winner's index) to the duplicates log, in input
     /// order, and keeps the rest.
-    func remove(_ winnerOf: [Int: Int], from records: [Record], _ state: RunState, distances: [Int: Double] = [:]) {
+    func remove(
+        _ winnerOf: [Int: Int], from records: inout [Record], _ state: RunState, distances: [Int: Double] = [:]
+    ) {
         let filled = settle(winnerOf, record: { records[$0] }, state, distances: distances)
-        var kept: [Record] = []
-        kept.reserveCapacity(records.count - winnerOf.count)
-        for index in records.indices where winnerOf[index] == nil { kept.append(filled[index] ?? records[index]) }
-        state.setRecords(collection, kept)
+        for (index, record) in filled { records[index] = record }
+        var lost = [Bool](repeating: false, count: records.count)
+        for index in winnerOf.keys { lost[index] = true }
+        Reorder.remove(&records) { lost[$0] }
+        state.setRecords(collection, records)
     }
 
     /// Logs each loser with its winner, in input order, the winner taking the `fill` fields

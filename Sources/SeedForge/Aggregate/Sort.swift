@@ -101,14 +101,24 @@ public struct Sort: Step {
                 appendKey(of: $0, to: &$1)
             }
         }
-        let records = store.resident
-        let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in
+        // Taken out of the store, so that the records are moved into their order, not
+        // copied (see `Reorder`).
+        var records = store.take()
+        // Ties keep input order, so the result never depends on the sort algorithm.
+        let order = sortedPositions(records, threads: state.threads)
+        if let first = records.first {
+            Reorder.permute(&records, by: order, filler: Record(values: [], origin: first.origin))
+        }
+        state.setRecords(collection, records)
+    }
+
+    /// The positions of the records in sorted order.
+    func sortedPositions(_ records: [Record], threads: Threads) -> [Int] {
+        let table = KeyTable.build(count: records.count, threads: threads) { index, key in
             appendKey(of: records[index], to: &key)
             return true
         }
-        // Ties keep input order, so the result never depends on the sort algorithm.
-        let order = table.sortedPositions(threads: state.threads)
-        state.setRecords(collection, order.map { records[$0] })
+        return table.sortedPositions(threads: threads)
     }
 }
 

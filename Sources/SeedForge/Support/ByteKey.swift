@@ -72,17 +72,13 @@ public struct ByteKey: Hashable, Comparable, Sendable {
 
     /// Appends a number component (used for timestamps too).
     public mutating func appendNumber(_ double: Double, exact: Int64 = 0) {
-        bytes.append(0x10)
         let normalized = double == 0 ? 0.0 : double
         let bits = normalized.bitPattern
         let ordered = normalized.sign == .minus ? ~bits : bits | (1 << 63)
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift)))
-        }
         let biased = UInt64(bitPattern: exact) ^ (1 << 63)
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: biased >> UInt64(shift)))
-        }
+        bytes.append(0x10)
+        // Both numbers big-endian, in one append.
+        withUnsafeBytes(of: (ordered.bigEndian, biased.bigEndian)) { bytes.append(contentsOf: $0) }
     }
 
     /// Text of ASCII letters, digits and punctuation (no NUL): its folded key is its
@@ -92,7 +88,12 @@ public struct ByteKey: Hashable, Comparable, Sendable {
         let done: Bool? = text.utf8.withContiguousStorageIfAvailable { utf8 in
             for byte in utf8 where byte == 0 || byte >= 0x80 { return false }
             if folded {
-                for byte in utf8 { bytes.append((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) }
+                // Copied whole, then lowered in place: no append per byte.
+                let start = bytes.count
+                bytes.append(contentsOf: utf8)
+                bytes.withUnsafeMutableBufferPointer { key in
+                    for index in start..<key.count where key[index] &- 0x41 < 26 { key[index] |= 0x20 }
+                }
                 bytes.append(0)
                 bytes.append(0)
             }

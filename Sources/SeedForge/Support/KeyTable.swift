@@ -28,6 +28,12 @@ struct KeyTable {
                 key.removeAll()
                 let has = encode(index, &key)
                 table.append(has ? key.bytes : [], present: has)
+                if index - range.lowerBound == 63 {
+                    // Room for the rest at the average size so far, plus an eighth: one
+                    // allocation instead of a series of doublings, each copying the keys.
+                    let average = table.bytes.count / 64 + 1
+                    table.bytes.reserveCapacity(table.bytes.count + (range.count - 64) * average * 9 / 8)
+                }
             }
             return table
         }
@@ -43,7 +49,7 @@ struct KeyTable {
     mutating func append(contentsOf piece: KeyTable) {
         let base = bytes.count
         bytes += piece.bytes
-        starts += piece.starts.dropFirst().map { $0 + base }
+        starts.append(contentsOf: piece.starts.dropFirst().lazy.map { $0 + base })
         prefixes += piece.prefixes
         present += piece.present
     }
@@ -100,47 +106,180 @@ struct KeyTable {
     }
 
     /// The record positions in key order, ties in position order (so any sort algorithm,
-    /// and any thread count, gives the same order): sorted runs on up to `threads`
-    /// threads, then merged pairwise.
+    /// and any thread count, gives the same order). The 8-byte prefixes with their
+    /// positions are radix-sorted (least significant byte first, so equal prefixes stay in
+    /// position order; a byte every prefix shares is skipped); only runs of equal prefixes
+    /// look further, 8 bytes at a time (`orderTied`), on up to `threads` threads.
     func sortedPositions(threads: Threads) -> [Int] {
+        var slots = Self.radixSorted(prefixes)
         bytes.withUnsafeBufferPointer { buffer in
-            func less(_ a: Int, _ b: Int) -> Bool {
-                let order = compare(a, b, buffer)
-                return order != 0 ? order < 0 : a < b
-            }
-            var runs: [[Int]] = Parallel.chunks(count, threads: threads, minimumChunk: 16_384) { range in
-                var run = Array(range)
-                run.sort(by: less)
-                return run
-            }
-            while runs.count > 1 {
-                let pairs = runs.count / 2
-                var merged: [[Int]] = threads.run(pairs) { pair in Self.merge(runs[2 * pair], runs[2 * pair + 1], less)
+            starts.withUnsafeBufferPointer { starts in
+                slots.withUnsafeMutableBufferPointer { slots in
+                    let ties = Self.tiedRuns(slots)
+                    guard !ties.isEmpty else { return }
+                    // Contiguous shares of the tied runs, about equal in entries.
+                    let total = ties.reduce(0) { $0 + $1.count }
+                    let shares = max(1, min(threads.count, total / 8_192))
+                    var bounds = [0]
+                    var seen = 0
+                    for (index, run) in ties.enumerated() {
+                        seen += run.count
+                        if bounds.count < shares, seen * shares >= total * bounds.count { bounds.append(index + 1) }
+                    }
+                    if bounds.last != ties.count { bounds.append(ties.count) }
+                    _ = threads.run(bounds.count - 1) { share in
+                        for run in ties[bounds[share]..<bounds[share + 1]] {
+                            Self.orderTied(
+                                UnsafeMutableBufferPointer(rebasing: slots[run]), depth: 8, buffer, starts)
+                        }
+                    }
                 }
-                if runs.count % 2 == 1 { merged.append(runs[runs.count - 1]) }
-                runs = merged
             }
-            return runs.first ?? []
+        }
+        return slots.map(\.position)
+    }
+
+    /// Orders slots, in position order, whose keys agree in their first `depth` bytes
+    /// (zero-padded): by the next 8 bytes (zero-padded), then position; where those agree
+    /// too, by the 8 after them, and so on; keys agreeing to their ends differ only in
+    /// trailing zero bytes, so the shorter comes first, then position. This is the byte
+    /// order of the keys, shorter first on a tie, as `compare` gives it.
+    static func orderTied(
+        _ slots: UnsafeMutableBufferPointer<Slot>, depth: Int, _ bytes: UnsafeBufferPointer<UInt8>,
+        _ starts: UnsafeBufferPointer<Int>
+    ) {
+        var slots = slots
+        if depth >= 64 {
+            // Keys this alike (long equal texts): whole-key comparisons, not deeper recursion.
+            slots.sort { a, b in
+                let order = compareKeys(a.position, b.position, bytes, starts)
+                return order != 0 ? order < 0 : a.position < b.position
+            }
+            return
+        }
+        var longer = false
+        for index in slots.indices {
+            let (start, end) = (starts[slots[index].position], starts[slots[index].position + 1])
+            slots[index].prefix = word(bytes, from: start + depth, to: end)
+            if end - start > depth + 8 { longer = true }
+        }
+        guard longer || slots.contains(where: { $0.prefix != slots[0].prefix }) else {
+            // Keys that agree in every byte they have: shorter first, then position.
+            slots.sort { a, b in
+                let (lengthA, lengthB) = (
+                    starts[a.position + 1] - starts[a.position], starts[b.position + 1] - starts[b.position]
+                )
+                return lengthA != lengthB ? lengthA < lengthB : a.position < b.position
+            }
+            return
+        }
+        slots.sort { a, b in a.prefix != b.prefix ? a.prefix < b.prefix : a.position < b.position }
+        var start = 0
+        for index in 1...slots.count {
+            if index < slots.count, slots[index].prefix == slots[start].prefix { continue }
+            if index - start > 1 {
+                let tied = UnsafeMutableBufferPointer(rebasing: slots[start..<index])
+                orderTied(tied, depth: depth + 8, bytes, starts)
+            }
+            start = index
         }
     }
 
-    static func merge(_ left: [Int], _ right: [Int], _ less: (Int, Int) -> Bool) -> [Int] {
-        var result: [Int] = []
-        result.reserveCapacity(left.count + right.count)
-        var i = 0
-        var j = 0
-        while i < left.count, j < right.count {
-            if less(right[j], left[i]) {
-                result.append(right[j])
-                j += 1
-            } else {
-                result.append(left[i])
-                i += 1
+    /// Byte order of keys `a` and `b` (negative, zero, positive), shorter first on a tie.
+    static func compareKeys(
+        _ a: Int, _ b: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Int>
+    )
+        -> Int
+    {
+        let (startA, lengthA) = (starts[a], starts[a + 1] - starts[a])
+        let (startB, lengthB) = (starts[b], starts[b + 1] - starts[b])
+        let common = min(lengthA, lengthB)
+        if common > 0 {
+            let order = memcmp(bytes.baseAddress! + startA, bytes.baseAddress! + startB, common)
+            if order != 0 { return Int(order) }
+        }
+        return lengthA - lengthB
+    }
+
+    /// Bytes `from..<from + 8` of the buffer as a big-endian number, zero past `end`.
+    @inline(__always)
+    static func word(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> UInt64 {
+        if end - from >= 8 {
+            return UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress! + from).loadUnaligned(as: UInt64.self))
+        }
+        var word: UInt64 = 0
+        for position in from..<(from + 8) {
+            word <<= 8
+            if position < end { word |= UInt64(bytes[position]) }
+        }
+        return word
+    }
+
+    /// A key's prefix and its record's position: what the radix sort moves.
+    struct Slot {
+        var prefix: UInt64
+        var position: Int
+    }
+
+    /// The prefixes with their positions, ordered by prefix, equal prefixes in position
+    /// order: one counting pass for all eight bytes, then one stable pass per byte that
+    /// not every prefix shares.
+    static func radixSorted(_ prefixes: [UInt64]) -> [Slot] {
+        let count = prefixes.count
+        var from = [Slot](unsafeUninitializedCapacity: count) { slots, initialized in
+            for (position, prefix) in prefixes.enumerated() {
+                slots[position] = Slot(prefix: prefix, position: position)
+            }
+            initialized = count
+        }
+        guard count > 1 else { return from }
+        var counts = [Int](repeating: 0, count: 8 * 256)
+        counts.withUnsafeMutableBufferPointer { counts in
+            for prefix in prefixes {
+                var rest = prefix
+                for byte in 0..<8 {
+                    counts[byte << 8 | Int(rest & 0xFF)] += 1
+                    rest >>= 8
+                }
             }
         }
-        result += left[i...]
-        result += right[j...]
-        return result
+        var to = from
+        for byte in 0..<8 {
+            let shift = UInt64(8 * byte)
+            let base = byte << 8
+            if counts[base | Int((prefixes[0] >> shift) & 0xFF)] == count { continue }
+            var next = [Int](repeating: 0, count: 256)
+            var sum = 0
+            for digit in 0..<256 {
+                next[digit] = sum
+                sum += counts[base | digit]
+            }
+            from.withUnsafeBufferPointer { source in
+                to.withUnsafeMutableBufferPointer { target in
+                    next.withUnsafeMutableBufferPointer { next in
+                        for slot in source {
+                            let digit = Int((slot.prefix >> shift) & 0xFF)
+                            target[next[digit]] = slot
+                            next[digit] += 1
+                        }
+                    }
+                }
+            }
+            swap(&from, &to)
+        }
+        return from
+    }
+
+    /// The ranges of two or more neighbouring slots with the same prefix.
+    static func tiedRuns(_ slots: UnsafeMutableBufferPointer<Slot>) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        guard slots.count > 1 else { return runs }
+        var start = 0
+        for index in 1...slots.count where index == slots.count || slots[index].prefix != slots[start].prefix {
+            if index - start > 1 { runs.append(start..<index) }
+            start = index
+        }
+        return runs
     }
 
     /// For each record with a key, the position of the first record with an equal key

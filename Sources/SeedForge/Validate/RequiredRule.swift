@@ -26,19 +26,28 @@ public struct RequiredRule: Rule {
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
         for field in fields {
-            let name = findings.schema[field].name
             switch record[field] {
             case .null:
                 let raw = record.origin.sourcePath(of: findings.schema[field]).flatMap {
                     record.origin.sourceValue(at: $0)
                 }
+                let name = findings.schema[field].name
                 findings.fail(field, "\(name) is required but \(Self.describeAbsence(raw))", value: raw ?? .null)
-            case .string(let text) where !allowBlank && text.allSatisfy(\.isWhitespace):
-                findings.fail(field, "\(name) is required but blank")
+            case .string(let text) where !allowBlank && Self.isBlank(text):
+                findings.fail(field, "\(findings.schema[field].name) is required but blank")
             default:
                 break
             }
         }
+    }
+
+    /// Whether the text is empty or white space only (`Character.isWhitespace`). A
+    /// character is white space when its first scalar is, so text starting with an ASCII
+    /// byte other than white space is answered from that byte, without the Unicode
+    /// properties; any other text goes character by character.
+    static func isBlank(_ text: String) -> Bool {
+        if let first = text.utf8.first, first < 0x80, first != 0x20, !(0x09...0x0D).contains(first) { return false }
+        return text.allSatisfy(\.isWhitespace)
     }
 
     /// Why a null field is null: absent from the source, written as null, or text that
