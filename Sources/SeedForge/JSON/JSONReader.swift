@@ -205,17 +205,27 @@ public struct JSONReader {
     mutating func parseNumber() throws -> Value {
         let start = position
         var isInteger = true
-        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
         guard position < end, isDigit(bytes[position]) else {
             throw JSONSyntaxError(offset: start, message: "invalid number: expected a digit")
         }
+        // The first 19 significant digits as an integer, and how many of them follow the
+        // point: most numbers then read as one exact multiplication or division.
+        var mantissa: UInt64 = 0
+        var significant = 0
+        var fractionDigits = 0
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
             if position < end, isDigit(bytes[position]) {
                 throw JSONSyntaxError(offset: start, message: "invalid number: leading zeros are not allowed")
             }
         } else {
-            while position < end, isDigit(bytes[position]) { position += 1 }
+            while position < end, isDigit(bytes[position]) {
+                significant += 1
+                if significant <= 19 { mantissa = mantissa &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0")) }
+                position += 1
+            }
         }
         if position < end, bytes[position] == UInt8(ascii: ".") {
             isInteger = false
@@ -223,34 +233,46 @@ public struct JSONReader {
             guard position < end, isDigit(bytes[position]) else {
                 throw JSONSyntaxError(offset: position, message: "invalid number: expected a digit after '.'")
             }
-            while position < end, isDigit(bytes[position]) { position += 1 }
+            while position < end, isDigit(bytes[position]) {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                if mantissa != 0 || digit != 0 { significant += 1 }
+                if significant <= 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    fractionDigits += 1
+                }
+                position += 1
+            }
         }
+        var exponent = 0
         if position < end, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             isInteger = false
             position += 1
+            var negativeExponent = false
             if position < end, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                negativeExponent = bytes[position] == UInt8(ascii: "-")
                 position += 1
             }
             guard position < end, isDigit(bytes[position]) else {
                 throw JSONSyntaxError(offset: position, message: "invalid number: expected a digit in the exponent")
             }
-            while position < end, isDigit(bytes[position]) { position += 1 }
+            while position < end, isDigit(bytes[position]) {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[position] &- UInt8(ascii: "0")) }
+                position += 1
+            }
+            if negativeExponent { exponent = -exponent }
         }
         let length = position - start
         if length > maxValueBytes { throw JSONLimitError(offset: start, length: length, what: "a number") }
         if isInteger, length <= 18 {
-            var negative = false
-            var index = start
-            if bytes[index] == UInt8(ascii: "-") {
-                negative = true
-                index += 1
-            }
-            var value: Int64 = 0
-            while index < position {
-                value = value &* 10 &+ Int64(bytes[index] &- UInt8(ascii: "0"))
-                index += 1
-            }
+            // At most 18 digits: all of them are in the mantissa.
+            let value = Int64(mantissa)
             return .int(negative ? -value : value)
+        }
+        if !isInteger, significant <= 19,
+            let double = PowersOfTen.nearestDouble(
+                mantissa: mantissa, power: exponent - fractionDigits, negative: negative)
+        {
+            return .double(double)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         if isInteger, let exact = Int64(text) { return .int(exact) }
