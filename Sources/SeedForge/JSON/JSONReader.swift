@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one JSON reader every JSON and NDJSON source uses.
 ///
 /// It works on the file's bytes, validates UTF-8, never recurses deeper than `maxDepth`,
@@ -291,6 +293,8 @@ public struct JSONReader {
         let start = position
         // Fast path: no escapes.
         while position < end {
+            position = plainRun(from: position)
+            guard position < end else { break }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 if position - start > maxValueBytes { throw tooLong(open) }
@@ -327,6 +331,30 @@ public struct JSONReader {
             }
         }
         throw JSONSyntaxError(offset: open, message: "unterminated string (truncated file?)")
+    }
+
+    /// The first offset at or after `from` whose byte ends a string's run of plain ASCII
+    /// (a quote, a backslash, a control character or a byte of a multi-byte sequence), 8
+    /// bytes at a time; where fewer than 8 bytes are left it stops, and the caller looks at
+    /// them one by one.
+    @inline(__always)
+    func plainRun(from: Int) -> Int {
+        guard let base = bytes.baseAddress else { return from }
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var position = from
+        while position &+ 8 <= end {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            let quote = word ^ 0x2222_2222_2222_2222
+            let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            // The high bit of each byte that is a quote, a backslash, below 0x20 or above 0x7F.
+            let found =
+                (~((quote & low) &+ low | quote) | ~((backslash & low) &+ low | backslash)
+                    | ~((word & low) &+ 0x6060_6060_6060_6060) | word) & high
+            if found != 0 { return position &+ found.trailingZeroBitCount &>> 3 }
+            position &+= 8
+        }
+        return position
     }
 
     /// The string opened at `open` and closed at `position` is over `maxValueBytes`.
@@ -504,12 +532,18 @@ public struct JSONReader {
         guard try enterObject(depth: depth) else { return true }
         var clean = true
         var matched: UInt64 = 0
-        var unknownKeys: [ArraySlice<UInt8>] = []
+        // The keys read that the tree does not hold, as ranges of the file (to find one
+        // written twice).
+        var unknownKeys: [Range<Int>] = []
         repeat {
             let (range, plain) = try memberKey()
-            let key = UnsafeBufferPointer(rebasing: bytes[range])
             if !plain { clean = false }
-            if plain, let child = children.firstIndex(where: { $0.key.elementsEqual(key) }) {
+            let child =
+                plain
+                ? children.withUnsafeBufferPointer { children in
+                    FieldTree.index(in: children, of: bytes.baseAddress! + range.lowerBound, count: range.count)
+                } : nil
+            if let child {
                 let bit: UInt64 = child < 64 ? 1 << UInt64(child) : 0
                 if matched & bit != 0 { clean = false }
                 matched |= bit
@@ -518,12 +552,24 @@ public struct JSONReader {
                 }
             } else {
                 if !allowUnknown { clean = false }
-                let slice = Array(key)[...]
-                if unknownKeys.contains(slice) { clean = false } else { unknownKeys.append(slice) }
+                if unknownKeys.contains(where: { sameBytes($0, range) }) {
+                    clean = false
+                } else {
+                    unknownKeys.append(range)
+                }
                 if try !skipFast(depth: depth) { clean = false }
             }
         } while try nextMember()
         return clean
+    }
+
+    /// Whether two ranges of the file hold the same bytes (two keys as written).
+    @inline(__always)
+    func sameBytes(_ first: Range<Int>, _ second: Range<Int>) -> Bool {
+        first.count == second.count
+            && (first.isEmpty
+                || memcmp(bytes.baseAddress! + first.lowerBound, bytes.baseAddress! + second.lowerBound, first.count)
+                    == 0)
     }
 
     /// Reads the value at `position` for a tree node: a field's value, or a container's
@@ -556,8 +602,7 @@ public struct JSONReader {
         var clean = true
         var index = 0
         while try nextArrayElement(first: index == 0) {
-            let key = Array(String(index).utf8)
-            if let child = children.first(where: { $0.key == key }) {
+            if let child = children.first(where: { $0.position == index }) {
                 if try !readNode(child.node, into: &values, allowUnknown: allowUnknown, depth: depth) { clean = false }
             } else if try !skipFast(depth: depth) {
                 clean = false
@@ -574,6 +619,8 @@ public struct JSONReader {
         position += 1
         var plain = true
         while position < end {
+            position = plainRun(from: position)
+            guard position < end else { break }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 if position - open - 1 > maxValueBytes { throw tooLong(open) }
@@ -610,13 +657,12 @@ public struct JSONReader {
             return true
         case UInt8(ascii: "{"):
             guard try enterObject(depth: depth + 1) else { return true }
-            var keys: [ArraySlice<UInt8>] = []
+            var keys: [Range<Int>] = []
             var clean = true
             repeat {
                 let (range, plain) = try memberKey()
                 if !plain { clean = false }
-                let key = Array(UnsafeBufferPointer(rebasing: bytes[range]))[...]
-                if keys.contains(key) { clean = false } else { keys.append(key) }
+                if keys.contains(where: { sameBytes($0, range) }) { clean = false } else { keys.append(range) }
                 if try !skipFast(depth: depth + 1) { clean = false }
             } while try nextMember()
             return clean
