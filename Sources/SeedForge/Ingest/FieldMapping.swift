@@ -11,11 +11,14 @@ public struct FieldMapping: Sendable {
     /// Values a record of the collection holds once every step has added its fields: a
     /// record is made with room for them, so a step adding a field never reallocates it.
     public internal(set) var capacity: Int
+    /// The fields' types in order (read once a record, without copying the specs).
+    let types: [FieldType]
 
     public init(fields: [FieldSpec], unknownFields: UnknownFields) {
         self.fields = fields
         self.unknownFields = unknownFields
         capacity = fields.count
+        types = fields.map(\.type)
         tree = FieldTree(paths: fields.compactMap(\.sourcePath))
         pathsByName = Dictionary(
             fields.compactMap { field in field.sourcePath.map { (field.name, $0) } },
@@ -28,17 +31,30 @@ public struct FieldMapping: Sendable {
     /// caller reads it again with the general reader to report why.
     public func readClean(_ reader: inout JSONReader, origin: Origin) throws -> Record? {
         guard let tree, fields.count == tree.fieldCount else { return nil }
+        let count = fields.count
         var values: [Value] = []
         values.reserveCapacity(capacity)
-        values.append(contentsOf: repeatElement(.null, count: fields.count))
+        for _ in 0..<count { values.append(.null) }
         guard try reader.readFields(tree.root, into: &values, allowUnknown: unknownFields == .ignore) else {
             return nil
         }
-        for (index, field) in fields.enumerated() {
-            guard let converted = Self.convert(values[index], to: field.type) else { return nil }
+        for index in 0..<count where !Self.fitsAsRead(values[index], types[index]) {
+            guard let converted = Self.convert(values[index], to: types[index]) else { return nil }
             values[index] = converted
         }
         return Record(values: values, origin: origin)
+    }
+
+    /// Whether `value` is already what `convert` makes of it for `type` (checked without
+    /// copying the value).
+    @inline(__always)
+    static func fitsAsRead(_ value: Value, _ type: FieldType) -> Bool {
+        switch (type, value) {
+        case (_, .null), (.any, _), (.string, .string), (.boolean, .bool), (.array, .array), (.object, .object),
+            (.number, .int), (.number, .double), (.number, .decimal), (.integer, .int), (.decimal, .decimal):
+            return true
+        default: return false
+        }
     }
 
     public enum UnknownFields: String, CaseIterable, Sendable {

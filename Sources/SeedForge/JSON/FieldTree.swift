@@ -1,3 +1,5 @@
+import Foundation
+
 /// The source paths of a mapping's fields as a tree, so a record's declared fields can be
 /// read straight from the bytes (`JSONReader.readFields`) while everything else is
 /// skipped without building values. Only built when every path is plain: no path is a
@@ -12,6 +14,50 @@ public struct FieldTree: Sendable {
         /// The key's UTF-8 bytes (for arrays: the position in decimal).
         public let key: [UInt8]
         public let node: Node
+        /// The key's first 8 bytes as an integer (`head(_:count:)`) and its length: a key
+        /// read from a file is compared by them, and only a longer key byte by byte after.
+        let head: UInt64
+        let count: Int
+        /// The key as an array position (keys that look like one are canonical: see `init`).
+        let position: Int?
+
+        init(key: [UInt8], node: Node) {
+            self.key = key
+            self.node = node
+            count = key.count
+            position = Int(String(decoding: key, as: UTF8.self))
+            head = key.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element) << UInt64($1.offset * 8) }
+        }
+
+        /// Up to the first 8 bytes at `bytes` as a little-endian integer (zero-padded).
+        @inline(__always)
+        static func head(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+            var value: UInt64 = 0
+            var index = 0
+            while index < min(count, 8) {
+                value |= UInt64(bytes[index]) &<< UInt64(index &* 8)
+                index += 1
+            }
+            return value
+        }
+
+        /// Whether `bytes` (a key as written, without escapes) is this key.
+        @inline(__always)
+        func matches(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+            guard count == self.count, head == Child.head(bytes, count: count) else { return false }
+            return count <= 8 || key.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes, count) == 0 }
+        }
+    }
+
+    /// The position in `children` of the child whose key is `bytes`, nil when none is.
+    @inline(__always)
+    static func index(in children: UnsafeBufferPointer<Child>, of bytes: UnsafePointer<UInt8>, count: Int) -> Int? {
+        var index = 0
+        while index < children.count {
+            if children[index].matches(bytes, count: count) { return index }
+            index += 1
+        }
+        return nil
     }
 
     public let root: [Child]

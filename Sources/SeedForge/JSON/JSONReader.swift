@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one JSON reader every JSON and NDJSON source uses.
 ///
 /// It works on the file's bytes, validates UTF-8, never recurses deeper than `maxDepth`,
@@ -205,17 +207,27 @@ public struct JSONReader {
     mutating func parseNumber() throws -> Value {
         let start = position
         var isInteger = true
-        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
         guard position < end, isDigit(bytes[position]) else {
             throw JSONSyntaxError(offset: start, message: "invalid number: expected a digit")
         }
+        // The first 19 significant digits as an integer, and how many of them follow the
+        // point: most numbers then read as one exact multiplication or division.
+        var mantissa: UInt64 = 0
+        var significant = 0
+        var fractionDigits = 0
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
             if position < end, isDigit(bytes[position]) {
                 throw JSONSyntaxError(offset: start, message: "invalid number: leading zeros are not allowed")
             }
         } else {
-            while position < end, isDigit(bytes[position]) { position += 1 }
+            while position < end, isDigit(bytes[position]) {
+                significant += 1
+                if significant <= 19 { mantissa = mantissa &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0")) }
+                position += 1
+            }
         }
         if position < end, bytes[position] == UInt8(ascii: ".") {
             isInteger = false
@@ -223,34 +235,46 @@ public struct JSONReader {
             guard position < end, isDigit(bytes[position]) else {
                 throw JSONSyntaxError(offset: position, message: "invalid number: expected a digit after '.'")
             }
-            while position < end, isDigit(bytes[position]) { position += 1 }
+            while position < end, isDigit(bytes[position]) {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                if mantissa != 0 || digit != 0 { significant += 1 }
+                if significant <= 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    fractionDigits += 1
+                }
+                position += 1
+            }
         }
+        var exponent = 0
         if position < end, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             isInteger = false
             position += 1
+            var negativeExponent = false
             if position < end, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                negativeExponent = bytes[position] == UInt8(ascii: "-")
                 position += 1
             }
             guard position < end, isDigit(bytes[position]) else {
                 throw JSONSyntaxError(offset: position, message: "invalid number: expected a digit in the exponent")
             }
-            while position < end, isDigit(bytes[position]) { position += 1 }
+            while position < end, isDigit(bytes[position]) {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[position] &- UInt8(ascii: "0")) }
+                position += 1
+            }
+            if negativeExponent { exponent = -exponent }
         }
         let length = position - start
         if length > maxValueBytes { throw JSONLimitError(offset: start, length: length, what: "a number") }
         if isInteger, length <= 18 {
-            var negative = false
-            var index = start
-            if bytes[index] == UInt8(ascii: "-") {
-                negative = true
-                index += 1
-            }
-            var value: Int64 = 0
-            while index < position {
-                value = value &* 10 &+ Int64(bytes[index] &- UInt8(ascii: "0"))
-                index += 1
-            }
+            // At most 18 digits: all of them are in the mantissa.
+            let value = Int64(mantissa)
             return .int(negative ? -value : value)
+        }
+        if !isInteger, significant <= 19,
+            let double = PowersOfTen.nearestDouble(
+                mantissa: mantissa, power: exponent - fractionDigits, negative: negative)
+        {
+            return .double(double)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         if isInteger, let exact = Int64(text) { return .int(exact) }
@@ -269,6 +293,8 @@ public struct JSONReader {
         let start = position
         // Fast path: no escapes.
         while position < end {
+            position = plainRun(from: position)
+            guard position < end else { break }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 if position - start > maxValueBytes { throw tooLong(open) }
@@ -305,6 +331,30 @@ public struct JSONReader {
             }
         }
         throw JSONSyntaxError(offset: open, message: "unterminated string (truncated file?)")
+    }
+
+    /// The first offset at or after `from` whose byte ends a string's run of plain ASCII
+    /// (a quote, a backslash, a control character or a byte of a multi-byte sequence), 8
+    /// bytes at a time; where fewer than 8 bytes are left it stops, and the caller looks at
+    /// them one by one.
+    @inline(__always)
+    func plainRun(from: Int) -> Int {
+        guard let base = bytes.baseAddress else { return from }
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var position = from
+        while position &+ 8 <= end {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            let quote = word ^ 0x2222_2222_2222_2222
+            let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            // The high bit of each byte that is a quote, a backslash, below 0x20 or above 0x7F.
+            let found =
+                (~((quote & low) &+ low | quote) | ~((backslash & low) &+ low | backslash)
+                    | ~((word & low) &+ 0x6060_6060_6060_6060) | word) & high
+            if found != 0 { return position &+ found.trailingZeroBitCount &>> 3 }
+            position &+= 8
+        }
+        return position
     }
 
     /// The string opened at `open` and closed at `position` is over `maxValueBytes`.
@@ -482,12 +532,18 @@ public struct JSONReader {
         guard try enterObject(depth: depth) else { return true }
         var clean = true
         var matched: UInt64 = 0
-        var unknownKeys: [ArraySlice<UInt8>] = []
+        // The keys read that the tree does not hold, as ranges of the file (to find one
+        // written twice).
+        var unknownKeys: [Range<Int>] = []
         repeat {
             let (range, plain) = try memberKey()
-            let key = UnsafeBufferPointer(rebasing: bytes[range])
             if !plain { clean = false }
-            if plain, let child = children.firstIndex(where: { $0.key.elementsEqual(key) }) {
+            let child =
+                plain
+                ? children.withUnsafeBufferPointer { children in
+                    FieldTree.index(in: children, of: bytes.baseAddress! + range.lowerBound, count: range.count)
+                } : nil
+            if let child {
                 let bit: UInt64 = child < 64 ? 1 << UInt64(child) : 0
                 if matched & bit != 0 { clean = false }
                 matched |= bit
@@ -496,12 +552,24 @@ public struct JSONReader {
                 }
             } else {
                 if !allowUnknown { clean = false }
-                let slice = Array(key)[...]
-                if unknownKeys.contains(slice) { clean = false } else { unknownKeys.append(slice) }
+                if unknownKeys.contains(where: { sameBytes($0, range) }) {
+                    clean = false
+                } else {
+                    unknownKeys.append(range)
+                }
                 if try !skipFast(depth: depth) { clean = false }
             }
         } while try nextMember()
         return clean
+    }
+
+    /// Whether two ranges of the file hold the same bytes (two keys as written).
+    @inline(__always)
+    func sameBytes(_ first: Range<Int>, _ second: Range<Int>) -> Bool {
+        first.count == second.count
+            && (first.isEmpty
+                || memcmp(bytes.baseAddress! + first.lowerBound, bytes.baseAddress! + second.lowerBound, first.count)
+                    == 0)
     }
 
     /// Reads the value at `position` for a tree node: a field's value, or a container's
@@ -534,8 +602,7 @@ public struct JSONReader {
         var clean = true
         var index = 0
         while try nextArrayElement(first: index == 0) {
-            let key = Array(String(index).utf8)
-            if let child = children.first(where: { $0.key == key }) {
+            if let child = children.first(where: { $0.position == index }) {
                 if try !readNode(child.node, into: &values, allowUnknown: allowUnknown, depth: depth) { clean = false }
             } else if try !skipFast(depth: depth) {
                 clean = false
@@ -552,6 +619,8 @@ public struct JSONReader {
         position += 1
         var plain = true
         while position < end {
+            position = plainRun(from: position)
+            guard position < end else { break }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 if position - open - 1 > maxValueBytes { throw tooLong(open) }
@@ -588,13 +657,12 @@ public struct JSONReader {
             return true
         case UInt8(ascii: "{"):
             guard try enterObject(depth: depth + 1) else { return true }
-            var keys: [ArraySlice<UInt8>] = []
+            var keys: [Range<Int>] = []
             var clean = true
             repeat {
                 let (range, plain) = try memberKey()
                 if !plain { clean = false }
-                let key = Array(UnsafeBufferPointer(rebasing: bytes[range]))[...]
-                if keys.contains(key) { clean = false } else { keys.append(key) }
+                if keys.contains(where: { sameBytes($0, range) }) { clean = false } else { keys.append(range) }
                 if try !skipFast(depth: depth + 1) { clean = false }
             } while try nextMember()
             return clean

@@ -11,6 +11,16 @@ enum PowersOfTen {
         return table[power]
     }
 
+    /// The double nearest to `mantissa` × 10^`power` when one correctly rounded operation
+    /// on exact doubles gives it (the mantissa below 2^53, 10^|power| exact: Clinger's fast
+    /// path), so it is the double `strtod` reads from the same digits; nil otherwise.
+    @inline(__always)
+    static func nearestDouble(mantissa: UInt64, power: Int, negative: Bool) -> Double? {
+        guard mantissa < 1 << 53, power >= -exactLimit, power <= exactLimit else { return nil }
+        let magnitude = power < 0 ? Double(mantissa) / table[-power] : Double(mantissa) * table[power]
+        return negative ? -magnitude : magnitude
+    }
+
     /// The number of digits before the point of a double from 1 up to 10^15 (1 for 1 to
     /// 9.99…, 2 for 10 to 99.9…): estimated from its binary exponent (log10(2) ≈ 1233 / 4096,
     /// exact enough over this range to be at most one short), then one comparison.

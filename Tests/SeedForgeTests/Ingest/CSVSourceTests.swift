@@ -279,6 +279,40 @@ struct CSVSourceTests {
         }
     }
 
+    /// The scanner looks for the bytes that end an unquoted field 8 at a time: it must find
+    /// the same first delimiter, LF or quote a byte-by-byte look does, wherever it lies in a
+    /// word (and past the last whole word), for each dialect.
+    @Test func theNextDelimiterLineFeedOrQuoteIsFoundAsAByteByByteLookFindsIt() {
+        var generator = SplitMix64(state: 1125)
+        let dialects = [
+            CSVDialect(delimiter: UInt8(ascii: ","), quote: UInt8(ascii: "\""), comment: nil),
+            CSVDialect(delimiter: UInt8(ascii: "\t"), quote: nil, comment: nil),
+            CSVDialect(delimiter: UInt8(ascii: ";"), quote: UInt8(ascii: "'"), comment: UInt8(ascii: "#")),
+        ]
+        // Bytes next to the special ones (each ±1, and with the high bit flipped) besides them.
+        let alphabet: [UInt8] = Array(",;\t\n\"'+-:<&!\r\u{0B}a1 ".utf8) + [0xAC, 0xBB, 0x8A, 0xA2, 0xA7, 0xFF, 0x00]
+        for round in 0..<3000 {
+            let dialect = dialects[round % dialects.count]
+            let length = Int(generator.next() % 40)
+            // Mostly plain text, so a special byte falls anywhere in a word.
+            let bytes = (0..<length).map { _ in
+                generator.next() % 4 == 0 ? alphabet[Int(generator.next() % UInt64(alphabet.count))] : UInt8(ascii: "x")
+            }
+            bytes.withUnsafeBufferPointer { buffer in
+                let scanner = CSVScanner(buffer, dialect: dialect)
+                for from in 0...length {
+                    var expected = from
+                    while expected < length, bytes[expected] != dialect.delimiter, bytes[expected] != 0x0A,
+                        dialect.quote.map({ bytes[expected] != $0 }) ?? true
+                    {
+                        expected += 1
+                    }
+                    #expect(scanner.nextSpecial(from: from) == expected, "round \(round) from \(from): \(bytes)")
+                }
+            }
+        }
+    }
+
     @Test func definitionErrorsNameTheMistake() throws {
         let array = Harness.definitionErrors(
             Self.pipeline(fields: "      id: integer\n      tags: array"), files: ["data.csv": ""])

@@ -135,4 +135,35 @@ struct JSONReaderTests {
         #expect(locate("/tags/2") == nil)
         #expect(locate("/name/0") == nil)
     }
+
+    /// Strings are scanned 8 bytes at a time for the first quote, backslash, control
+    /// character or non-ASCII byte: it must be the byte a one-by-one look finds, wherever
+    /// it lies in a word and within a reader that ends before its buffer does.
+    @Test func plainRunsStopWhereAByteByByteLookStops() {
+        var state: UInt64 = 2026
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let special: [UInt8] = [0x22, 0x5C, 0x00, 0x1F, 0x20, 0x21, 0x5B, 0x5D, 0x7F, 0x80, 0xC3, 0xFF, 0x0A, 0x09]
+        for round in 0..<3000 {
+            let length = Int(next() % 40)
+            let bytes = (0..<length).map { _ in next() % 5 == 0 ? special[Int(next() % UInt64(special.count))] : 0x61 }
+            let end = length - Int(next() % UInt64(min(length, 4) + 1))
+            bytes.withUnsafeBufferPointer { buffer in
+                let reader = JSONReader(bytes: buffer, end: end)
+                for from in 0...end {
+                    var stop = from
+                    while stop < end, bytes[stop] != 0x22, bytes[stop] != 0x5C, bytes[stop] >= 0x20, bytes[stop] < 0x80
+                    {
+                        stop += 1
+                    }
+                    let found = reader.plainRun(from: from)
+                    // A run may stop early only within the last 7 bytes (looked at one by one).
+                    #expect(found == stop || (found < stop && end - found < 8), "round \(round) from \(from): \(bytes)")
+                    #expect(found <= stop, "round \(round) from \(from): \(bytes)")
+                }
+            }
+        }
+    }
 }

@@ -120,11 +120,11 @@ enum CSVCellValue {
         }
         // Exact fast path: a mantissa below 2^53 and a power of ten that is itself exact
         // give the correctly rounded double in one multiplication or division.
-        let power = exponent - fractionDigits
-        if significant <= 15, mantissa < 1 << 53, abs(power) <= PowersOfTen.exactLimit {
-            var double = Double(mantissa)
-            double = power < 0 ? double / PowersOfTen.exact(-power) : double * PowersOfTen.exact(power)
-            return .double(negative ? -double : double)
+        if significant <= 19,
+            let double = PowersOfTen.nearestDouble(
+                mantissa: mantissa, power: exponent - fractionDigits, negative: negative)
+        {
+            return .double(double)
         }
         let text = String(decoding: bytes, as: UTF8.self)
         if isInteger, let exact = Int64(text) { return .int(exact) }

@@ -37,8 +37,11 @@ public struct CSVProblem: Sendable {
 public struct CSVScanner {
     let buffer: UnsafeBufferPointer<UInt8>
     let dialect: CSVDialect
-    /// For each byte: whether it ends an unquoted field or is a quote there (delimiter, LF, quote).
-    private var special: [Bool]
+    /// The bytes that end an unquoted field or are a quote there (delimiter, LF, quote),
+    /// each repeated in the 8 bytes of a word, to look for them 8 bytes at a time.
+    private let delimiterWord: UInt64
+    private let lineFeedWord: UInt64
+    private let quoteWord: UInt64
 
     static let lineFeed = UInt8(ascii: "\n")
     static let carriageReturn = UInt8(ascii: "\r")
@@ -46,10 +49,44 @@ public struct CSVScanner {
     public init(_ buffer: UnsafeBufferPointer<UInt8>, dialect: CSVDialect) {
         self.buffer = buffer
         self.dialect = dialect
-        special = [Bool](repeating: false, count: 256)
-        special[Int(dialect.delimiter)] = true
-        special[Int(Self.lineFeed)] = true
-        if let quote = dialect.quote { special[Int(quote)] = true }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        delimiterWord = ones &* UInt64(dialect.delimiter)
+        lineFeedWord = ones &* UInt64(Self.lineFeed)
+        // Without a quote the delimiter is looked for twice.
+        quoteWord = ones &* UInt64(dialect.quote ?? dialect.delimiter)
+    }
+
+    /// The high bit of each byte of `word` that equals the byte repeated in `pattern`.
+    @inline(__always)
+    static func bytes(of word: UInt64, equalTo pattern: UInt64) -> UInt64 {
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let difference = word ^ pattern
+        return ~(((difference & low) &+ low) | difference | low)
+    }
+
+    /// The offset of the first delimiter, LF or quote at or after `from` (`buffer.count`
+    /// when none follows), looked for 8 bytes at a time.
+    @inline(__always)
+    func nextSpecial(from: Int) -> Int {
+        let count = buffer.count
+        guard from < count, let base = buffer.baseAddress else { return count }
+        var position = from
+        while position &+ 8 <= count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            let found =
+                Self.bytes(of: word, equalTo: delimiterWord) | Self.bytes(of: word, equalTo: lineFeedWord)
+                | Self.bytes(of: word, equalTo: quoteWord)
+            if found != 0 { return position &+ found.trailingZeroBitCount &>> 3 }
+            position &+= 8
+        }
+        let delimiter = dialect.delimiter
+        let quote = dialect.quote ?? delimiter
+        while position < count {
+            let byte = base[position]
+            if byte == delimiter || byte == Self.lineFeed || byte == quote { return position }
+            position += 1
+        }
+        return count
     }
 
     /// The offset just past the line that holds `offset` (past its LF, or the end).
@@ -149,24 +186,17 @@ public struct CSVScanner {
                 )
             }
             let cellStart = position
-            var problem: CSVProblem?
-            special.withUnsafeBufferPointer { special in
-                while position < count {
-                    let byte = buffer[position]
-                    if special[Int(byte)] {
-                        if byte == delimiter || byte == Self.lineFeed { break }
-                        if problem == nil {
-                            problem = CSVProblem(
-                                offset: position,
-                                message:
-                                    "a quote inside a field that does not start with one; quote the whole field and write the quote twice (\"\")"
-                            )
-                        }
-                    }
-                    position += 1
-                }
+            position = nextSpecial(from: position)
+            if let quote = dialect.quote, position < count, buffer[position] == quote {
+                return (
+                    nextLine(after: start),
+                    CSVProblem(
+                        offset: position,
+                        message:
+                            "a quote inside a field that does not start with one; quote the whole field and write the quote twice (\"\")"
+                    )
+                )
             }
-            if let problem { return (nextLine(after: start), problem) }
             var cellEnd = position
             if cellEnd > cellStart, buffer[cellEnd - 1] == Self.carriageReturn,
                 position >= count || buffer[position] == Self.lineFeed
