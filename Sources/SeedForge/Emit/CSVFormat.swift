@@ -75,18 +75,22 @@ public struct CSVFormat: SingleFileFormat {
         let ids = ids.span
         // Records and values are read in place (see `RecordFrame`), each cell written
         // straight into the bytes: the same text as `cell`, without a `String` a cell.
-        let records = records.span
-        for position in records.indices {
-            let values = records[position].values.span
-            for field in ids.indices {
-                if field > 0 { writer.append(byte: UInt8(ascii: ",")) }
-                let index = ids[field].index
-                if index < values.count {
-                    Self.writeCell(values[index], neutralise: neutralised[field], into: &writer)
+        let width = (ids.indices.map { ids[$0].index }.max() ?? -1) + 1
+        records.withUnsafeBufferPointer { pointers in
+            let records = records.span
+            for position in records.indices {
+                Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
+                let values = records[position].values.span
+                for field in ids.indices {
+                    if field > 0 { writer.append(byte: UInt8(ascii: ",")) }
+                    let index = ids[field].index
+                    if index < values.count {
+                        Self.writeCell(values[index], neutralise: neutralised[field], into: &writer)
+                    }
                 }
+                writer.append(byte: 0x0D)
+                writer.append(byte: 0x0A)
             }
-            writer.append(byte: 0x0D)
-            writer.append(byte: 0x0A)
         }
         return writer.bytes
     }

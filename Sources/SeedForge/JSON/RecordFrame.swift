@@ -37,28 +37,32 @@ struct RecordFrame {
         let ends = self.ends.span
         let ids = ids.span
         let closing = ends.count - 1
+        let width = (ids.indices.map { ids[$0].index }.max() ?? -1) + 1
         /// Appends piece `index` of the fixed text.
         func piece(_ index: Int, _ writer: inout JSONWriter) {
             let start = index == 0 ? 0 : ends[index - 1]
             text.withUnsafeBufferPointer { writer.append(UnsafeBufferPointer(rebasing: $0[start..<ends[index]])) }
         }
-        let records = records.span
-        for position in records.indices {
-            if position > 0 || !first { piece(0, &writer) }
-            piece(1, &writer)
-            let values = records[position].values.span
-            for field in ids.indices {
-                piece(2 + field, &writer)
-                let index = ids[field].index
-                if index >= values.count {
-                    writer.write(.null)
-                } else if let indent {
-                    writer.writePretty(values[index], indent: indent)
-                } else {
-                    writer.write(values[index])
+        records.withUnsafeBufferPointer { pointers in
+            let records = records.span
+            for position in records.indices {
+                Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
+                if position > 0 || !first { piece(0, &writer) }
+                piece(1, &writer)
+                let values = records[position].values.span
+                for field in ids.indices {
+                    piece(2 + field, &writer)
+                    let index = ids[field].index
+                    if index >= values.count {
+                        writer.write(.null)
+                    } else if let indent {
+                        writer.writePretty(values[index], indent: indent)
+                    } else {
+                        writer.write(values[index])
+                    }
                 }
+                piece(closing, &writer)
             }
-            piece(closing, &writer)
         }
     }
 }
