@@ -119,20 +119,17 @@ public struct Snapshot: @unchecked Sendable {
                     ])))
             header.append(byte: 0x0A)
             try write(header.bytes)
+            let frame = RecordFrame(
+                separator: [], open: [UInt8(ascii: "[")],
+                fields: fields.indices.map { $0 == 0 ? [] : [UInt8(ascii: ",")] }, close: Array("]\n".utf8))
             // Batch by batch: a collection spilled to disk is never held whole.
             try state.store(collection).forEachBatch { batch in
                 let pieces = Parallel.chunks(batch.count, threads: state.threads, minimumChunk: 4_096) { range in
                     var lines = JSONWriter()
                     lines.reserve(range.count * (fields.count * 12 + 3))
-                    for record in batch[(batch.startIndex + range.lowerBound)..<(batch.startIndex + range.upperBound)] {
-                        lines.append(byte: UInt8(ascii: "["))
-                        for (position, field) in fields.enumerated() {
-                            if position > 0 { lines.append(byte: UInt8(ascii: ",")) }
-                            lines.write(record[field])
-                        }
-                        lines.append(byte: UInt8(ascii: "]"))
-                        lines.append(byte: 0x0A)
-                    }
+                    frame.render(
+                        batch[(batch.startIndex + range.lowerBound)..<(batch.startIndex + range.upperBound)],
+                        ids: fields, first: true, into: &lines)
                     return lines.bytes
                 }
                 for piece in pieces { try write(piece) }

@@ -45,6 +45,11 @@ public struct CSVFormat: SingleFileFormat {
         plainFields = []
     }
 
+    init(neutralise: Bool, plainFields: Set<FieldID>) {
+        self.neutralise = neutralise
+        self.plainFields = plainFields
+    }
+
     public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         neutralise = try config.bool("neutralise-formulas") ?? true
         plainFields =
@@ -63,12 +68,70 @@ public struct CSVFormat: SingleFileFormat {
     }
 
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
-        var out: [UInt8] = []
-        let neutralised = ids.map { neutralise && !plainFields.contains($0) }
-        for record in records {
-            appendRow(zip(ids, neutralised).map { Self.cell(record[$0], neutralise: $1) }, to: &out)
+        var writer = JSONWriter()
+        writer.reserve(records.count * (ids.count * 12 + 2))
+        let neutralisedFields = ids.map { neutralise && !plainFields.contains($0) }
+        let neutralised = neutralisedFields.span
+        let ids = ids.span
+        // Records and values are read in place (see `RecordFrame`), each cell written
+        // straight into the bytes: the same text as `cell`, without a `String` a cell.
+        let width = (ids.indices.map { ids[$0].index }.max() ?? -1) + 1
+        records.withUnsafeBufferPointer { pointers in
+            let records = records.span
+            for position in records.indices {
+                Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
+                let values = records[position].values.span
+                for field in ids.indices {
+                    if field > 0 { writer.append(byte: UInt8(ascii: ",")) }
+                    let index = ids[field].index
+                    if index < values.count {
+                        Self.writeCell(values[index], neutralise: neutralised[field], into: &writer)
+                    }
+                }
+                writer.append(byte: 0x0D)
+                writer.append(byte: 0x0A)
+            }
         }
-        return out
+        return writer.bytes
+    }
+
+    /// Writes what `cell` returns for `value`.
+    static func writeCell(_ value: Value, neutralise: Bool, into writer: inout JSONWriter) {
+        switch value {
+        case .null: return
+        case .bool(let bool): writer.append(bool ? "true" : "false")
+        case .int, .double, .decimal: writer.write(value)
+        case .string(let text):
+            let prefixed = neutralise && text.utf8.first.map(formulaStarts.contains) == true
+            let written: Void? = text.utf8.withContiguousStorageIfAvailable {
+                writeQuoted($0, prefixed: prefixed, into: &writer)
+            }
+            if written == nil {
+                var contiguous = text
+                contiguous.withUTF8 { writeQuoted($0, prefixed: prefixed, into: &writer) }
+            }
+        case .array, .object:
+            var json = JSONWriter()
+            json.write(value)
+            json.bytes.withUnsafeBufferPointer { writeQuoted($0, prefixed: false, into: &writer) }
+        }
+    }
+
+    /// Text as `quote` writes it, after a `'` when `prefixed`: in quotes, with quotes
+    /// doubled, when it holds a comma, a quote, CR or LF.
+    static func writeQuoted(_ text: UnsafeBufferPointer<UInt8>, prefixed: Bool, into writer: inout JSONWriter) {
+        let quoted = text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        if quoted { writer.append(byte: UInt8(ascii: "\"")) }
+        if prefixed { writer.append(byte: UInt8(ascii: "'")) }
+        if quoted {
+            for byte in text {
+                if byte == UInt8(ascii: "\"") { writer.append(byte: byte) }
+                writer.append(byte: byte)
+            }
+            writer.append(byte: UInt8(ascii: "\""))
+        } else {
+            writer.append(text)
+        }
     }
 
     func appendRow(_ cells: [String], to out: inout [UInt8]) {
@@ -106,6 +169,9 @@ public struct CSVFormat: SingleFileFormat {
         else {
             return text
         }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Quotes doubled byte by byte: a quote followed by a combining mark is one
+        // `Character`, which a replacement of the text "\"" would leave single.
+        let doubled = text.utf8.flatMap { $0 == UInt8(ascii: "\"") ? [$0, $0] : [$0] }
+        return "\"" + String(decoding: doubled, as: UTF8.self) + "\""
     }
 }

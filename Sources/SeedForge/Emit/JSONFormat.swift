@@ -54,22 +54,22 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
             key.append(": ")
             return key.bytes
         }
+        guard let layout else {
+            let frame = RecordFrame(
+                separator: Array(",\n".utf8), open: Array("  {\n".utf8),
+                fields: keys.indices.map { $0 == 0 ? keys[$0] : Array(",\n".utf8) + keys[$0] },
+                close: Array("\n  }".utf8), indent: 2)
+            frame.render(records, ids: ids, first: first, into: &writer)
+            return writer.bytes
+        }
         var isFirst = first
         for record in records {
             writer.append(isFirst ? "  {\n" : ",\n  {\n")
             isFirst = false
-            if let layout {
-                for (position, member) in layout.members.enumerated() {
-                    if position > 0 { writer.append(",\n") }
-                    writer.append(bytes: keys[position])
-                    layout.write(member.node, record, ids, into: &writer, indent: 2)
-                }
-            } else {
-                for (position, id) in ids.enumerated() {
-                    if position > 0 { writer.append(",\n") }
-                    writer.append(bytes: keys[position])
-                    writer.writePretty(record[id], indent: 2)
-                }
+            for (position, member) in layout.members.enumerated() {
+                if position > 0 { writer.append(",\n") }
+                writer.append(bytes: keys[position])
+                layout.write(member.node, record, ids, into: &writer, indent: 2)
             }
             writer.append("\n  }")
         }

@@ -36,15 +36,9 @@ public struct NDJSONFormat: SingleFileFormat, StructuredFormat {
             key.append(byte: UInt8(ascii: ":"))
             return key.bytes
         }
-        for record in records {
-            if ids.isEmpty { writer.append(byte: UInt8(ascii: "{")) }
-            for position in ids.indices {
-                writer.append(bytes: keys[position])
-                writer.write(record[ids[position]])
-            }
-            writer.append(byte: UInt8(ascii: "}"))
-            writer.append(byte: 0x0A)
-        }
+        let frame = RecordFrame(
+            separator: [], open: ids.isEmpty ? [UInt8(ascii: "{")] : [], fields: keys, close: Array("}\n".utf8))
+        frame.render(records, ids: ids, first: first, into: &writer)
         return writer.bytes
     }
 }

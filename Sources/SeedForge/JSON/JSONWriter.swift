@@ -17,6 +17,16 @@ public struct JSONWriter {
     public mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
     public mutating func append(byte: UInt8) { bytes.append(byte) }
     public mutating func append(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
+    /// Appends bytes read in place; a short piece (a key, a bracket and a comma) byte by byte,
+    /// which costs less than the general copy's set-up (two calls and a `memmove` a piece).
+    @inline(__always)
+    mutating func append(_ more: UnsafeBufferPointer<UInt8>) {
+        if more.count <= 16 {
+            for byte in more { bytes.append(byte) }
+        } else {
+            bytes.append(contentsOf: more)
+        }
+    }
     /// Hands the bytes written so far to `write` and starts over (keeping the room), once
     /// they reach `threshold`: a long output written a piece at a time.
     mutating func flush(over threshold: Int = 0, to write: ([UInt8]) throws -> Void) rethrows {

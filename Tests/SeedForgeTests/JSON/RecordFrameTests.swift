@@ -1,0 +1,117 @@
+import Testing
+
+@testable import SeedForge
+
+/// Records rendered in place (`RecordFrame`, `CSVFormat.writeCell`) must give the bytes the
+/// value-by-value writers give: every `Value` case, escapes, long and short text, records
+/// shorter than the fields, for the NDJSON, indented JSON, snapshot and CSV shapes.
+@Suite("JSON: records rendered in place")
+struct RecordFrameTests {
+    /// One of every case, nested values, text that needs escapes or quoting, text past the
+    /// small-string size (kept in its own storage), a quote before a combining accent.
+    static let values: [Value] = [
+        .null, .bool(true), .bool(false), .int(0), .int(-9_223_372_036_854_775_808), .int(1266),
+        .double(48.86752), .double(-0.001), .double(1e-7), .double(123_456_789_012_345_680), .double(0.1),
+        .decimal("40.50"), .decimal("-1299"), .string(""), .string("Zürich"), .string("a,b"),
+        .string("say \"hi\"\r\n\t\u{1}"), .string("\"\u{301} accented quote"), .string("=SUM(A1)"),
+        .string("+1-604-555-0100"), .string(String(repeating: "Takht-e Qeyşar, long ", count: 4)),
+        .array([]), .array([.int(1), .string("x"), .null]), .array([.object(JSONObject([("k", .double(2.5))]))]),
+        .object(JSONObject()), .object(JSONObject([("a", .array([.bool(false)])), ("b\"", .string("c,d"))])),
+    ]
+
+    /// Records of five fields cycling through `values`; every seventh is two values short.
+    static func records(_ source: SourceText) -> [Record] {
+        (0..<60).map { index in
+            let width = index % 7 == 3 ? 3 : 5
+            let values = (0..<width).map { Self.values[(index * 5 + $0 * 3) % Self.values.count] }
+            return Record(values: values, origin: Origin(source: source, offset: 0, index: index))
+        }
+    }
+
+    static let ids = [FieldID(index: 4), FieldID(index: 0), FieldID(index: 2), FieldID(index: 1), FieldID(index: 3)]
+
+    @Test func compactAndIndentedFramesWriteEachValueAsTheWriterDoes() {
+        let source = SourceText(displayPath: "x", bytes: [])
+        let records = Self.records(source)
+        let prefixes: [[UInt8]] = Self.ids.indices.map { Array("<\($0)>".utf8) }
+        for indent in [nil, 2] as [Int?] {
+            for first in [true, false] {
+                let frame = RecordFrame(
+                    separator: Array(";".utf8), open: Array("(".utf8), fields: prefixes, close: Array(")".utf8),
+                    indent: indent)
+                var rendered = JSONWriter()
+                rendered.append("head")
+                frame.render(records[5...], ids: Self.ids, first: first, into: &rendered)
+                var expected = JSONWriter()
+                expected.append("head")
+                for (position, record) in records[5...].enumerated() {
+                    if position > 0 || !first { expected.append(";") }
+                    expected.append("(")
+                    for (field, id) in Self.ids.enumerated() {
+                        expected.append(bytes: prefixes[field])
+                        if let indent {
+                            expected.writePretty(record[id], indent: indent)
+                        } else {
+                            expected.write(record[id])
+                        }
+                    }
+                    expected.append(")")
+                }
+                #expect(
+                    String(decoding: rendered.bytes, as: UTF8.self) == String(decoding: expected.bytes, as: UTF8.self))
+            }
+        }
+        withExtendedLifetime(source) {}
+    }
+
+    @Test func jsonOutputIsTheIndentedObjectsOfTheRecords() {
+        let source = SourceText(displayPath: "x", bytes: [])
+        let records = Self.records(source)
+        let fields = Self.ids.map { FieldSpec(name: "f\($0.index)\"", type: .any, sourcePath: nil) }
+        var expected = JSONWriter()
+        for (position, record) in records.enumerated() {
+            expected.append(position == 0 ? "  " : ",\n  ")
+            expected.writePretty(record.object(fields: fields, ids: Self.ids), indent: 1)
+        }
+        // Two pieces, as a file rendered in chunks: the second starts after a comma.
+        let rendered =
+            JSONFormat().render(records[..<17], fields: fields, ids: Self.ids, first: true)
+            + JSONFormat().render(records[17...], fields: fields, ids: Self.ids, first: false)
+        #expect(String(decoding: rendered, as: UTF8.self) == String(decoding: expected.bytes, as: UTF8.self))
+        withExtendedLifetime(source) {}
+    }
+
+    @Test func csvCellsAreWrittenAsCellWritesThem() {
+        for value in Self.values {
+            for neutralise in [true, false] {
+                var writer = JSONWriter()
+                CSVFormat.writeCell(value, neutralise: neutralise, into: &writer)
+                #expect(String(decoding: writer.bytes, as: UTF8.self) == CSVFormat.cell(value, neutralise: neutralise))
+            }
+        }
+    }
+
+    /// `"` then U+0301 is one `Character`: replacing the text `"` left that quote single,
+    /// which ended the quoted cell early (invalid CSV). It is doubled like any other.
+    @Test func csvDoublesAQuoteFollowedByACombiningMark() {
+        let cell = "\"\u{301}, x"
+        var writer = JSONWriter()
+        CSVFormat.writeCell(.string(cell), neutralise: true, into: &writer)
+        #expect(writer.bytes == Array("\"\"\"\u{301}, x\"".utf8))
+        #expect(CSVFormat.quote(cell) == "\"\"\"\u{301}, x\"")
+    }
+
+    @Test func csvRowsAreTheCellsOfTheRecords() {
+        let source = SourceText(displayPath: "x", bytes: [])
+        let records = Self.records(source)
+        let fields = Self.ids.map { FieldSpec(name: "f\($0.index)", type: .any, sourcePath: nil) }
+        let expected = records.map { record in
+            Self.ids.map { CSVFormat.cell(record[$0], neutralise: $0.index != 2) }.joined(separator: ",") + "\r\n"
+        }.joined()
+        let format = CSVFormat(neutralise: true, plainFields: [FieldID(index: 2)])
+        #expect(
+            String(decoding: format.render(records[...], fields: fields, ids: Self.ids, first: true), as: UTF8.self)
+                == expected)
+        withExtendedLifetime(source) {}
+    }
+}
