@@ -26,6 +26,10 @@ struct Partial {
         var split: Int
         /// Files this large (bytes) were split into byte ranges, one per shard.
         var splitBytes: Int
+        /// The sources every shard read whole (reference data that `nearest` and `lookup`
+        /// search in the shards), by number: their files, records, rejects and warnings
+        /// are in shard 0's partial only.
+        var shared: [Int]
     }
 
     /// An input file a shard read: where it stands, what locations in it need, and its
@@ -86,8 +90,9 @@ struct Partial {
 
     static let jsonFile = "partial.json"
     static let binaryFile = "partial.bin"
-    /// Format 2: a location names its file by its number in `files` too.
-    static let format = 2
+    /// Format 2: a location names its file by its number in `files` too. Format 3: the
+    /// sources every shard reads whole (`Identity.shared`).
+    static let format = 3
 }
 
 // MARK: - Writing and reading
@@ -303,6 +308,8 @@ extension Partial {
         out.int(identity.shards)
         out.int(identity.split)
         out.int(identity.splitBytes)
+        out.int(identity.shared.count)
+        for source in identity.shared { out.int(source) }
         out.int(covers.count)
         for shard in covers { out.int(shard) }
         out.int(files.count)
@@ -416,12 +423,13 @@ extension Partial {
         let format = try input.int()
         guard format == Self.format else {
             throw ShardError(
-                "\(input.path) is a partial of format \(format); this seedforge reads format \(Self.format)")
+                "\(input.path) is a partial of format \(format); this seedforge reads format \(Self.format): run its shards again with this build"
+            )
         }
         let identity = Identity(
             dataset: try input.text(), pipelineFile: try input.text(), pipelineSHA256: try input.text(),
             build: try input.text(), inputs: try input.text(), shards: try input.int(), split: try input.int(),
-            splitBytes: try input.int())
+            splitBytes: try input.int(), shared: try (0..<input.int()).map { _ in try input.int() })
         let covers = try (0..<input.int()).map { _ in try input.int() }
         var files: [File] = []
         for _ in 0..<(try input.int()) {

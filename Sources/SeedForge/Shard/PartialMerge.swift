@@ -37,13 +37,18 @@ extension Partial {
 
     /// The partial with its rejects, warnings and records in a plain run's order: by step;
     /// within ingest by file as read, within a later step by the file's place among the
-    /// records; within one file as they came.
+    /// records; within one file as they came. In a later step, what was found in reference
+    /// data every shard reads whole (all from shard 0) comes first, as it came: `nearest`
+    /// and `lookup` look at the collection they search before their own records.
     func sorted() -> Partial {
         var copy = self
         let order = recordOrder()
+        let shared = Set(identity.shared)
         func key(_ entry: Entry) -> (Int, Int, Int) {
-            let file = entry.file < 0 ? -1 : (entry.phase == 0 ? entry.file : order[entry.file])
-            return (entry.phase, file, entry.sequence)
+            guard entry.file >= 0, entry.phase == 0 || !shared.contains(files[entry.file].place.source) else {
+                return (entry.phase, -1, entry.sequence)
+            }
+            return (entry.phase, entry.phase == 0 ? entry.file : order[entry.file], entry.sequence)
         }
         copy.entries.sort { key($0) < key($1) }
         copy.segments.sort { a, b in
@@ -136,7 +141,9 @@ extension Partial {
                 "\(path) read another set of input files than \(firstPath) (a file was added, removed or changed between the shards' runs)"
             )
         }
-        if mine.shards != expected.shards || mine.split != expected.split || mine.splitBytes != expected.splitBytes {
+        if mine.shards != expected.shards || mine.split != expected.split || mine.splitBytes != expected.splitBytes
+            || mine.shared != expected.shared
+        {
             throw ShardError(
                 "\(path) is a share of \(mine.shards) shards (files over \(mine.splitBytes) bytes split), \(firstPath) of \(expected.shards) (over \(expected.splitBytes)): merge partials of one split"
             )

@@ -24,6 +24,10 @@ struct ShardedRunTests {
                 .sorted().map { "Fixtures/\(folder)/\($0)" }
         }
 
+    /// Fixtures whose shards run `nearest` and `lookup` on reference data every shard reads
+    /// whole: tested with as many shards as the shipped pipelines.
+    static let searchingInShards = ["Fixtures/places/nearest-city.yml"]
+
     static func name(of pipeline: String) throws -> String {
         let text = try String(contentsOf: CLI.repoRoot.appendingPathComponent(pipeline), encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("name:") })
@@ -59,7 +63,10 @@ struct ShardedRunTests {
     /// order, finished; the merged partials' bytes do not depend on the grouping.
     @Test(arguments: pipelines, [1, 2, 3, 7])
     func shardsMergedInAnyTreeWriteThePlainRunsDataset(pipeline: String, count: Int) throws {
-        if count == 7 || count == 1, !Golden.pipelines.contains(pipeline) { return }  // fixtures: 2 and 3 shards
+        // Other fixtures: 2 and 3 shards.
+        if count == 7 || count == 1, !Golden.pipelines.contains(pipeline), !Self.searchingInShards.contains(pipeline) {
+            return
+        }
         let dir = try TempDir()
         let name = try Self.name(of: pipeline)
         let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
@@ -126,6 +133,60 @@ struct ShardedRunTests {
         let mixed = try CLI.run(["merge", parts[0], whole[1], whole[2], "--out", dir.path + "/mixed"])
         #expect(mixed.status == 2)
         #expect(mixed.stderr.contains("bytes split"), "\(mixed.stderr)")
+    }
+
+    /// `nearest` and `lookup` searching reference sources run in the shards: every shard
+    /// reads those sources whole (never split, even over `--split-files-over`), and only
+    /// shard 0's partial holds their files, records, rejects and warnings.
+    @Test func nearestAndLookupRunInTheShardsOnReferenceDataEveryShardReadsWhole() throws {
+        let pipeline = "Fixtures/places/nearest-city.yml"
+        let loaded = try Loader.load(path: CLI.repoRoot.appendingPathComponent(pipeline).path)
+        let plan = ShardPlan.steps(of: loaded)
+        // Everything up to the sorts: validate, two lookups, two nearest.
+        #expect(plan.count == 9)
+        #expect(plan.shared.map { loaded.sources[$0].collection.name } == ["trips", "cities"])
+        // A pipeline whose reference data is deduplicated first still stops there.
+        let places = try Loader.load(path: CLI.repoRoot.appendingPathComponent("pipelines/places.yml").path)
+        #expect(ShardPlan.steps(of: places).shared.isEmpty)
+
+        let dir = try TempDir()
+        let parts = try shards(pipeline, count: 3, in: dir, ["--split-files-over", "1"])
+        for (index, part) in parts.enumerated() {
+            let partial = try Partial.read(part)
+            let collections = Set(partial.files.map(\.input.collection.name))
+            #expect(partial.identity.split == 9)
+            #expect(collections.contains("cities") == (index == 0), "shard \(index): \(collections.sorted())")
+            #expect(collections.contains("trips") == (index == 0), "shard \(index): \(collections.sorted())")
+            #expect(
+                partial.entries.allSatisfy { !["cities", "trips"].contains($0.collection.name) } || index == 0,
+                "shard \(index) reports findings in reference data")
+            // Each shard ran them on its own records.
+            #expect(partial.stats.filter { $0.label.hasPrefix("enrich: ") }.count == 4)
+        }
+        let shard0 = try Partial.read(parts[0])
+        #expect(shard0.files.filter { $0.input.collection.name == "cities" }.allSatisfy { $0.place.part == 0 })
+        #expect(shard0.entries.contains { $0.collection.name == "cities" && $0.step == "enrich: lookup" })
+    }
+
+    /// A partial of an older layout is refused with its format and what to do.
+    @Test func aPartialOfAnOlderFormatIsRefused() throws {
+        let dir = try TempDir()
+        let parts = try shards("pipelines/honey-shops.yml", count: 1, in: dir)
+        let file = URL(fileURLWithPath: parts[0] + "/partial.bin")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        // The format is the body's first number (a zigzag varint); the last 64 bytes are the
+        // body's SHA-256.
+        #expect(bytes[0] == UInt8(Partial.format << 1))
+        var body = Array(bytes[..<(bytes.count - 64)])
+        body[0] = 2 << 1
+        bytes = body + Array(SHA256.hex(body).utf8)
+        try Data(bytes).write(to: file)
+        let old = try CLI.run(["merge", parts[0], "--out", dir.path + "/out"])
+        #expect(old.status == 2)
+        #expect(
+            old.stderr.contains("is a partial of format 2; this seedforge reads format \(Partial.format)"),
+            "\(old.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/honey-shops"))
     }
 
     @Test func aSyntaxErrorInASplitFileFailsEveryShardWithTheSameMessage() throws {
