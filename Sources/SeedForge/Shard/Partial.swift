@@ -72,6 +72,9 @@ struct Partial {
         var sequence: Int
         var count: Int
         var bytes: [UInt8]
+        /// For a collection sorted in the shards (`ShardSort`), the shard whose sorted run
+        /// the segment belongs to (`sequence` orders its segments); -1 otherwise.
+        var run = -1
     }
 
     var identity: Identity
@@ -91,7 +94,8 @@ struct Partial {
     static let jsonFile = "partial.json"
     static let binaryFile = "partial.bin"
     /// Format 2: a location names its file by its number in `files` too. Format 3: the
-    /// sources every shard reads whole (`Identity.shared`).
+    /// sources every shard reads whole (`Identity.shared`), and segments of sorted runs
+    /// (`Segment.run`).
     static let format = 3
 }
 
@@ -414,6 +418,7 @@ extension Partial {
             out.int(segment.file)
             out.int(segment.sequence)
             out.int(segment.count)
+            out.int(segment.run)
             out.blob(segment.bytes)
         }
         return out.bytes
@@ -545,10 +550,12 @@ extension Partial {
         }
         var segments: [Segment] = []
         for _ in 0..<(try input.int()) {
+            let (collection, file, sequence) = (CollectionID(try input.text()), try input.int(), try input.int())
+            let (count, run) = (try input.int(), try input.int())
             segments.append(
                 Segment(
-                    collection: CollectionID(try input.text()), file: try input.int(), sequence: try input.int(),
-                    count: try input.int(), bytes: try input.blob()))
+                    collection: collection, file: file, sequence: sequence, count: count, bytes: try input.blob(),
+                    run: run))
         }
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],

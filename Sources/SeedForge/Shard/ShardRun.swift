@@ -186,7 +186,14 @@ public enum ShardRun {
             appendedIn: state.appendedIn.filter { !echoed.contains($0.key) },
             appendedOut: state.appendedOut.filter { !echoed.contains($0.key) }, incomplete: incomplete,
             entries: entries, segments: segments)
-        return merged.sorted()
+        var partial = merged.sorted()
+        let sorts = ShardSort.leading(pipeline, split: split)
+        if !sorts.isEmpty {
+            ShardSort.sortRuns(
+                &partial, sorts: sorts, texts: order.map { table[$0].text }, schemas: state.schemas,
+                shard: shard.index, threads: state.threads)
+        }
+        return partial
     }
 
     /// The shard's step counts without what it did to collections another shard reports

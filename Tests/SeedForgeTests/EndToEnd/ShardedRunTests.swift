@@ -168,6 +168,71 @@ struct ShardedRunTests {
         #expect(shard0.entries.contains { $0.collection.name == "cities" && $0.step == "enrich: lookup" })
     }
 
+    /// A sort that the finish would start with is begun in the shards: each partial holds
+    /// its shard's sorted run, and the finish merges the runs. Records with equal keys keep
+    /// the order of a plain run (input order), whether their files are whole in one shard
+    /// or split into byte ranges, in one merge or a tree, under a memory limit that spills.
+    @Test(arguments: [2, 3, 7])
+    func aSortBegunInTheShardsKeepsEqualKeysInInputOrder(count: Int) throws {
+        let dir = try TempDir()
+        // Deliveries of three depots: many share a day, a few have none.
+        for file in 1...4 {
+            let lines = (0..<(file == 4 ? 300 : 40)).map { index -> String in
+                let id = file * 1_000 + index
+                let day = index % 7 == 3 ? "null" : "\"2026-11-\(10 + (index * 5 + file) % 4)\""
+                return #"{"id": \#(id), "day": \#(day), "depot": "D\#(file)", "weight": \#(Double(index % 9) / 4)}"#
+            }
+            try dir.write("deliveries-\(file).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+        let pipeline = try dir.write(
+            "deliveries.yml",
+            """
+            name: deliveries
+            sources:
+              deliveries:
+                kind: ndjson
+                path: deliveries-*.ndjson
+                id: id
+                fields: {id: integer, day: string, depot: string, weight: number}
+            steps:
+              - validate: range
+                collection: deliveries
+                field: weight
+                max: 1.75
+              - aggregate: sort
+                collection: deliveries
+                by: [{field: day, order: desc}]
+            outputs:
+              - {file: deliveries.ndjson, collection: deliveries}
+            thresholds:
+              max-reject-fraction: 1
+            """)
+        #expect(try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"]).status == 0)
+        let parts = try shards(pipeline, count: count, in: dir, ["--split-files-over", "4KiB"])
+        for (index, part) in parts.enumerated() {
+            let partial = try Partial.read(part)
+            #expect(partial.segments.allSatisfy { $0.run == index }, "shard \(index) wrote no sorted run")
+        }
+        let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--quiet"])
+        #expect(flat.status == 0, "\(flat.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/deliveries"), dir.url.appendingPathComponent("flat/deliveries"),
+            "sorted runs of \(count) shards")
+        #expect(try CLI.run(["merge", parts[0], parts[1], "--partial", dir.path + "/head", "--quiet"]).status == 0)
+        let tree = try CLI.run(
+            ["merge"] + parts[2...] + [
+                dir.path + "/head", "--out", dir.path + "/tree", "--quiet", "--memory-limit", "4KiB",
+            ])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/deliveries"), dir.url.appendingPathComponent("tree/deliveries"),
+            "sorted runs of \(count) shards merged as a tree under a memory limit")
+        // Many records share a day: the ties are there to keep.
+        let lines = try dir.read("plain/deliveries/deliveries.ndjson").split(separator: "\n")
+        #expect(lines.count > 300)
+        #expect(lines[0].contains(#""day":"2026-11-13""#), "\(lines[0])")
+    }
+
     /// A partial of an older layout is refused with its format and what to do.
     @Test func aPartialOfAnOlderFormatIsRefused() throws {
         let dir = try TempDir()
