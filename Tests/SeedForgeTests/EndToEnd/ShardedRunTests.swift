@@ -233,27 +233,6 @@ struct ShardedRunTests {
         #expect(lines[0].contains(#""day":"2026-11-13""#), "\(lines[0])")
     }
 
-    /// A partial of an older layout is refused with its format and what to do.
-    @Test func aPartialOfAnOlderFormatIsRefused() throws {
-        let dir = try TempDir()
-        let parts = try shards("pipelines/honey-shops.yml", count: 1, in: dir)
-        let file = URL(fileURLWithPath: parts[0] + "/partial.bin")
-        var bytes = [UInt8](try Data(contentsOf: file))
-        // The format is the body's first number (a zigzag varint); the last 64 bytes are the
-        // body's SHA-256.
-        #expect(bytes[0] == UInt8(Partial.format << 1))
-        var body = Array(bytes[..<(bytes.count - 64)])
-        body[0] = 2 << 1
-        bytes = body + Array(SHA256.hex(body).utf8)
-        try Data(bytes).write(to: file)
-        let old = try CLI.run(["merge", parts[0], "--out", dir.path + "/out"])
-        #expect(old.status == 2)
-        #expect(
-            old.stderr.contains("is a partial of format 2; this seedforge reads format \(Partial.format)"),
-            "\(old.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/honey-shops"))
-    }
-
     @Test func aSyntaxErrorInASplitFileFailsEveryShardWithTheSameMessage() throws {
         let dir = try TempDir()
         for index in 0..<3 {
