@@ -84,6 +84,13 @@ enum ShardSort {
     /// merged in the sort's order. `texts` are the partial's files, by number.
     static func mergeRuns(_ partial: Partial, sort: Sort, texts: [SourceText], into state: RunState) {
         let order = partial.recordOrder()
+        // Records take about four times their encoded size: when they fit in the memory
+        // limit, their keys are made at once on every core, else run by run as they come.
+        let encoded = partial.segments.lazy.filter { $0.collection == sort.collection && $0.run >= 0 }
+            .reduce(0) { $0 + $1.bytes.count }
+        if encoded * 4 < state.spill.limit {
+            return mergeInMemory(partial, sort: sort, texts: texts, order: order, into: state)
+        }
         do {
             let collection = sort.collection
             let width = state.schemas[collection]?.fields.count ?? 0
@@ -122,6 +129,64 @@ enum ShardSort {
                 store.append(heads[head.run]!)
                 heads[head.run] = advance(head.run)
                 push(head.run)
+            }
+        }
+    }
+
+    /// `mergeRuns` with every record decoded and every key in one table, made on every
+    /// core; the runs are ranges of it, merged by comparing table entries.
+    private static func mergeInMemory(
+        _ partial: Partial, sort: Sort, texts: [SourceText], order: [Int], into state: RunState
+    ) {
+        let collection = sort.collection
+        let width = state.schemas[collection]?.fields.count ?? 0
+        var records: [Record] = []
+        var files: [Int] = []
+        var ranges: [(run: Int, range: Range<Int>)] = []
+        for segment in partial.segments where segment.collection == collection && segment.run >= 0 {
+            if ranges.isEmpty || ranges[ranges.count - 1].run != segment.run {
+                ranges.append((segment.run, records.count..<records.count))
+            }
+            let decoded = RecordCodec(sources: [texts[segment.file]]).decodeAll(
+                segment.bytes, count: segment.count, width: width, threads: state.threads)
+            records += decoded
+            files += repeatElement(order[segment.file], count: decoded.count)
+            ranges[ranges.count - 1].range = ranges[ranges.count - 1].range.lowerBound..<records.count
+        }
+        let table = KeyTable.build(count: records.count, threads: state.threads) { index, key in
+            sort.appendKey(of: records[index], to: &key)
+            return true
+        }
+        let store = state.store(collection)
+        table.bytes.withUnsafeBufferPointer { buffer in
+            // A binary heap of the runs' next positions: least key first, then earlier file.
+            func less(_ a: Int, _ b: Int) -> Bool {
+                let compared = table.compare(a, b, buffer)
+                return compared != 0 ? compared < 0 : files[a] < files[b]
+            }
+            var next = ranges.map(\.range.lowerBound)
+            var heap: [Int] = ranges.indices.filter { !ranges[$0].range.isEmpty }
+            func siftDown(_ start: Int) {
+                var parent = start
+                while true {
+                    let (left, right) = (2 * parent + 1, 2 * parent + 2)
+                    var least = parent
+                    if left < heap.count, less(next[heap[left]], next[heap[least]]) { least = left }
+                    if right < heap.count, less(next[heap[right]], next[heap[least]]) { least = right }
+                    if least == parent { return }
+                    heap.swapAt(parent, least)
+                    parent = least
+                }
+            }
+            for start in stride(from: heap.count / 2, through: 0, by: -1) { siftDown(start) }
+            while let run = heap.first {
+                store.append(records[next[run]])
+                next[run] += 1
+                if next[run] == ranges[run].range.upperBound {
+                    heap[0] = heap[heap.count - 1]
+                    heap.removeLast()
+                }
+                if !heap.isEmpty { siftDown(0) }
             }
         }
     }
