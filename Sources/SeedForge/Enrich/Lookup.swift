@@ -55,6 +55,8 @@ public struct Lookup: Step {
     /// Whether `from` is made by group-stats: its records point at no source line.
     let fromIsDerived: Bool
 
+    public var lookedUp: CollectionID? { from }
+
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         key = try plan.field(config, key: "key", in: collection)

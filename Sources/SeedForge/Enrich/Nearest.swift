@@ -63,6 +63,8 @@ public struct Nearest: Step {
     let maxKm: Double?
     let decimals: DecimalPlaces
 
+    public var lookedUp: CollectionID? { from }
+
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         latitude = try plan.field(config, key: "latitude", in: collection)

@@ -70,6 +70,8 @@ public struct Unnest: Step {
     /// The array field as the parent collection declares it, to find each element in its file.
     let arrayField: FieldSpec
 
+    public var made: CollectionID? { into }
+
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
         field = try plan.field(config, key: "field", in: collection)

@@ -10,10 +10,18 @@ public protocol Step: Sendable {
     /// Whether the step changes each record on its own, reading no other record and no
     /// other collection: a sharded run (`--shard`) runs such steps on its share alone.
     static var worksRecordByRecord: Bool { get }
+    /// The other collection the step reads whole while it changes its own records one by
+    /// one (`nearest`, `lookup`: `from`); nil for none. A sharded run runs such a step on its
+    /// share when that collection is reference data that every shard reads whole.
+    var lookedUp: CollectionID? { get }
+    /// The collection the step makes from its own records (`unnest`: `into`); nil for none.
+    var made: CollectionID? { get }
 }
 
 extension Step {
     public static var worksRecordByRecord: Bool { false }
+    public var lookedUp: CollectionID? { nil }
+    public var made: CollectionID? { nil }
 }
 
 /// A validation rule: checks one record at a time and reports findings. The `validate`

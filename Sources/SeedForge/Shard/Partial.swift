@@ -26,6 +26,10 @@ struct Partial {
         var split: Int
         /// Files this large (bytes) were split into byte ranges, one per shard.
         var splitBytes: Int
+        /// The sources every shard read whole (reference data that `nearest` and `lookup`
+        /// search in the shards), by number: their files, records, rejects and warnings
+        /// are in shard 0's partial only.
+        var shared: [Int]
     }
 
     /// An input file a shard read: where it stands, what locations in it need, and its
@@ -68,6 +72,9 @@ struct Partial {
         var sequence: Int
         var count: Int
         var bytes: [UInt8]
+        /// For a collection sorted in the shards (`ShardSort`), the shard whose sorted run
+        /// the segment belongs to (`sequence` orders its segments); -1 otherwise.
+        var run = -1
     }
 
     var identity: Identity
@@ -86,8 +93,10 @@ struct Partial {
 
     static let jsonFile = "partial.json"
     static let binaryFile = "partial.bin"
-    /// Format 2: a location names its file by its number in `files` too.
-    static let format = 2
+    /// Format 2: a location names its file by its number in `files` too. Format 3: the
+    /// sources every shard reads whole (`Identity.shared`), and segments of sorted runs
+    /// (`Segment.run`).
+    static let format = 3
 }
 
 // MARK: - Writing and reading
@@ -303,6 +312,8 @@ extension Partial {
         out.int(identity.shards)
         out.int(identity.split)
         out.int(identity.splitBytes)
+        out.int(identity.shared.count)
+        for source in identity.shared { out.int(source) }
         out.int(covers.count)
         for shard in covers { out.int(shard) }
         out.int(files.count)
@@ -407,6 +418,7 @@ extension Partial {
             out.int(segment.file)
             out.int(segment.sequence)
             out.int(segment.count)
+            out.int(segment.run)
             out.blob(segment.bytes)
         }
         return out.bytes
@@ -416,12 +428,13 @@ extension Partial {
         let format = try input.int()
         guard format == Self.format else {
             throw ShardError(
-                "\(input.path) is a partial of format \(format); this seedforge reads format \(Self.format)")
+                "\(input.path) is a partial of format \(format); this seedforge reads format \(Self.format): run its shards again with this build"
+            )
         }
         let identity = Identity(
             dataset: try input.text(), pipelineFile: try input.text(), pipelineSHA256: try input.text(),
             build: try input.text(), inputs: try input.text(), shards: try input.int(), split: try input.int(),
-            splitBytes: try input.int())
+            splitBytes: try input.int(), shared: try (0..<input.int()).map { _ in try input.int() })
         let covers = try (0..<input.int()).map { _ in try input.int() }
         var files: [File] = []
         for _ in 0..<(try input.int()) {
@@ -537,10 +550,12 @@ extension Partial {
         }
         var segments: [Segment] = []
         for _ in 0..<(try input.int()) {
+            let (collection, file, sequence) = (CollectionID(try input.text()), try input.int(), try input.int())
+            let (count, run) = (try input.int(), try input.int())
             segments.append(
                 Segment(
-                    collection: CollectionID(try input.text()), file: try input.int(), sequence: try input.int(),
-                    count: try input.int(), bytes: try input.blob()))
+                    collection: collection, file: file, sequence: sequence, count: count, bytes: try input.blob(),
+                    run: run))
         }
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],

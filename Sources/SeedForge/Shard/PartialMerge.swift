@@ -37,17 +37,24 @@ extension Partial {
 
     /// The partial with its rejects, warnings and records in a plain run's order: by step;
     /// within ingest by file as read, within a later step by the file's place among the
-    /// records; within one file as they came.
+    /// records; within one file as they came. In a later step, what was found in reference
+    /// data every shard reads whole (all from shard 0) comes first, as it came: `nearest`
+    /// and `lookup` look at the collection they search before their own records.
     func sorted() -> Partial {
         var copy = self
         let order = recordOrder()
+        let shared = Set(identity.shared)
         func key(_ entry: Entry) -> (Int, Int, Int) {
-            let file = entry.file < 0 ? -1 : (entry.phase == 0 ? entry.file : order[entry.file])
-            return (entry.phase, file, entry.sequence)
+            guard entry.file >= 0, entry.phase == 0 || !shared.contains(files[entry.file].place.source) else {
+                return (entry.phase, -1, entry.sequence)
+            }
+            return (entry.phase, entry.phase == 0 ? entry.file : order[entry.file], entry.sequence)
         }
         copy.entries.sort { key($0) < key($1) }
         copy.segments.sort { a, b in
             if a.collection != b.collection { return a.collection < b.collection }
+            // A sorted run stays in its own order, runs in the order of their shards.
+            if a.run >= 0 || b.run >= 0 { return (a.run, a.sequence) < (b.run, b.sequence) }
             return (order[a.file], a.sequence) < (order[b.file], b.sequence)
         }
         return copy
@@ -136,7 +143,9 @@ extension Partial {
                 "\(path) read another set of input files than \(firstPath) (a file was added, removed or changed between the shards' runs)"
             )
         }
-        if mine.shards != expected.shards || mine.split != expected.split || mine.splitBytes != expected.splitBytes {
+        if mine.shards != expected.shards || mine.split != expected.split || mine.splitBytes != expected.splitBytes
+            || mine.shared != expected.shared
+        {
             throw ShardError(
                 "\(path) is a share of \(mine.shards) shards (files over \(mine.splitBytes) bytes split), \(firstPath) of \(expected.shards) (over \(expected.splitBytes)): merge partials of one split"
             )
@@ -201,7 +210,20 @@ extension ShardRun {
         let state = Runner.makeState(pipeline, options: options, root: root)
         defer { state.spill.remove() }
         defer { options.progress?.finish() }
-        try restore(partial, pipeline: pipeline, into: state)
+        let texts = try restore(partial, pipeline: pipeline, into: state)
+        // The sorts the shards began: their sorted runs merged, not sorted again.
+        for (offset, sort) in ShardSort.leading(pipeline, split: split).enumerated() {
+            guard case .step(_, let stage, _) = pipeline.steps[split + offset] else { break }
+            let clock = ContinuousClock.now
+            ShardSort.mergeRuns(partial, sort: sort, texts: texts, into: state)
+            let count = state.count(sort.collection)
+            state.stepStats.append(
+                StepStat(
+                    label: pipeline.steps[split + offset].label, stage: stage, collection: sort.collection,
+                    recordsIn: count, recordsOut: count, rejected: 0, duplicates: 0, warnings: 0,
+                    seconds: Runner.seconds(since: clock)))
+            logger.info("\(pipeline.steps[split + offset].label) \(sort.collection): the shards' sorted runs merged")
+        }
         try state.spill.check()
         // The shards' validate steps' thresholds, on the counts of all shards, in the order a
         // plain run checks them (the order of their statistics).
@@ -210,15 +232,17 @@ extension ShardRun {
             StepRunner.validationOrder(pipeline.steps[0..<split]), state.stepStats.lazy.filter { $0.stage == .validate }
         )
         for (step, stat) in checked { failures += ValidationPass.thresholdFailures(step, stat: stat) }
-        failures += try StepRunner.run(pipeline, state: state, logger: logger, steps: split..<pipeline.steps.count)
+        let finished = split + ShardSort.leading(pipeline, split: split).count
+        failures += try StepRunner.run(pipeline, state: state, logger: logger, steps: finished..<pipeline.steps.count)
         return try Runner.conclude(
             pipeline, state: state, thresholdFailures: failures, options: options, target: target,
             started: started, logger: logger)
     }
 
-    /// Puts a complete partial's records, rejects, warnings and counts into `state`, and
-    /// checks every paginated source's page sequence; returns what ingest read.
-    static func restore(_ partial: Partial, pipeline: Pipeline, into state: RunState) throws {
+    /// Puts a complete partial's records (but sorted runs), rejects, warnings and counts into
+    /// `state`, and checks every paginated source's page sequence; returns the partial's
+    /// files as read again, by number.
+    static func restore(_ partial: Partial, pipeline: Pipeline, into state: RunState) throws -> [SourceText] {
         var texts: [SourceText] = []
         for (index, file) in partial.files.enumerated() {
             // The shards' parts of a split file are one file: read once, booked once.
@@ -253,7 +277,7 @@ extension ShardRun {
             let pages = partial.files.filter { $0.place.source == source }.compactMap(\.page)
             if !pages.isEmpty, let problem = PageSequence.problems(pages).first { throw problem }
         }
-        for segment in partial.segments {
+        for segment in partial.segments where segment.run < 0 {
             let width = state.schemas[segment.collection]?.fields.count ?? 0
             let store = state.store(segment.collection)
             for record in RecordCodec(sources: [texts[segment.file]]).decodeAll(
@@ -286,6 +310,7 @@ extension ShardRun {
             rejects: rejects, warnings: warnings, stepStats: partial.stats, ingested: partial.ingested,
             appendedIn: partial.appendedIn, appendedOut: partial.appendedOut,
             incomplete: partial.incomplete.map(\.entry))
+        return texts
     }
 }
 

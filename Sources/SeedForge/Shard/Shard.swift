@@ -9,7 +9,8 @@ import Foundation
 /// shard `u*N/U`, so neighbouring files stay together and every unit is read by exactly one
 /// shard, whatever N. A file of at least `splitBytes` that a source can read in part (a
 /// JSON array or NDJSON, not gzip-compressed) is no unit: every shard reads one N-th of its
-/// bytes, the records that start there.
+/// bytes, the records that start there. Nor is a file of reference data that the shards'
+/// `nearest` and `lookup` steps search (`ShardPlan.steps(of:)`): every shard reads it whole.
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public let index: Int
     public let count: Int
@@ -76,9 +77,11 @@ enum ShardPlan {
     /// nothing: its files are one unit).
     static func shares(in pipeline: Pipeline, shard: Shard) -> [[FileShare]?] {
         // Units are numbered across all sources: a link-following source is one, a file
-        // split between the shards none.
+        // split between the shards none, a source every shard reads whole none.
+        let shared = Set(sharedSources(pipeline))
         var total = 0
-        let units: [[Int?]] = pipeline.sources.map { source in
+        let units: [[Int?]] = pipeline.sources.enumerated().map { number, source in
+            if shared.contains(number) { return [] }
             if source.kind.followsLinks {
                 defer { total += 1 }
                 return [total]
@@ -89,7 +92,11 @@ enum ShardPlan {
                 return total
             }
         }
-        return zip(pipeline.sources, units).map { source, units in
+        return zip(pipeline.sources, units).enumerated().map { number, pair in
+            let (source, units) = pair
+            if shared.contains(number) {
+                return source.kind.followsLinks ? nil : Array(repeating: .whole, count: source.files.count)
+            }
             if source.kind.followsLinks {
                 return shard.reads(unit: units[0]!, of: total)
                     ? nil : Array(repeating: .none, count: source.files.count)
@@ -107,7 +114,24 @@ enum ShardPlan {
     /// records of all shards at once (sort, dedupe, joins and statistics, stable ids, a
     /// validation block with a rule that compares records). The rest runs when the
     /// partials are merged.
-    static func split(_ pipeline: Pipeline) -> Int {
+    static func split(_ pipeline: Pipeline) -> Int { steps(of: pipeline).count }
+
+    /// The sources every shard reads whole (see `steps(of:)`), by number.
+    static func sharedSources(_ pipeline: Pipeline) -> [Int] { steps(of: pipeline).shared }
+
+    /// The leading steps a shard runs, and the sources every shard reads whole: those of
+    /// the reference collections that `nearest` and `lookup` steps among them search.
+    /// Such a step works record by record on its own collection once the collection it
+    /// searches is whole in every shard; the shards then read those sources whole, and
+    /// only shard 0 reports their records, rejects and warnings. It stays in the finish
+    /// when it searches a collection that is no source's reference data (statistics, an
+    /// unnested collection), or one a record-by-record step unnests into another.
+    static func steps(of pipeline: Pipeline) -> (count: Int, shared: [Int]) {
+        var shared: Set<CollectionID> = []
+        var unnested: Set<CollectionID> = []
+        func result(_ count: Int) -> (count: Int, shared: [Int]) {
+            (count, pipeline.sources.indices.filter { shared.contains(pipeline.sources[$0].collection) })
+        }
         var index = 0
         while index < pipeline.steps.count {
             switch pipeline.steps[index] {
@@ -119,14 +143,28 @@ enum ShardPlan {
                     if type(of: step.rule).comparesRecords { recordByRecord = false }
                     end += 1
                 }
-                if !recordByRecord { return index }
+                if !recordByRecord { return result(index) }
                 index = end
             case .step(let step, _, _):
-                if !type(of: step).worksRecordByRecord { return index }
+                if type(of: step).worksRecordByRecord {
+                    // The records it makes of a collection every shard holds whole would
+                    // be made by every shard.
+                    if step.made != nil {
+                        if shared.contains(step.collection) { return result(index) }
+                        unnested.insert(step.collection)
+                    }
+                } else if let from = step.lookedUp, pipeline.referenceCollections.contains(from),
+                    !pipeline.derivedCollections.contains(from), !unnested.contains(from),
+                    pipeline.sources.contains(where: { $0.collection == from })
+                {
+                    shared.insert(from)
+                } else {
+                    return result(index)
+                }
                 index += 1
             }
         }
-        return index
+        return result(index)
     }
 
     /// What identifies the input set: every listed file of every source, by its path in the

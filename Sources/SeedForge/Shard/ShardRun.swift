@@ -67,7 +67,7 @@ public enum ShardRun {
         Partial.Identity(
             dataset: pipeline.name, pipelineFile: URL(fileURLWithPath: pipeline.file).standardizedFileURL.path,
             pipelineSHA256: pipeline.fileSHA256, build: buildIdentity, inputs: ShardPlan.inputFingerprint(pipeline),
-            shards: shards, split: split, splitBytes: splitBytes)
+            shards: shards, split: split, splitBytes: splitBytes, shared: ShardPlan.sharedSources(pipeline))
     }
 
     /// The seedforge version and the SHA-256 of the running executable: partials of
@@ -85,9 +85,15 @@ public enum ShardRun {
     ) throws
         -> Partial
     {
+        // Sources every shard read whole are reported by shard 0 alone: the others leave
+        // out their files, records, rejects, warnings and counts.
+        let sharedSources = Set(ShardPlan.sharedSources(pipeline))
+        let echoed: Set<CollectionID> =
+            shard.index == 0 ? [] : Set(sharedSources.map { pipeline.sources[$0].collection })
         // Files numbered in the pipeline's order (source, then place among its files).
         let table = state.inputFiles.entries
-        let order = table.indices.sorted { table[$0].place < table[$1].place }
+        let order = table.indices.filter { shard.index == 0 || !sharedSources.contains(table[$0].place.source) }
+            .sorted { table[$0].place < table[$1].place }
         var numberInPartial = [Int](repeating: -1, count: table.count)
         for (position, number) in order.enumerated() { numberInPartial[number] = position }
         var pages: [Int: PageMetadata] = [:]
@@ -109,8 +115,14 @@ public enum ShardRun {
         }
         func file(of text: SourceText) -> Int { state.inputFiles.number(of: text).map { numberInPartial[$0] } ?? -1 }
         var entries: [Partial.Entry] = []
+        // What the steps counted of the entries left out, by phase.
+        var leftOut: [Int: (rejected: Int, warnings: Int)] = [:]
         for rejection in state.rejects {
             let place = rejection.place
+            if echoed.contains(rejection.collection) {
+                leftOut[place.phase, default: (0, 0)].rejected += 1
+                continue
+            }
             var bytes: [UInt8]?
             if let record = rejection.record {
                 bytes = []
@@ -125,6 +137,10 @@ public enum ShardRun {
         }
         for warning in state.warnings {
             let place = warning.place
+            if echoed.contains(warning.collection) {
+                leftOut[place.phase, default: (0, 0)].warnings += 1
+                continue
+            }
             entries.append(
                 Partial.Entry(
                     phase: place.phase, file: place.file < 0 ? -1 : numberInPartial[place.file],
@@ -134,7 +150,7 @@ public enum ShardRun {
         // Records in segments of one file each, in the collection's order.
         var segments: [Partial.Segment] = []
         var sequence = 0
-        for collection in pipeline.collections {
+        for collection in pipeline.collections where !echoed.contains(collection) {
             var current: (source: SourceText, records: [Record])?
             func close() {
                 guard let open = current, !open.records.isEmpty else { return }
@@ -158,15 +174,60 @@ public enum ShardRun {
             close()
         }
         var incomplete: [(source: Int, entry: IncompleteSource)] = []
-        for entry in state.incomplete {
+        for entry in state.incomplete where !echoed.contains(entry.collection) {
             let source = files.first { $0.input.file == entry.page && $0.input.collection == entry.collection }
             incomplete.append((source?.place.source ?? -1, entry))
         }
         let merged = Partial(
             identity: identity(pipeline, shards: shard.count, split: split, splitBytes: shard.splitBytes),
             covers: [shard.index], files: files,
-            stats: state.stepStats, ingested: state.ingested, appendedIn: state.appendedIn,
-            appendedOut: state.appendedOut, incomplete: incomplete, entries: entries, segments: segments)
-        return merged.sorted()
+            stats: try stats(pipeline, split: split, state: state, echoed: echoed, leftOut: leftOut),
+            ingested: state.ingested.filter { !echoed.contains($0.key) },
+            appendedIn: state.appendedIn.filter { !echoed.contains($0.key) },
+            appendedOut: state.appendedOut.filter { !echoed.contains($0.key) }, incomplete: incomplete,
+            entries: entries, segments: segments)
+        var partial = merged.sorted()
+        let sorts = ShardSort.leading(pipeline, split: split)
+        if !sorts.isEmpty {
+            ShardSort.sortRuns(
+                &partial, sorts: sorts, texts: order.map { table[$0].text }, schemas: state.schemas,
+                shard: shard.index, threads: state.threads)
+        }
+        return partial
+    }
+
+    /// The shard's step counts without what it did to collections another shard reports
+    /// (`echoed`): their steps count nothing, and a step on the shard's own records that
+    /// also found something in such a collection (`lookup` warning of a repeated key in its
+    /// reference data) counts without those findings (`leftOut`, by phase).
+    static func stats(
+        _ pipeline: Pipeline, split: Int, state: RunState, echoed: Set<CollectionID>,
+        leftOut: [Int: (rejected: Int, warnings: Int)]
+    ) throws -> [StepStat] {
+        var stats = state.stepStats
+        guard !echoed.isEmpty else { return stats }
+        for (position, stat) in stats.enumerated() where echoed.contains(stat.collection) {
+            stats[position] = StepStat(
+                label: stat.label, stage: stat.stage, collection: stat.collection, recordsIn: 0, recordsOut: 0,
+                rejected: 0, duplicates: 0, warnings: 0, seconds: stat.seconds, changed: stat.changed.map { _ in 0 })
+        }
+        // Ingest gives one statistic per source, then every step one, in order.
+        let first = stats.count - split
+        for (phase, counts) in leftOut where phase > 0 {
+            let step = phase - 1
+            guard case .step(let planned, _, _) = pipeline.steps[step], !echoed.contains(planned.collection) else {
+                continue
+            }
+            guard first >= 0, stats[first + step].label == pipeline.steps[step].label else {
+                throw InternalFailure("the statistics of shard steps are not one a step")
+            }
+            let stat = stats[first + step]
+            stats[first + step] = StepStat(
+                label: stat.label, stage: stat.stage, collection: stat.collection, recordsIn: stat.recordsIn,
+                recordsOut: stat.recordsOut, rejected: stat.rejected - counts.rejected,
+                duplicates: stat.duplicates, warnings: stat.warnings - counts.warnings, seconds: stat.seconds,
+                changed: stat.changed)
+        }
+        return stats
     }
 }

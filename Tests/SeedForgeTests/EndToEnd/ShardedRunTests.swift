@@ -24,6 +24,10 @@ struct ShardedRunTests {
                 .sorted().map { "Fixtures/\(folder)/\($0)" }
         }
 
+    /// Fixtures whose shards run `nearest` and `lookup` on reference data every shard reads
+    /// whole: tested with as many shards as the shipped pipelines.
+    static let searchingInShards = ["Fixtures/places/nearest-city.yml"]
+
     static func name(of pipeline: String) throws -> String {
         let text = try String(contentsOf: CLI.repoRoot.appendingPathComponent(pipeline), encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("name:") })
@@ -59,7 +63,10 @@ struct ShardedRunTests {
     /// order, finished; the merged partials' bytes do not depend on the grouping.
     @Test(arguments: pipelines, [1, 2, 3, 7])
     func shardsMergedInAnyTreeWriteThePlainRunsDataset(pipeline: String, count: Int) throws {
-        if count == 7 || count == 1, !Golden.pipelines.contains(pipeline) { return }  // fixtures: 2 and 3 shards
+        // Other fixtures: 2 and 3 shards.
+        if count == 7 || count == 1, !Golden.pipelines.contains(pipeline), !Self.searchingInShards.contains(pipeline) {
+            return
+        }
         let dir = try TempDir()
         let name = try Self.name(of: pipeline)
         let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
@@ -126,6 +133,104 @@ struct ShardedRunTests {
         let mixed = try CLI.run(["merge", parts[0], whole[1], whole[2], "--out", dir.path + "/mixed"])
         #expect(mixed.status == 2)
         #expect(mixed.stderr.contains("bytes split"), "\(mixed.stderr)")
+    }
+
+    /// `nearest` and `lookup` searching reference sources run in the shards: every shard
+    /// reads those sources whole (never split, even over `--split-files-over`), and only
+    /// shard 0's partial holds their files, records, rejects and warnings.
+    @Test func nearestAndLookupRunInTheShardsOnReferenceDataEveryShardReadsWhole() throws {
+        let pipeline = "Fixtures/places/nearest-city.yml"
+        let loaded = try Loader.load(path: CLI.repoRoot.appendingPathComponent(pipeline).path)
+        let plan = ShardPlan.steps(of: loaded)
+        // Everything up to the sorts: validate, two lookups, two nearest.
+        #expect(plan.count == 9)
+        #expect(plan.shared.map { loaded.sources[$0].collection.name } == ["trips", "cities"])
+        // A pipeline whose reference data is deduplicated first still stops there.
+        let places = try Loader.load(path: CLI.repoRoot.appendingPathComponent("pipelines/places.yml").path)
+        #expect(ShardPlan.steps(of: places).shared.isEmpty)
+
+        let dir = try TempDir()
+        let parts = try shards(pipeline, count: 3, in: dir, ["--split-files-over", "1"])
+        for (index, part) in parts.enumerated() {
+            let partial = try Partial.read(part)
+            let collections = Set(partial.files.map(\.input.collection.name))
+            #expect(partial.identity.split == 9)
+            #expect(collections.contains("cities") == (index == 0), "shard \(index): \(collections.sorted())")
+            #expect(collections.contains("trips") == (index == 0), "shard \(index): \(collections.sorted())")
+            #expect(
+                partial.entries.allSatisfy { !["cities", "trips"].contains($0.collection.name) } || index == 0,
+                "shard \(index) reports findings in reference data")
+            // Each shard ran them on its own records.
+            #expect(partial.stats.filter { $0.label.hasPrefix("enrich: ") }.count == 4)
+        }
+        let shard0 = try Partial.read(parts[0])
+        #expect(shard0.files.filter { $0.input.collection.name == "cities" }.allSatisfy { $0.place.part == 0 })
+        #expect(shard0.entries.contains { $0.collection.name == "cities" && $0.step == "enrich: lookup" })
+    }
+
+    /// A sort that the finish would start with is begun in the shards: each partial holds
+    /// its shard's sorted run, and the finish merges the runs. Records with equal keys keep
+    /// the order of a plain run (input order), whether their files are whole in one shard
+    /// or split into byte ranges, in one merge or a tree, under a memory limit that spills.
+    @Test(arguments: [2, 3, 7])
+    func aSortBegunInTheShardsKeepsEqualKeysInInputOrder(count: Int) throws {
+        let dir = try TempDir()
+        // Deliveries of three depots: many share a day, a few have none.
+        for file in 1...4 {
+            let lines = (0..<(file == 4 ? 300 : 40)).map { index -> String in
+                let id = file * 1_000 + index
+                let day = index % 7 == 3 ? "null" : "\"2026-11-\(10 + (index * 5 + file) % 4)\""
+                return #"{"id": \#(id), "day": \#(day), "depot": "D\#(file)", "weight": \#(Double(index % 9) / 4)}"#
+            }
+            try dir.write("deliveries-\(file).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+        let pipeline = try dir.write(
+            "deliveries.yml",
+            """
+            name: deliveries
+            sources:
+              deliveries:
+                kind: ndjson
+                path: deliveries-*.ndjson
+                id: id
+                fields: {id: integer, day: string, depot: string, weight: number}
+            steps:
+              - validate: range
+                collection: deliveries
+                field: weight
+                max: 1.75
+              - aggregate: sort
+                collection: deliveries
+                by: [{field: day, order: desc}]
+            outputs:
+              - {file: deliveries.ndjson, collection: deliveries}
+            thresholds:
+              max-reject-fraction: 1
+            """)
+        #expect(try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"]).status == 0)
+        let parts = try shards(pipeline, count: count, in: dir, ["--split-files-over", "4KiB"])
+        for (index, part) in parts.enumerated() {
+            let partial = try Partial.read(part)
+            #expect(partial.segments.allSatisfy { $0.run == index }, "shard \(index) wrote no sorted run")
+        }
+        let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--quiet"])
+        #expect(flat.status == 0, "\(flat.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/deliveries"), dir.url.appendingPathComponent("flat/deliveries"),
+            "sorted runs of \(count) shards")
+        #expect(try CLI.run(["merge", parts[0], parts[1], "--partial", dir.path + "/head", "--quiet"]).status == 0)
+        let tree = try CLI.run(
+            ["merge"] + parts[2...] + [
+                dir.path + "/head", "--out", dir.path + "/tree", "--quiet", "--memory-limit", "4KiB",
+            ])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/deliveries"), dir.url.appendingPathComponent("tree/deliveries"),
+            "sorted runs of \(count) shards merged as a tree under a memory limit")
+        // Many records share a day: the ties are there to keep.
+        let lines = try dir.read("plain/deliveries/deliveries.ndjson").split(separator: "\n")
+        #expect(lines.count > 300)
+        #expect(lines[0].contains(#""day":"2026-11-13""#), "\(lines[0])")
     }
 
     @Test func aSyntaxErrorInASplitFileFailsEveryShardWithTheSameMessage() throws {

@@ -128,13 +128,13 @@ struct InputFilesTests {
             options: RunOptions(outputRoot: dir.path + "/unused", logger: Harness.silent, threads: 1))
         let file = URL(fileURLWithPath: path + "/partial.bin")
         var body = Array(try Data(contentsOf: file).dropLast(64))
-        #expect(body[0] == 4)  // format 2 as a zigzag varint
+        #expect(body[0] == UInt8(Partial.format << 1))  // the format as a zigzag varint
         body[0] = 2
         try Data(body + Array(SHA256.hex(body).utf8)).write(to: file)
         #expect {
             _ = try Partial.read(path)
         } throws: { error in
-            "\(error)".contains("is a partial of format 1; this seedforge reads format 2")
+            "\(error)".contains("is a partial of format 1; this seedforge reads format \(Partial.format)")
         }
     }
 }
