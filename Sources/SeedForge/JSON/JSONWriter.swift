@@ -27,6 +27,8 @@ public struct JSONWriter {
             bytes.append(contentsOf: more)
         }
     }
+    /// Empties the writer, keeping its room.
+    mutating func clear() { bytes.removeAll(keepingCapacity: true) }
     /// Hands the bytes written so far to `write` and starts over (keeping the room), once
     /// they reach `threshold`: a long output written a piece at a time.
     mutating func flush(over threshold: Int = 0, to write: ([UInt8]) throws -> Void) rethrows {
@@ -205,28 +207,52 @@ public struct JSONWriter {
     /// Appends the shortest round-trip text of a double between 0.001 and 10^15 in
     /// magnitude with at most 15 significant digits, as Swift's `description` writes it
     /// (`48.86752`, `-0.125`, `1266.0`); false, appending nothing, for any other double.
-    ///
-    /// Why it is the same text: `m`, the double times the power of ten that leaves 15
-    /// significant digits before the point, rounded, is the only 15-digit decimal that can
-    /// read back to the double (two decimals of 15 significant digits are further apart
-    /// than a double's rounding interval), and `m / 10^k` (`m < 2^53`, an exact power of
-    /// ten: one correctly rounded division) equals the double exactly when it does. Any
-    /// shorter decimal that reads back is that one with zeros after it, so `m` without its
-    /// trailing zeros is the shortest: what `description` picks, and it writes no exponent
-    /// in this range.
     static func writePlainDecimal(_ double: Double, into bytes: inout [UInt8]) -> Bool {
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let length = withUnsafeMutableBytes(of: &text) { raw in
+            storePlainDecimal(double, at: raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        guard length > 0 else { return false }
+        withUnsafeBytes(of: &text) { raw in
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<length]))
+        }
+        return true
+    }
+
+    /// The most bytes `storePlainDecimal` stores (a sign, 17 digits, a point and a `0`).
+    static let plainDecimalRoom = 24
+
+    /// Stores at `out` (room for `plainDecimalRoom` bytes) the text `writePlainDecimal`
+    /// appends and returns its length; 0, for a double it declines.
+    ///
+    /// Why it is the same text as `description`: `m`, the double times the power of ten
+    /// that leaves 15 significant digits before the point, rounded, is the only 15-digit
+    /// decimal that can read back to the double (two decimals of 15 significant digits are
+    /// further apart than a double's rounding interval), and `m / 10^k` (`m < 2^53`, an
+    /// exact power of ten: one correctly rounded division) equals the double exactly when
+    /// it does. Any shorter decimal that reads back is that one with zeros after it, so `m`
+    /// without its trailing zeros is the shortest: what `description` picks, and it writes
+    /// no exponent in this range. The product is within 0.2 of `m` whenever the check
+    /// passes, never on a tie, so rounding ties to even (one instruction) or away from zero
+    /// (a call to `round`) gives the same `m`.
+    @inline(__always)
+    static func storePlainDecimal(_ double: Double, at out: UnsafeMutablePointer<UInt8>) -> Int {
         let magnitude = double.magnitude
-        guard magnitude >= 0.001, magnitude < 1e15 else { return false }
-        // Fraction digits that leave 15 significant ones.
+        guard magnitude >= 0.001, magnitude < 1e15 else { return 0 }
+        // Fraction digits that leave 15 significant ones, and the digits before the point
+        // (the scaled value is at least 10^14, so they are 15 - scale when there are any).
         var scale: Int
+        let integerDigits: Int
         if magnitude < 1 {
             scale = magnitude < 0.01 ? 17 : magnitude < 0.1 ? 16 : 15
+            integerDigits = 0
         } else {
-            scale = 15 - PowersOfTen.integerDigits(of: magnitude)
+            integerDigits = PowersOfTen.integerDigits(of: magnitude)
+            scale = 15 - integerDigits
         }
         let power = PowersOfTen.exact(scale)
-        let scaled = (magnitude * power).rounded()
-        guard scaled < 1e15, scaled / power == magnitude else { return false }
+        let scaled = (magnitude * power).rounded(.toNearestOrEven)
+        guard scaled < 1e15, scaled / power == magnitude else { return 0 }
         var digits = UInt64(scaled)
         // Trailing zeros off, four at a time and then one at a time (45.12345 is scaled to
         // 451234500000000).
@@ -238,66 +264,83 @@ public struct JSONWriter {
             digits /= 10
             scale -= 1
         }
-        // The text right-aligned in 32 bytes, built from the last digit back: the fraction,
-        // the point, the integer part (at least "0"; a fraction always has one digit, "1.0"),
-        // the sign; then appended at once.
-        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        let length = withUnsafeMutableBytes(of: &text) { raw -> Int in
-            var position = 32
-            var rest = digits
-            func emit(_ count: Int) {
-                // `count` digits of `rest`, two at a time from the pair table.
-                var left = count
-                while left >= 2 {
-                    let pair = Int(rest % 100) &* 2
-                    rest /= 100
-                    position -= 2
-                    raw[position] = digitPairs[pair]
-                    raw[position + 1] = digitPairs[pair + 1]
-                    left -= 2
-                }
-                if left == 1 {
-                    position -= 1
-                    raw[position] = UInt8(ascii: "0") &+ UInt8(rest % 10)
-                    rest /= 10
-                }
-            }
-            if scale == 0 {
-                position -= 1
-                raw[position] = UInt8(ascii: "0")
-            } else {
-                emit(scale)
-            }
+        // Its length is known: the sign, the integer part (at least "0"), the point, the
+        // fraction (at least "0": "1266.0"). Written from the last digit back.
+        let negative = double < 0 ? 1 : 0
+        let length = negative + Swift.max(integerDigits, 1) + 1 + Swift.max(scale, 1)
+        var position = length
+        var rest = digits
+        if scale == 0 {
             position -= 1
-            raw[position] = UInt8(ascii: ".")
-            if rest == 0 {
-                position -= 1
-                raw[position] = UInt8(ascii: "0")
-            } else {
-                var integerDigits = 0
-                var probe = rest
-                repeat {
-                    integerDigits += 1
-                    probe /= 10
-                } while probe > 0
-                emit(integerDigits)
-            }
-            if double < 0 {
-                position -= 1
-                raw[position] = UInt8(ascii: "-")
-            }
-            return 32 - position
+            out[position] = UInt8(ascii: "0")
+        } else {
+            storeDigits(of: &rest, count: scale, endingAt: &position, in: out)
         }
-        withUnsafeBytes(of: &text) { raw in
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(32 - length)...]))
+        position -= 1
+        out[position] = UInt8(ascii: ".")
+        if integerDigits == 0 {
+            out[position - 1] = UInt8(ascii: "0")
+        } else {
+            storeDigits(of: &rest, count: integerDigits, endingAt: &position, in: out)
         }
-        return true
+        if negative == 1 { out[0] = UInt8(ascii: "-") }
+        return length
     }
 
-    /// "00" "01" ... "99": two digits a lookup.
-    private static let digitPairs: [UInt8] = (0..<100).flatMap {
-        [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)]
+    /// Stores the last `count` decimal digits of `rest` before `position`, two at a time
+    /// from the pair table, taking them off `rest` and moving `position` back.
+    @inline(__always)
+    static func storeDigits(
+        of rest: inout UInt64, count: Int, endingAt position: inout Int, in out: UnsafeMutablePointer<UInt8>
+    ) {
+        let pairs = digitPairs
+        var left = count
+        while left >= 2 {
+            let pair = Int(rest % 100) &* 2
+            rest /= 100
+            position -= 2
+            out[position] = pairs[pair]
+            out[position + 1] = pairs[pair + 1]
+            left -= 2
+        }
+        if left == 1 {
+            position -= 1
+            out[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
     }
+
+    /// The most bytes `storeInteger` stores (a sign and 19 digits).
+    static let integerRoom = 20
+
+    /// Stores an integer's decimal digits at `out` (room for `integerRoom` bytes) and
+    /// returns their length.
+    @inline(__always)
+    static func storeInteger(_ value: Int64, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        var magnitude = value.magnitude
+        var count = 1
+        var probe = magnitude
+        while probe >= 10 {
+            probe /= 10
+            count += 1
+        }
+        let negative = value < 0 ? 1 : 0
+        if negative == 1 { out[0] = UInt8(ascii: "-") }
+        var position = negative + count
+        storeDigits(of: &magnitude, count: count, endingAt: &position, in: out)
+        return negative + count
+    }
+
+    /// "00" "01" ... "99": two digits a lookup. Made once and never freed: a plain
+    /// pointer, read without a bounds check or a reference count.
+    nonisolated(unsafe) private static let digitPairs: UnsafePointer<UInt8> = {
+        let pairs = UnsafeMutablePointer<UInt8>.allocate(capacity: 200)
+        for value in 0..<100 {
+            pairs[2 * value] = UInt8(ascii: "0") + UInt8(value / 10)
+            pairs[2 * value + 1] = UInt8(ascii: "0") + UInt8(value % 10)
+        }
+        return UnsafePointer(pairs)
+    }()
 
     /// Shortest round-trip text of a double (Swift's own algorithm); always valid JSON
     /// because the pipeline never holds NaN or infinity.

@@ -31,6 +31,9 @@ struct RecordFrame {
     /// Renders `records`, their fields `ids` in order, after whatever `writer` holds;
     /// `first` says whether the first of them is the file's first record (no separator).
     /// A field a record does not reach is null, as `Record[FieldID]` reads it.
+    ///
+    /// The batch is rendered into raw memory (`RawBytes`: room checked once a piece) and
+    /// handed to the writer in one copy.
     func render(_ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter) {
         precondition(ids.count + 3 == ends.count, "a frame made for \(ends.count - 3) fields renders \(ids.count)")
         let text = self.text.span
@@ -38,31 +41,82 @@ struct RecordFrame {
         let ids = ids.span
         let closing = ends.count - 1
         let width = (ids.indices.map { ids[$0].index }.max() ?? -1) + 1
-        /// Appends piece `index` of the fixed text.
-        func piece(_ index: Int, _ writer: inout JSONWriter) {
+        var out = RawBytes(capacity: records.count * (self.text.count + ids.count * 12))
+        // Values the raw path does not write (text to escape, arrays, objects, indented
+        // values, numbers outside the plain range) are written by a `JSONWriter` and copied.
+        var other = JSONWriter()
+        /// Stores piece `index` of the fixed text.
+        func piece(_ index: Int, _ out: inout RawBytes) {
             let start = index == 0 ? 0 : ends[index - 1]
-            text.withUnsafeBufferPointer { writer.append(UnsafeBufferPointer(rebasing: $0[start..<ends[index]])) }
+            out.reserve(ends[index] - start)
+            text.withUnsafeBufferPointer { out.store(UnsafeBufferPointer(rebasing: $0[start..<ends[index]])) }
         }
         records.withUnsafeBufferPointer { pointers in
             let records = records.span
             for position in records.indices {
                 Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
-                if position > 0 || !first { piece(0, &writer) }
-                piece(1, &writer)
+                if position > 0 || !first { piece(0, &out) }
+                piece(1, &out)
                 let values = records[position].values.span
                 for field in ids.indices {
-                    piece(2 + field, &writer)
+                    piece(2 + field, &out)
                     let index = ids[field].index
                     if index >= values.count {
-                        writer.write(.null)
-                    } else if let indent {
-                        writer.writePretty(values[index], indent: indent)
+                        Self.store(.null, into: &out, other: &other, indent: nil)
                     } else {
-                        writer.write(values[index])
+                        Self.store(values[index], into: &out, other: &other, indent: indent)
                     }
                 }
-                piece(closing, &writer)
+                piece(closing, &out)
             }
+        }
+        out.withBytes { writer.append($0) }
+    }
+
+    /// Stores `value` as `JSONWriter.write` (or `writePretty` at `indent`) writes it.
+    @inline(__always)
+    private static func store(_ value: Value, into out: inout RawBytes, other: inout JSONWriter, indent: Int?) {
+        switch value {
+        case .string(let string):
+            let stored: Bool? = string.utf8.withContiguousStorageIfAvailable { text in
+                guard !JSONWriter.needsEscape(text) else { return false }
+                out.reserve(text.count + 2)
+                out.store(UInt8(ascii: "\""))
+                out.store(text)
+                out.store(UInt8(ascii: "\""))
+                return true
+            }
+            if stored == true { return }
+        case .int(let int):
+            out.reserve(JSONWriter.integerRoom)
+            out.advance(JSONWriter.storeInteger(int, at: out.end))
+            return
+        case .double(let double):
+            out.reserve(JSONWriter.plainDecimalRoom)
+            let length = JSONWriter.storePlainDecimal(double, at: out.end)
+            if length > 0 {
+                out.advance(length)
+                return
+            }
+        case .decimal(let text):
+            let stored: Bool? = text.utf8.withContiguousStorageIfAvailable { text in
+                out.reserve(text.count)
+                out.store(text)
+                return true
+            }
+            if stored == true { return }
+        case .null:
+            out.reserve(4)
+            for byte in "null".utf8 { out.store(byte) }
+            return
+        default:
+            break
+        }
+        other.clear()
+        if let indent { other.writePretty(value, indent: indent) } else { other.write(value) }
+        other.bytes.withUnsafeBufferPointer { written in
+            out.reserve(written.count)
+            out.store(written)
         }
     }
 }

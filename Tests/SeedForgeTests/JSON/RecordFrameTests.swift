@@ -64,6 +64,38 @@ struct RecordFrameTests {
         withExtendedLifetime(source) {}
     }
 
+    /// Records far longer than the room reserved ahead (a few bytes a field): the raw
+    /// buffer grows many times in one batch and keeps every byte written before.
+    @Test func recordsLongerThanTheRoomReservedAheadAreWrittenWhole() {
+        let source = SourceText(displayPath: "x", bytes: [])
+        let records = (0..<300).map { index in
+            Record(
+                values: [
+                    .string(String(repeating: "Île-de-France \(index) ", count: index % 40)), .int(Int64(index)),
+                    .double(Double(index) / 8), .string("q\"\(index)"),
+                ],
+                origin: Origin(source: source, offset: 0, index: index))
+        }
+        let ids = [FieldID(index: 0), FieldID(index: 1), FieldID(index: 2), FieldID(index: 3)]
+        let frame = RecordFrame(
+            separator: Array(",".utf8), open: [], fields: ids.map { Array("<\($0.index)>".utf8) },
+            close: Array("\n".utf8))
+        var rendered = JSONWriter()
+        frame.render(records[...], ids: ids, first: true, into: &rendered)
+        var expected = JSONWriter()
+        for (position, record) in records.enumerated() {
+            if position > 0 { expected.append(",") }
+            for id in ids {
+                expected.append("<\(id.index)>")
+                expected.write(record[id])
+            }
+            expected.append("\n")
+        }
+        #expect(rendered.bytes.count > 100_000)
+        #expect(String(decoding: rendered.bytes, as: UTF8.self) == String(decoding: expected.bytes, as: UTF8.self))
+        withExtendedLifetime(source) {}
+    }
+
     @Test func jsonOutputIsTheIndentedObjectsOfTheRecords() {
         let source = SourceText(displayPath: "x", bytes: [])
         let records = Self.records(source)

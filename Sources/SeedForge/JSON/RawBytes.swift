@@ -1,0 +1,69 @@
+/// Bytes written through a pointer into memory reserved ahead: the worst-case size of a
+/// piece (a key, a number, a string) is checked once with `reserve`, then its bytes are
+/// stored without a check. Appending to a `[UInt8]` checks the array's uniqueness and room
+/// at every piece instead (about a tenth of rendering a batch of records).
+///
+/// Not copyable: the memory is owned by one value and freed with it.
+struct RawBytes: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = Swift.max(capacity, 256)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Makes room for `room` more bytes: the stores after it, up to that many bytes, are
+    /// unchecked.
+    @inline(__always)
+    mutating func reserve(_ room: Int) {
+        if capacity &- count < room { grow(to: count + room) }
+    }
+
+    @inline(never)
+    private mutating func grow(to needed: Int) {
+        let larger = Swift.max(needed, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    /// Where the next byte goes; after writing `n` bytes there, `advance(n)`. Only within
+    /// the room `reserve` made.
+    @inline(__always)
+    var end: UnsafeMutablePointer<UInt8> { base + count }
+
+    @inline(__always)
+    mutating func advance(_ written: Int) { count &+= written }
+
+    @inline(__always)
+    mutating func store(_ byte: UInt8) {
+        base[count] = byte
+        count &+= 1
+    }
+
+    /// Stores bytes read in place; a short piece (a key, a bracket and a comma) byte by
+    /// byte, which costs less than a call to `memcpy`.
+    @inline(__always)
+    mutating func store(_ piece: UnsafeBufferPointer<UInt8>) {
+        guard let source = piece.baseAddress else { return }
+        let length = piece.count
+        if length <= 16 {
+            let target = base + count
+            for offset in 0..<length { target[offset] = source[offset] }
+        } else {
+            (base + count).initialize(from: source, count: length)
+        }
+        count &+= length
+    }
+
+    /// The bytes stored so far.
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+}
