@@ -290,11 +290,11 @@ public struct JSONSource: SourceKind {
                         guard var from = rangeStart?.offset, from < range.upperBound else { return page }
                         sink.firstIndex = rangeStart!.index
                         while true {
-                            let chunk = Self.parseChunk(
+                            var chunk = Self.parseChunk(
                                 buffer, text, from: from, first: false, stop: min(range.upperBound, from + window),
                                 mapping: sink.mapping, limits: limits)
                             if let error = chunk.error { throw error }
-                            sink.merge([chunk.entries])
+                            sink.merge([chunk.takeEntries()])
                             guard let next = chunk.stoppedAt, next < range.upperBound else { break }
                             text.bytes.releaseResidentPages(from..<next)
                             from = next
@@ -304,7 +304,7 @@ public struct JSONSource: SourceKind {
                             buffer, text, arrayStart: arrayStart, window: window, mapping: sink.mapping,
                             threads: sink.threads, limits: limits
                         ) { chunks, range in
-                            sink.merge(chunks)
+                            sink.merge(consume chunks)
                             text.bytes.releaseResidentPages(range)
                         }
                     }
@@ -323,7 +323,7 @@ public struct JSONSource: SourceKind {
             do {
                 let (parsed, arrayEnd) = try Self.parseElements(
                     buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads, limits: limits)
-                chunks = parsed
+                chunks = consume parsed
                 if recordsPath == nil {
                     reader.position = arrayEnd
                     try Self.expectEnd(&reader, text)
@@ -345,7 +345,7 @@ public struct JSONSource: SourceKind {
             // The page metadata is checked before any record is taken, so a file that
             // fails contributes no record at all.
             let page = try pageMetadata(&reader, text, documentStart)
-            sink.merge(chunks)
+            sink.merge(consume chunks)
             return page
         }
     }
@@ -466,7 +466,7 @@ public struct JSONSource: SourceKind {
     static func parseInWindows(
         _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, window: Int,
         mapping: FieldMapping, threads: Threads, limits: InputLimits,
-        take: ([[IngestEntry]], Range<Int>) -> Void
+        take: (consuming [[IngestEntry]], Range<Int>) -> Void
     ) throws {
         var start = arrayStart
         var first = true
@@ -497,10 +497,12 @@ public struct JSONSource: SourceKind {
                 ]
                 if let error = results[0].error { throw error }
             }
-            let last = results[results.count - 1]
-            let end = last.stoppedAt ?? last.end
-            take(results.map(\.entries), start..<end)
-            guard let next = last.stoppedAt else { return }
+            let stoppedAt = results[results.count - 1].stoppedAt
+            let end = stoppedAt ?? results[results.count - 1].end
+            // Taken out of the results, so `take` holds the only reference to them.
+            let entries = results.indices.map { results[$0].takeEntries() }
+            take(entries, start..<end)
+            guard let next = stoppedAt else { return }
             start = next
             first = false
         }
@@ -592,7 +594,7 @@ public struct JSONSource: SourceKind {
                 file: text.displayPath, number: number, count: count,
                 location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
         }
-        sink.merge([entries])
+        sink.merge([consume entries])
         return page
     }
 
@@ -776,6 +778,13 @@ public struct JSONSource: SourceKind {
 
     struct Chunk {
         var entries: [IngestEntry] = []
+
+        /// The entries, leaving none, so whoever takes them holds the only reference.
+        mutating func takeEntries() -> [IngestEntry] {
+            var taken: [IngestEntry] = []
+            swap(&taken, &entries)
+            return taken
+        }
         /// A `JSONSyntaxError`, `JSONLimitError`, `ValueTooLong` or `RecordTooLarge`.
         var error: Error?
         /// Where the chunk stopped: the start of the element at or after `stop`, or nil at ']'.

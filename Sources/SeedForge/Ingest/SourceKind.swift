@@ -166,36 +166,69 @@ public struct IngestSink {
     /// index in the file, and maps again, now with that index, the few records that had
     /// findings, so every location and pointer is the one a sequential read gives. A file
     /// read in windows is merged window by window: indexes go on from the records taken.
-    public mutating func merge(_ chunks: [[IngestEntry]]) {
+    ///
+    /// Records are moved out of the chunks, not copied: each chunk is taken out of the
+    /// list, so nothing else holds it, and each run of plain records is moved from its
+    /// buffer into the store (a copy cost a retain of each record's values, and the
+    /// chunk's release a release of each, touching every record twice on this one thread).
+    public mutating func merge(_ chunks: consuming [[IngestEntry]]) {
         var base = count + firstIndex
         // Looked up once, not once a record (a hash of the collection's name each time).
         let store = state.store(collection)
         store.reserve(chunks.reduce(0) { $0 + $1.count })
-        for chunk in chunks {
-            for entry in chunk {
-                switch entry {
-                case .record(var record):
-                    record.origin.index += base
-                    count += 1
-                    store.append(record)
-                case .deferred(let raw, var origin, let duplicateKey):
-                    origin.index += base
-                    let finding = duplicateKey.map { JSONSource.duplicateKey(origin.source, at: $0, origin: origin) }
-                    accept(raw, origin: origin, rejectedFor: finding)
-                case .withFindings(let raw, var origin, let findings):
-                    origin.index += base
-                    accept(raw, origin: origin, also: findings)
-                case .mapped(var record, let findings):
-                    record.origin.index += base
-                    count += 1
-                    if state.settle(record, findings: findings, in: collection, step: { _ in "ingest" }) {
-                        store.append(record)
+        for index in chunks.indices {
+            var chunk: [IngestEntry] = []
+            swap(&chunk, &chunks[index])
+            chunk.withUnsafeMutableBufferPointer { entries in
+                var at = 0
+                while at < entries.count {
+                    var end = at
+                    while end < entries.count, case .record = entries[end] { end += 1 }
+                    guard end > at else {
+                        take(entries[at], base: base, into: store)
+                        at += 1
+                        continue
                     }
-                case .unreadable(let finding):
-                    unreadable(finding)
+                    var next = entries.baseAddress! + at
+                    let base = base
+                    store.append(count: end - at) {
+                        guard case .record(var record) = next.move() else { preconditionFailure("not a plain record") }
+                        // The chunk still destroys its entries: leave one with nothing to release.
+                        next.initialize(to: .deferred(.null, record.origin, duplicateKey: nil))
+                        next += 1
+                        record.origin.index += base
+                        return record
+                    }
+                    count += end - at
+                    at = end
                 }
             }
             base += chunk.count
+        }
+    }
+
+    /// Takes one entry of a chunk whose records are numbered on from `base`.
+    private mutating func take(_ entry: IngestEntry, base: Int, into store: RecordStore) {
+        switch entry {
+        case .record(var record):
+            record.origin.index += base
+            count += 1
+            store.append(record)
+        case .deferred(let raw, var origin, let duplicateKey):
+            origin.index += base
+            let finding = duplicateKey.map { JSONSource.duplicateKey(origin.source, at: $0, origin: origin) }
+            accept(raw, origin: origin, rejectedFor: finding)
+        case .withFindings(let raw, var origin, let findings):
+            origin.index += base
+            accept(raw, origin: origin, also: findings)
+        case .mapped(var record, let findings):
+            record.origin.index += base
+            count += 1
+            if state.settle(record, findings: findings, in: collection, step: { _ in "ingest" }) {
+                store.append(record)
+            }
+        case .unreadable(let finding):
+            unreadable(finding)
         }
     }
 }
@@ -213,13 +246,21 @@ public struct ExtractedPage: Sendable {
     public var fileFindings: [Finding] = []
     /// A page over one of the pipeline's limits: it fails as a whole (no entries).
     public var failure: SourceError?
+
+    /// The entries, leaving none: the caller holds the only reference to them, so
+    /// `IngestSink.merge` can move records out of them.
+    mutating func takeEntries() -> [IngestEntry] {
+        var taken: [IngestEntry] = []
+        swap(&taken, &entries)
+        return taken
+    }
 }
 
 extension IngestSink {
     /// Takes an extracted page: its file findings as warnings, its records in order.
-    public mutating func take(_ page: ExtractedPage) {
+    public mutating func take(_ page: consuming ExtractedPage) {
         for finding in page.fileFindings { warnFile(finding) }
-        merge([page.entries])
+        merge([page.takeEntries()])
     }
 }
 

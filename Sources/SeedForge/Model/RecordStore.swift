@@ -36,8 +36,28 @@ final class RecordStore {
     /// `SpillSpace.failure`.)
     func append(_ record: Record) {
         resident.append(record)
-        if resident.count % space.checkInterval == 0 { space.enforce(appending: self) }
+        if resident.count % checkInterval == 0 { space.enforce(appending: self) }
     }
+
+    /// Appends `count` records that `next` gives one by one (moved from where they were
+    /// parsed), checking the memory limit at the same counts as `append(_:)` one at a time
+    /// does, so spills happen at the same records. Between two checks the records are
+    /// appended in one access to `resident`, not one access each.
+    func append(count: Int, _ next: () -> Record) {
+        var left = count
+        while left > 0 {
+            let run = min(left, checkInterval - resident.count % checkInterval)
+            Self.append(run, to: &resident, next)
+            left -= run
+            if resident.count % checkInterval == 0 { space.enforce(appending: self) }
+        }
+    }
+
+    private static func append(_ count: Int, to records: inout [Record], _ next: () -> Record) {
+        for _ in 0..<count { records.append(next()) }
+    }
+
+    private var checkInterval: Int { space.checkInterval }
 
     func append(contentsOf records: [Record]) {
         resident += records

@@ -56,6 +56,25 @@ struct MemoryLimitTests {
         #expect(!overridden.stderr.contains("memory limit"), "\(overridden.stderr)")
     }
 
+    /// Ingest moves runs of parsed records into the store in bulk, runs that end where a
+    /// thread's chunk ends; the memory limit is still checked at the same record counts,
+    /// so the same records spill in the same batches whatever the thread count.
+    @Test func recordsSpillInTheSameBatchesForAnyThreadCount() throws {
+        let dir = try Self.prepared()
+        var spills: [String: String] = [:]
+        for threads in ["1", "2", "3"] {
+            let limited = try CLI.run(
+                ["run", "many.yml", "--out", "t\(threads)", "--threads", threads, "--memory-limit", "256KiB", "-v"],
+                cwd: dir.path)
+            #expect(limited.status == 0, "\(limited.stderr)")
+            let line = limited.stderr.split(separator: "\n").first { $0.contains("many: memory limit 256 KiB: ") }
+            #expect(line?.contains("written to disk in") == true, "\(limited.stderr)")
+            spills[threads] = line.map(String.init)
+        }
+        #expect(spills["2"] == spills["1"])
+        #expect(spills["3"] == spills["1"])
+    }
+
     /// Every fixture pipeline (csv, keyed records, unnest, html lists, exact numbers...)
     /// writes the same files under a limit of one byte, which spills every record.
     @Test func everyFixturePipelineWritesTheSameFilesWhenEveryRecordIsSpilled() throws {

@@ -171,7 +171,7 @@ public struct CSVSource: SourceKind {
                 threads: threads)
         }
         if let warning { sink.warnFile(warning) }
-        sink.merge(chunks)
+        sink.merge(consume chunks)
         return nil
     }
 
