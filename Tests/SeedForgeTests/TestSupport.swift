@@ -202,3 +202,19 @@ enum CLI {
 func jsonObject(_ data: Data) throws -> Any {
     try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
 }
+
+/// A small deterministic generator (SplitMix64), so randomized tests draw the same inputs on
+/// every run and a failure names an input that reproduces.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<bound` (the remainder of the next draw).
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}

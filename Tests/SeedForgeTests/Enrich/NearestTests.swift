@@ -3,18 +3,6 @@ import Testing
 
 @testable import SeedForge
 
-/// A small deterministic generator, so the sampled points are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Enrich: nearest (k-d tree on the sphere)")
 struct NearestTests {
     /// Haversine in its textbook form, written independently of SphereIndex.

@@ -6,18 +6,6 @@ import Testing
 /// (the bytes every dataset has always had), for every double it takes.
 @Suite("JSON writer: numbers")
 struct JSONWriterNumberTests {
-    /// A fixed sequence of pseudo-random numbers (SplitMix64), so a failure can be replayed.
-    struct Sequence: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func written(_ double: Double) -> String {
         var writer = JSONWriter()
         writer.writeDouble(double)
@@ -36,7 +24,7 @@ struct JSONWriterNumberTests {
     /// Decimals as data holds them: 1 to 17 significant digits at every scale from 10^-6 to
     /// 10^16, both signs, read as a parser reads them.
     @Test func decimalsOfEveryLengthAndScaleAreWrittenAsDescriptionWritesThem() {
-        var random = Sequence(state: 20_261_123)
+        var random = SplitMix64(state: 20_261_123)
         var taken = 0
         for _ in 0..<200_000 {
             let digits = Int.random(in: 1...17, using: &random)
@@ -54,7 +42,7 @@ struct JSONWriterNumberTests {
 
     /// Any bit pattern: mostly 17-digit doubles, which the plain path must decline or get right.
     @Test func arbitraryDoublesAreWrittenAsDescriptionWritesThem() {
-        var random = Sequence(state: 42)
+        var random = SplitMix64(state: 42)
         for _ in 0..<200_000 {
             let double = Double(bitPattern: random.next())
             guard double.isFinite else { continue }

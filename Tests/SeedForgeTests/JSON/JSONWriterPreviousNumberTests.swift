@@ -107,7 +107,7 @@ struct JSONWriterPreviousNumberTests {
     /// doubles next to them (one unit in the last place either way), and halves
     /// (`x.5` at every scale, where rounding ties to even and away from zero differ).
     @Test func decimalsAndTheirNeighboursAreWrittenAsBefore() {
-        var random = JSONWriterNumberTests.Sequence(state: 20_261_125)
+        var random = SplitMix64(state: 20_261_125)
         var taken = 0
         for _ in 0..<400_000 {
             let digits = Int.random(in: 1...17, using: &random)
@@ -125,7 +125,7 @@ struct JSONWriterPreviousNumberTests {
 
     /// Any bit pattern, and uniform doubles in the range the plain path takes.
     @Test func arbitraryDoublesAreWrittenAsBefore() {
-        var random = JSONWriterNumberTests.Sequence(state: 7)
+        var random = SplitMix64(state: 7)
         for _ in 0..<400_000 {
             let bits = random.next()
             _ = Self.check(Double(bitPattern: bits), "bits \(bits)")
@@ -135,7 +135,7 @@ struct JSONWriterPreviousNumberTests {
     }
 
     @Test func integersAreWrittenAsTheirDescription() {
-        var random = JSONWriterNumberTests.Sequence(state: 11)
+        var random = SplitMix64(state: 11)
         var edges: [Int64] = [0, 1, -1, 9, 10, 99, 100, .max, .min, .max - 1, .min + 1]
         for power in 0...18 {
             let ten = Int64(PowersOfTen.integer(power))

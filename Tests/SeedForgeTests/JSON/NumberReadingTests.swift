@@ -7,23 +7,10 @@ import Testing
 /// standard library's `Double(String)` (strtod) gives for the same text, bit for bit.
 @Suite("Number reading")
 struct NumberReadingTests {
-    /// A deterministic generator (SplitMix64), so a failure names an input that reproduces.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
-
     /// A JSON number: sign, 1 to 24 digits with the point anywhere (or none), an optional
     /// exponent; many near the edges of the fast path (15 to 19 digits, powers near 22,
     /// mantissas near 2^53).
-    static func randomNumber(_ generator: inout Generator) -> String {
+    static func randomNumber(_ generator: inout SplitMix64) -> String {
         var text = generator.below(4) == 0 ? "-" : ""
         let digitCount = 1 + generator.below(24)
         var digits = (0..<digitCount).map { _ in Character(String(generator.below(10))) }
@@ -79,7 +66,7 @@ struct NumberReadingTests {
     }
 
     @Test func jsonNumbersAreTheDoublesStrtodReads() throws {
-        var generator = Generator(state: 20_261_125)
+        var generator = SplitMix64(state: 20_261_125)
         let inputs = Self.edgeCases + (0..<200_000).map { _ in Self.randomNumber(&generator) }
         for text in inputs where Double(text)?.isFinite == true {
             expectSameAsStrtod(try readJSON(text), text, "JSONReader")
@@ -87,7 +74,7 @@ struct NumberReadingTests {
     }
 
     @Test func csvNumbersAreTheDoublesStrtodReads() throws {
-        var generator = Generator(state: 14)
+        var generator = SplitMix64(state: 14)
         let inputs = Self.edgeCases + (0..<200_000).map { _ in Self.randomNumber(&generator) }
         for text in inputs where Double(text)?.isFinite == true {
             let value = Array(text.utf8).withUnsafeBufferPointer { CSVCellValue.number($0) }

@@ -21,7 +21,7 @@ struct TrimTests {
             "\u{2028}",
             "\u{202F}", "\u{205F}", "\u{3000}", "\u{301}", "\u{600}", "é", "ł", "🐝", "东京", "-",
         ]
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(state: 25)
         var checked = 0
         for _ in 0..<20_000 {
             var text = ""
