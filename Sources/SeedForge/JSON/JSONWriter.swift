@@ -116,23 +116,14 @@ public struct JSONWriter {
         for _ in 0..<(level * 2) { bytes.append(UInt8(ascii: " ")) }
     }
 
-    /// An integer's decimal digits, without making a `String`.
+    /// An integer's decimal digits, without making a `String` (`storeInteger`'s text).
     mutating func writeInteger(_ value: Int64) {
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
-            return
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for `integerRoom`
+        let length = withUnsafeMutableBytes(of: &text) { raw in
+            Self.storeInteger(value, at: raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: Int64's 20 digits fit
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
+        withUnsafeBytes(of: &text) { raw in
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<length]))
         }
     }
 
