@@ -345,12 +345,11 @@ public struct JSONReader {
         var position = from
         while position &+ 8 <= end {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-            let quote = word ^ 0x2222_2222_2222_2222
-            let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
             // The high bit of each byte that is a quote, a backslash, below 0x20 or above 0x7F.
             let found =
-                (~((quote & low) &+ low | quote) | ~((backslash & low) &+ low | backslash)
-                    | ~((word & low) &+ 0x6060_6060_6060_6060) | word) & high
+                ByteWords.equal(word, ByteWords.repeated(UInt8(ascii: "\"")))
+                | ByteWords.equal(word, ByteWords.repeated(UInt8(ascii: "\\")))
+                | ((~((word & low) &+ 0x6060_6060_6060_6060) | word) & high)
             if found != 0 { return position &+ found.trailingZeroBitCount &>> 3 }
             position &+= 8
         }

@@ -49,19 +49,10 @@ public struct CSVScanner {
     public init(_ buffer: UnsafeBufferPointer<UInt8>, dialect: CSVDialect) {
         self.buffer = buffer
         self.dialect = dialect
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        delimiterWord = ones &* UInt64(dialect.delimiter)
-        lineFeedWord = ones &* UInt64(Self.lineFeed)
+        delimiterWord = ByteWords.repeated(dialect.delimiter)
+        lineFeedWord = ByteWords.repeated(Self.lineFeed)
         // Without a quote the delimiter is looked for twice.
-        quoteWord = ones &* UInt64(dialect.quote ?? dialect.delimiter)
-    }
-
-    /// The high bit of each byte of `word` that equals the byte repeated in `pattern`.
-    @inline(__always)
-    static func bytes(of word: UInt64, equalTo pattern: UInt64) -> UInt64 {
-        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        let difference = word ^ pattern
-        return ~(((difference & low) &+ low) | difference | low)
+        quoteWord = ByteWords.repeated(dialect.quote ?? dialect.delimiter)
     }
 
     /// The offset of the first delimiter, LF or quote at or after `from` (`buffer.count`
@@ -74,8 +65,8 @@ public struct CSVScanner {
         while position &+ 8 <= count {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
             let found =
-                Self.bytes(of: word, equalTo: delimiterWord) | Self.bytes(of: word, equalTo: lineFeedWord)
-                | Self.bytes(of: word, equalTo: quoteWord)
+                ByteWords.equal(word, delimiterWord) | ByteWords.equal(word, lineFeedWord)
+                | ByteWords.equal(word, quoteWord)
             if found != 0 { return position &+ found.trailingZeroBitCount &>> 3 }
             position &+= 8
         }
