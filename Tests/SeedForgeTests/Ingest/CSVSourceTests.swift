@@ -64,6 +64,35 @@ struct CSVSourceTests {
         }
     }
 
+    /// Integer fields take digits alone without `number`: the same value wherever that
+    /// shortcut applies, and nothing where it does not (`number` then decides).
+    @Test func theIntegerShortcutReadsWhatNumberReads() {
+        var texts = [
+            "0", "-0", "+0", "7", "007", "-42", "+42", "123456789012345678", "-999999999999999999",
+            "1234567890123456789", "000000000000000000001", "-", "+", "1.0", "1e3", "12a", " 1", "--1", "+-1", "٣",
+        ]
+        var generator = SplitMix64(state: 41)
+        for _ in 0..<20_000 {
+            let digits = Int(generator.next() % 20) + 1
+            var text = ["", "-", "+"][Int(generator.next() % 3)]
+            for _ in 0..<digits { text += String(generator.next() % 10) }
+            texts.append(text)
+        }
+        for text in texts {
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { buffer in
+                if let plain = CSVCellValue.plainInteger(buffer) {
+                    #expect(CSVCellValue.number(buffer) == .int(plain), "\(text)")
+                } else {
+                    let digitsOnly = text.utf8.dropFirst(text.first == "-" || text.first == "+" ? 1 : 0)
+                    #expect(
+                        digitsOnly.isEmpty || digitsOnly.count > 18
+                            || digitsOnly.contains { $0 < UInt8(ascii: "0") || $0 > UInt8(ascii: "9") }, "\(text)")
+                }
+            }
+        }
+    }
+
     @Test func typesIntegersDecimalsAndBooleans() throws {
         let result = try run(
             "id,price,open,count\n1, 40.50 ,TRUE,136256.0\n2,7,false,3\n",

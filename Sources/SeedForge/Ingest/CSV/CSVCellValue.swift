@@ -37,6 +37,10 @@ enum CSVCellValue {
                     ExactDecimal.canonical(String(decoding: bytes, as: UTF8.self)).map(Value.decimal)
                 }
             case .integer:
+                if let plain = plainInteger(bytes) {
+                    converted = .int(plain)
+                    break
+                }
                 switch number(bytes) {
                 case .int(let int)?: converted = .int(int)
                 case .double(let double)? where double.rounded() == double && abs(double) < 9.007e15:
@@ -58,6 +62,26 @@ enum CSVCellValue {
         if lowered("true") { return .bool(true) }
         if lowered("false") { return .bool(false) }
         return nil
+    }
+
+    /// An integer written as digits alone (a sign allowed) of at most 18 digits, as
+    /// `number` reads it; nil for anything else (`number` decides those).
+    @inline(__always)
+    static func plainInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let count = bytes.count
+        guard count > 0, let base = bytes.baseAddress else { return nil }
+        var index = 0
+        let negative = base[0] == UInt8(ascii: "-")
+        if negative || base[0] == UInt8(ascii: "+") { index = 1 }
+        guard count > index, count - index <= 18 else { return nil }
+        var value: Int64 = 0
+        while index < count {
+            let digit = base[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+            index += 1
+        }
+        return negative ? -value : value
     }
 
     /// A number written as JSON writes one (leading zeros and a leading '+' allowed): an
