@@ -68,31 +68,111 @@ public struct CSVFormat: SingleFileFormat {
     }
 
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.reserve(records.count * (ids.count * 12 + 2))
         let neutralisedFields = ids.map { neutralise && !plainFields.contains($0) }
         let neutralised = neutralisedFields.span
         let ids = ids.span
-        // Records and values are read in place (see `RecordFrame`), each cell written
-        // straight into the bytes: the same text as `cell`, without a `String` a cell.
+        // Records and values are read in place (see `RecordFrame`), each cell stored
+        // straight into raw memory (room checked once a cell): the same text as `cell`,
+        // without a `String` a cell; the batch reaches the writer in one copy.
         let width = (ids.indices.map { ids[$0].index }.max() ?? -1) + 1
+        var out = RawBytes(capacity: records.count * (ids.count * 12 + 2))
+        var other = JSONWriter()
         records.withUnsafeBufferPointer { pointers in
             let records = records.span
             for position in records.indices {
                 Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
                 let values = records[position].values.span
+                out.reserve(ids.count + 2)
                 for field in ids.indices {
-                    if field > 0 { writer.append(byte: UInt8(ascii: ",")) }
+                    if field > 0 { out.store(UInt8(ascii: ",")) }
                     let index = ids[field].index
                     if index < values.count {
-                        Self.writeCell(values[index], neutralise: neutralised[field], into: &writer)
+                        Self.storeCell(values[index], neutralise: neutralised[field], into: &out, other: &other)
+                        out.reserve(ids.count - field + 2)
                     }
                 }
-                writer.append(byte: 0x0D)
-                writer.append(byte: 0x0A)
+                out.store(0x0D)
+                out.store(0x0A)
             }
         }
+        var writer = JSONWriter()
+        out.withBytes { writer.append($0) }
         return writer.bytes
+    }
+
+    /// Stores what `cell` returns for `value`: numbers as the JSON writer stores them,
+    /// text read in place; anything else through `writeCell`.
+    @inline(__always)
+    static func storeCell(_ value: Value, neutralise: Bool, into out: inout RawBytes, other: inout JSONWriter) {
+        switch value {
+        case .null: return
+        case .int(let int):
+            out.reserve(JSONWriter.integerRoom)
+            out.advance(JSONWriter.storeInteger(int, at: out.end))
+            return
+        case .double(let double):
+            out.reserve(JSONWriter.plainDecimalRoom)
+            let length = JSONWriter.storePlainDecimal(double, at: out.end)
+            if length > 0 {
+                out.advance(length)
+                return
+            }
+        case .bool(let bool):
+            out.reserve(5)
+            for byte in (bool ? "true" : "false").utf8 { out.store(byte) }
+            return
+        case .decimal(let text):
+            let stored: Bool? = text.utf8.withContiguousStorageIfAvailable { text in
+                out.reserve(text.count)
+                out.store(text)
+                return true
+            }
+            if stored == true { return }
+        case .string(let string):
+            let stored: Bool? = string.utf8.withContiguousStorageIfAvailable { text in
+                guard !needsQuotes(text) else { return false }
+                let prefixed = neutralise && text.first.map(isFormulaStart) == true
+                out.reserve(text.count + 1)
+                if prefixed { out.store(UInt8(ascii: "'")) }
+                out.store(text)
+                return true
+            }
+            if stored == true { return }
+        default:
+            break
+        }
+        other.clear()
+        writeCell(value, neutralise: neutralise, into: &other)
+        other.bytes.withUnsafeBufferPointer { written in
+            out.reserve(written.count)
+            out.store(written)
+        }
+    }
+
+    /// Whether text holds a comma, a quote, CR or LF (so `quote` quotes it), looked for
+    /// 8 bytes at a time.
+    static func needsQuotes(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = text.baseAddress else { return false }
+        let count = text.count
+        var index = 0
+        let comma = ByteWords.repeated(UInt8(ascii: ","))
+        let quote = ByteWords.repeated(UInt8(ascii: "\""))
+        let lineFeed = ByteWords.repeated(0x0A)
+        let carriageReturn = ByteWords.repeated(0x0D)
+        while index &+ 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let found =
+                ByteWords.equal(word, comma) | ByteWords.equal(word, quote) | ByteWords.equal(word, lineFeed)
+                | ByteWords.equal(word, carriageReturn)
+            if found != 0 { return true }
+            index &+= 8
+        }
+        while index < count {
+            let byte = base[index]
+            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0A || byte == 0x0D { return true }
+            index &+= 1
+        }
+        return false
     }
 
     /// Writes what `cell` returns for `value`.
@@ -102,7 +182,7 @@ public struct CSVFormat: SingleFileFormat {
         case .bool(let bool): writer.append(bool ? "true" : "false")
         case .int, .double, .decimal: writer.write(value)
         case .string(let text):
-            let prefixed = neutralise && text.utf8.first.map(formulaStarts.contains) == true
+            let prefixed = neutralise && text.utf8.first.map(isFormulaStart) == true
             let written: Void? = text.utf8.withContiguousStorageIfAvailable {
                 writeQuoted($0, prefixed: prefixed, into: &writer)
             }
@@ -120,7 +200,7 @@ public struct CSVFormat: SingleFileFormat {
     /// Text as `quote` writes it, after a `'` when `prefixed`: in quotes, with quotes
     /// doubled, when it holds a comma, a quote, CR or LF.
     static func writeQuoted(_ text: UnsafeBufferPointer<UInt8>, prefixed: Bool, into writer: inout JSONWriter) {
-        let quoted = text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        let quoted = needsQuotes(text)
         if quoted { writer.append(byte: UInt8(ascii: "\"")) }
         if prefixed { writer.append(byte: UInt8(ascii: "'")) }
         if quoted {
@@ -156,8 +236,17 @@ public struct CSVFormat: SingleFileFormat {
         UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D,
     ]
 
+    /// Whether a text cell starting with `byte` is neutralised (one of `formulaStarts`).
+    @inline(__always)
+    static func isFormulaStart(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D: return true
+        default: return false
+        }
+    }
+
     public static func neutralised(_ text: String) -> String {
-        guard let first = text.utf8.first, formulaStarts.contains(first) else { return text }
+        guard let first = text.utf8.first, isFormulaStart(first) else { return text }
         return "'" + text
     }
 
