@@ -467,15 +467,14 @@ struct RowReader {
                 continue
             }
             var findings: [Finding] = []
-            // The values are stored straight into the record's storage, made with room for
-            // the fields later steps add (no check of room or uniqueness a value).
-            let values = [Value](unsafeUninitializedCapacity: capacity) { storage, initialized in
-                for fieldIndex in 0..<types.count {
-                    (storage.baseAddress! + fieldIndex).initialize(
-                        to: value(
-                            of: fieldIndex, cells[fieldColumns[fieldIndex]], origin: origin, findings: &findings))
-                    initialized = fieldIndex + 1
-                }
+            // Room for the fields later steps add. (`Array(unsafeUninitializedCapacity:)`
+            // would skip the append checks, but it is not specialised: it looks up the
+            // array's type metadata for each record, which costs more.)
+            var values: [Value] = []
+            values.reserveCapacity(capacity)
+            for fieldIndex in 0..<types.count {
+                values.append(
+                    value(of: fieldIndex, cells[fieldColumns[fieldIndex]], origin: origin, findings: &findings))
             }
             let record = Record(values: values, origin: origin)
             result.entries.append(findings.isEmpty ? .record(record) : .mapped(record, findings))
