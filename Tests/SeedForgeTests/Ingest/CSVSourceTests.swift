@@ -93,6 +93,14 @@ struct CSVSourceTests {
         }
     }
 
+    /// The room given to a stretch's rows follows its first rows' length, within one row
+    /// for every 16 bytes.
+    @Test func theRowsOfAStretchAreEstimatedFromItsFirstRows() {
+        #expect(RowReader.estimatedRows(read: 255, bytes: 255 * 67, of: 33_000_000) == 541_807)
+        #expect(RowReader.estimatedRows(read: 255, bytes: 255 * 2, of: 1 << 30) == (1 << 30) / 16 + 256)
+        #expect(RowReader.estimatedRows(read: 255, bytes: 0, of: 1000) == 255)
+    }
+
     @Test func typesIntegersDecimalsAndBooleans() throws {
         let result = try run(
             "id,price,open,count\n1, 40.50 ,TRUE,136256.0\n2,7,false,3\n",

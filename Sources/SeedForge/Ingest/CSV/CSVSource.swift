@@ -488,10 +488,12 @@ struct RowReader {
     static let rowsBeforeEstimate = 255
 
     /// The rows a stretch of `total` bytes likely holds when `read` rows took `bytes`
-    /// (a tenth more, so a stretch of longer rows first rarely grows again).
+    /// (a tenth more, so a stretch of longer rows first rarely grows again), but no more
+    /// than one for every 16 bytes: a file whose first rows are much shorter than the
+    /// rest is not given room (untouched, but asked of the system) for many times its rows.
     static func estimatedRows(read: Int, bytes: Int, of total: Int) -> Int {
         guard bytes > 0 else { return read }
-        return Int(Double(total) / Double(bytes) * Double(read) * 1.1) + 16
+        return min(Int(Double(total) / Double(bytes) * Double(read) * 1.1) + 16, total / 16 + 256)
     }
 
     /// The typed value of field `fieldIndex` from its cell; a field whose text does not
