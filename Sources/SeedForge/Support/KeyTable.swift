@@ -20,9 +20,14 @@ struct KeyTable {
     /// Encodes `count` keys, `encode(i, &key)` writing key `i` (returning false when the
     /// record has none), on up to `threads` threads; the table is the same for any count.
     static func build(count: Int, threads: Threads, _ encode: (Int, inout ByteKey) -> Bool) -> KeyTable {
-        let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 8_192) { range in
+        var pieces = Parallel.chunks(count, threads: threads, minimumChunk: 8_192) { range in
+            // The first piece becomes the whole table: it makes room for every key (room
+            // not yet written takes no memory), so the other pieces are appended to it in
+            // place, each freed once it is, instead of all of them copied into a new table
+            // (which held every key twice: at a million records the peak of dedupe).
+            let room = range.lowerBound == 0 ? count : range.count
             var table = KeyTable()
-            table.reserve(range.count)
+            table.reserve(room)
             var key = ByteKey()
             for index in range {
                 key.removeAll()
@@ -32,15 +37,18 @@ struct KeyTable {
                     // Room for the rest at the average size so far, plus an eighth: one
                     // allocation instead of a series of doublings, each copying the keys.
                     let average = table.bytes.count / 64 + 1
-                    table.bytes.reserveCapacity(table.bytes.count + (range.count - 64) * average * 9 / 8)
+                    table.bytes.reserveCapacity(table.bytes.count + (room - 64) * average * 9 / 8)
                 }
             }
             return table
         }
-        if pieces.count == 1 { return pieces[0] }
         var table = KeyTable()
-        table.reserve(count, bytes: pieces.reduce(0) { $0 + $1.bytes.count })
-        for piece in pieces { table.append(contentsOf: piece) }
+        swap(&table, &pieces[0])
+        for index in pieces.indices.dropFirst() {
+            var piece = KeyTable()
+            swap(&piece, &pieces[index])
+            table.append(contentsOf: piece)
+        }
         return table
     }
 
@@ -287,9 +295,13 @@ struct KeyTable {
     /// on up to `threads` threads; the table is filled in position order.
     func firstWithEqualKey(threads: Threads) -> [Int] {
         bytes.withUnsafeBufferPointer { buffer in
-            let hashes: [UInt64] = Parallel.chunks(count, threads: threads, minimumChunk: 16_384) { range in
-                range.map { Self.hash(buffer, from: starts[$0], to: starts[$0 + 1]) }
-            }.flatMap { $0 }
+            // Written in place by each thread (a list per thread joined after held them twice).
+            let hashes = [UInt64](unsafeUninitializedCapacity: count) { hashes, initialized in
+                _ = Parallel.chunks(count, threads: threads, minimumChunk: 16_384) { range in
+                    for index in range { hashes[index] = Self.hash(buffer, from: starts[index], to: starts[index + 1]) }
+                }
+                initialized = count
+            }
             var capacity = 16
             while capacity < count * 2 { capacity <<= 1 }
             let mask = capacity - 1
@@ -313,6 +325,63 @@ struct KeyTable {
             }
             return first
         }
+    }
+
+    /// What `firstWithEqualKey` of a built table gives, without the table: each record's
+    /// key is encoded, hashed and dropped on up to `threads` threads, and only keys whose
+    /// hashes are equal are encoded again to be compared (a duplicate and the first record
+    /// of its key, or a rare collision). It holds 8 bytes of hash, a presence byte and
+    /// about 8 bytes of hash table a record instead of every key's bytes (at 5M cities a
+    /// table of keys was about 250 MiB at dedupe's peak). Filled in position order, as
+    /// the table's version: the result is the same for any thread count.
+    static func firstWithEqualKey(count: Int, threads: Threads, _ encode: (Int, inout ByteKey) -> Bool) -> [Int] {
+        precondition(count < Int(Int32.max), "more records than a hash table of 32-bit positions holds")
+        var present = [Bool](repeating: false, count: count)
+        let hashes = present.withUnsafeMutableBufferPointer { present in
+            [UInt64](unsafeUninitializedCapacity: count) { hashes, initialized in
+                _ = Parallel.chunks(count, threads: threads, minimumChunk: 16_384) { range in
+                    var key = ByteKey()
+                    for index in range {
+                        key.removeAll()
+                        present[index] = encode(index, &key)
+                        hashes[index] =
+                            present[index]
+                            ? key.bytes.withUnsafeBufferPointer { Self.hash($0, from: 0, to: $0.count) } : 0
+                    }
+                }
+                initialized = count
+            }
+        }
+        var capacity = 16
+        while capacity < count * 2 { capacity <<= 1 }
+        let mask = capacity - 1
+        var slots = [Int32](repeating: -1, count: capacity)
+        var first = [Int](repeating: -1, count: count)
+        var (a, b) = (ByteKey(), ByteKey())
+        func equal(_ x: Int, _ y: Int) -> Bool {
+            a.removeAll()
+            b.removeAll()
+            _ = encode(x, &a)
+            _ = encode(y, &b)
+            return a == b
+        }
+        for index in 0..<count where present[index] {
+            var slot = Int(truncatingIfNeeded: hashes[index]) & mask
+            while true {
+                let occupant = Int(slots[slot])
+                if occupant < 0 {
+                    slots[slot] = Int32(index)
+                    first[index] = index
+                    break
+                }
+                if hashes[occupant] == hashes[index], equal(occupant, index) {
+                    first[index] = occupant
+                    break
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+        return first
     }
 
     /// A 64-bit hash of a key's bytes (FNV-1a over 8-byte words, then a final mix).
