@@ -66,17 +66,24 @@ public final class FileBytes: @unchecked Sendable {
     struct ReleasingPass {
         let file: FileBytes
         private var released: Int
+        /// Bytes passed between two releases.
+        let step: Int
 
         init(_ file: FileBytes, from start: Int = 0) {
+            self.init(file, from: start, step: FileBytes.releaseStep)
+        }
+
+        init(_ file: FileBytes, from start: Int, step: Int) {
             self.file = file
             released = start
+            self.step = step
         }
 
         /// The pass has reached `position` (a reader's position may stand one past the end,
         /// after a last line without a line break: only the file's bytes are released).
         mutating func reached(_ position: Int) {
             let position = min(position, file.count)
-            guard position - released > FileBytes.releaseStep else { return }
+            guard position - released > step else { return }
             file.releaseResidentPages(released..<position)
             released = position
         }
