@@ -214,12 +214,12 @@ public struct Dedupe: Step {
     func winners(in records: [Record], threads: Threads) -> [Int: Int] {
         // Keep-by keys are made only for records whose key collides: most records have none.
         let preference: (Int) -> ByteKey? = { preferenceKey(records[$0]) }
-        // All keys in one table; each record learns the first record sharing its key,
-        // which stands for the group. Records are then taken in input order, as before.
-        let table = KeyTable.build(count: records.count, threads: threads) { index, key in
+        // Each record learns the first record sharing its key, which stands for the group
+        // (keys hashed, not held). Records are then taken in input order, as before.
+        let groupOf = KeyTable.firstWithEqualKey(count: records.count, threads: threads) { index, key in
             appendKey(of: records[index], to: &key)
         }
-        return winners(table.firstWithEqualKey(threads: threads), preference)
+        return winners(groupOf, preference)
     }
 
     /// A collection spilled to disk: its keys (with the keep-by keys) are written as

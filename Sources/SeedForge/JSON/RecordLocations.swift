@@ -56,7 +56,8 @@ extension Origin {
 extension SourceText {
     /// The byte offset of the value at `path` inside the JSON value at `offset`.
     public func offset(of path: FieldPath, inValueAt offset: Int) -> Int? {
-        bytes.withUnsafeBufferPointer { buffer in
+        bytes.noteScatteredRead()
+        return bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONReader(bytes: buffer, start: offset)
             return reader.locate(path)
         }

@@ -54,6 +54,7 @@ public final class SourceText: @unchecked Sendable {
     /// belongs to the line end); columns count characters, not bytes.
     public func lineAndColumn(ofOffset offset: Int) -> (line: Int, column: Int) {
         let starts = computeLineStarts()
+        bytes.noteScatteredRead()
         let clamped = max(0, min(offset, bytes.count))
         var low = 0
         var high = starts.count - 1

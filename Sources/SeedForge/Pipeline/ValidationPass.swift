@@ -35,15 +35,18 @@ struct ValidationPass {
     /// the whole collection at once.
     var comparesRecords: Bool { steps.contains { type(of: $0.rule).comparesRecords } }
 
-    /// Checks a run of records with every rule, and keeps those no error rejects.
+    /// Checks a run of records with every rule, and keeps those no error rejects. Only the
+    /// records some rule found something on get a list of findings, and the rejected ones
+    /// are removed in place: a copy of the kept records (40 bytes each) and a list per
+    /// record were, at a million records, the run's peak memory.
     mutating func check(_ records: inout [Record], state: RunState) {
-        var perRecord = [[Finding]](repeating: [], count: records.count)
+        var found: [Int: [Finding]] = [:]
         for (number, step) in steps.enumerated() {
             let clock = ContinuousClock.now
             let results = step.rule.checkAll(
                 records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
             for (position, findings) in results.enumerated() where !findings.isEmpty {
-                perRecord[position] += findings
+                found[position, default: []] += findings
                 if findings.contains(where: { $0.severity == .error }) {
                     flagged[number] += 1
                 } else {
@@ -52,16 +55,24 @@ struct ValidationPass {
             }
             seconds[number] += Runner.seconds(since: clock)
         }
-        var kept: [Record] = []
-        kept.reserveCapacity(records.count)
-        for (position, record) in records.enumerated() {
-            if state.settle(
-                record, findings: perRecord[position], in: collection, step: { "validate: \($0.rule)" })
+        guard !found.isEmpty else { return }
+        // Settled in input order, as every record was before (one without findings is kept
+        // and logs nothing).
+        var rejected: [Int] = []
+        for position in found.keys.sorted() {
+            if !state.settle(
+                records[position], findings: found[position]!, in: collection, step: { "validate: \($0.rule)" })
             {
-                kept.append(record)
+                rejected.append(position)
             }
         }
-        records = kept
+        found = [:]
+        var next = 0
+        Reorder.remove(&records) { position in
+            guard next < rejected.count, rejected[next] == position else { return false }
+            next += 1
+            return true
+        }
     }
 
     /// Adds each rule's statistics (`total` records went in) and log line; returns the

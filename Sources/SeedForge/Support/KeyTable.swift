@@ -20,9 +20,14 @@ struct KeyTable {
     /// Encodes `count` keys, `encode(i, &key)` writing key `i` (returning false when the
     /// record has none), on up to `threads` threads; the table is the same for any count.
     static func build(count: Int, threads: Threads, _ encode: (Int, inout ByteKey) -> Bool) -> KeyTable {
-        let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 8_192) { range in
+        var pieces = Parallel.chunks(count, threads: threads, minimumChunk: 8_192) { range in
+            // The first piece becomes the whole table: it makes room for every key (room
+            // not yet written takes no memory), so the other pieces are appended to it in
+            // place, each freed once it is, instead of all of them copied into a new table
+            // (which held every key twice: at a million records the peak of dedupe).
+            let room = range.lowerBound == 0 ? count : range.count
             var table = KeyTable()
-            table.reserve(range.count)
+            table.reserve(room)
             var key = ByteKey()
             for index in range {
                 key.removeAll()
@@ -32,15 +37,18 @@ struct KeyTable {
                     // Room for the rest at the average size so far, plus an eighth: one
                     // allocation instead of a series of doublings, each copying the keys.
                     let average = table.bytes.count / 64 + 1
-                    table.bytes.reserveCapacity(table.bytes.count + (range.count - 64) * average * 9 / 8)
+                    table.bytes.reserveCapacity(table.bytes.count + (room - 64) * average * 9 / 8)
                 }
             }
             return table
         }
-        if pieces.count == 1 { return pieces[0] }
         var table = KeyTable()
-        table.reserve(count, bytes: pieces.reduce(0) { $0 + $1.bytes.count })
-        for piece in pieces { table.append(contentsOf: piece) }
+        swap(&table, &pieces[0])
+        for index in pieces.indices.dropFirst() {
+            var piece = KeyTable()
+            swap(&piece, &pieces[index])
+            table.append(contentsOf: piece)
+        }
         return table
     }
 
@@ -110,8 +118,15 @@ struct KeyTable {
     /// positions are radix-sorted (least significant byte first, so equal prefixes stay in
     /// position order; a byte every prefix shares is skipped); only runs of equal prefixes
     /// look further, 8 bytes at a time (`orderTied`), on up to `threads` threads.
-    func sortedPositions(threads: Threads) -> [Int] {
-        var slots = Self.radixSorted(prefixes)
+    ///
+    /// Consuming: the prefixes (and presence marks) are let go as soon as the slots hold
+    /// them, before the radix sort makes its second buffer (at 5M cities 44 MiB off the
+    /// sort's peak, which was the run's).
+    consuming func sortedPositions(threads: Threads) -> [Int] {
+        var prefixes: [UInt64] = []
+        swap(&prefixes, &self.prefixes)
+        present = []
+        var slots = Self.radixSorted(consume prefixes)
         bytes.withUnsafeBufferPointer { buffer in
             starts.withUnsafeBufferPointer { starts in
                 slots.withUnsafeMutableBufferPointer { slots in
@@ -224,7 +239,7 @@ struct KeyTable {
     /// The prefixes with their positions, ordered by prefix, equal prefixes in position
     /// order: one counting pass for all eight bytes, then one stable pass per byte that
     /// not every prefix shares.
-    static func radixSorted(_ prefixes: [UInt64]) -> [Slot] {
+    static func radixSorted(_ prefixes: consuming [UInt64]) -> [Slot] {
         let count = prefixes.count
         var from = [Slot](unsafeUninitializedCapacity: count) { slots, initialized in
             for (position, prefix) in prefixes.enumerated() {
@@ -232,11 +247,14 @@ struct KeyTable {
             }
             initialized = count
         }
+        // The slots hold the prefixes now.
+        prefixes = []
         guard count > 1 else { return from }
+        let firstPrefix = from[0].prefix
         var counts = [Int](repeating: 0, count: 8 * 256)
         counts.withUnsafeMutableBufferPointer { counts in
-            for prefix in prefixes {
-                var rest = prefix
+            for slot in from {
+                var rest = slot.prefix
                 for byte in 0..<8 {
                     counts[byte << 8 | Int(rest & 0xFF)] += 1
                     rest >>= 8
@@ -247,7 +265,7 @@ struct KeyTable {
         for byte in 0..<8 {
             let shift = UInt64(8 * byte)
             let base = byte << 8
-            if counts[base | Int((prefixes[0] >> shift) & 0xFF)] == count { continue }
+            if counts[base | Int((firstPrefix >> shift) & 0xFF)] == count { continue }
             var next = [Int](repeating: 0, count: 256)
             var sum = 0
             for digit in 0..<256 {
@@ -282,37 +300,63 @@ struct KeyTable {
         return runs
     }
 
-    /// For each record with a key, the position of the first record with an equal key
-    /// (itself when it is the first); -1 for records without a key. Hashes are computed
-    /// on up to `threads` threads; the table is filled in position order.
-    func firstWithEqualKey(threads: Threads) -> [Int] {
-        bytes.withUnsafeBufferPointer { buffer in
-            let hashes: [UInt64] = Parallel.chunks(count, threads: threads, minimumChunk: 16_384) { range in
-                range.map { Self.hash(buffer, from: starts[$0], to: starts[$0 + 1]) }
-            }.flatMap { $0 }
-            var capacity = 16
-            while capacity < count * 2 { capacity <<= 1 }
-            let mask = capacity - 1
-            var slots = [Int](repeating: -1, count: capacity)
-            var first = [Int](repeating: -1, count: count)
-            for index in 0..<count where present[index] {
-                var slot = Int(truncatingIfNeeded: hashes[index]) & mask
-                while true {
-                    let occupant = slots[slot]
-                    if occupant < 0 {
-                        slots[slot] = index
-                        first[index] = index
-                        break
+    /// For each record with a key (`encode` returns false for one without), the position
+    /// of the first record with an equal key (itself when it is the first); -1 for records
+    /// without a key. It needs no table of the keys: each record's
+    /// key is encoded, hashed and dropped on up to `threads` threads, and only keys whose
+    /// hashes are equal are encoded again to be compared (a duplicate and the first record
+    /// of its key, or a rare collision). It holds 8 bytes of hash, a presence byte and
+    /// about 8 bytes of hash table a record instead of every key's bytes (at 5M cities a
+    /// table of keys was about 250 MiB at dedupe's peak). The table is filled in position
+    /// order: the result is the same for any thread count.
+    static func firstWithEqualKey(count: Int, threads: Threads, _ encode: (Int, inout ByteKey) -> Bool) -> [Int] {
+        precondition(count < Int(Int32.max), "more records than a hash table of 32-bit positions holds")
+        var present = [Bool](repeating: false, count: count)
+        let hashes = present.withUnsafeMutableBufferPointer { present in
+            [UInt64](unsafeUninitializedCapacity: count) { hashes, initialized in
+                _ = Parallel.chunks(count, threads: threads, minimumChunk: 16_384) { range in
+                    var key = ByteKey()
+                    for index in range {
+                        key.removeAll()
+                        present[index] = encode(index, &key)
+                        hashes[index] =
+                            present[index]
+                            ? key.bytes.withUnsafeBufferPointer { Self.hash($0, from: 0, to: $0.count) } : 0
                     }
-                    if hashes[occupant] == hashes[index], equal(occupant, index, buffer) {
-                        first[index] = occupant
-                        break
-                    }
-                    slot = (slot + 1) & mask
                 }
+                initialized = count
             }
-            return first
         }
+        var capacity = 16
+        while capacity < count * 2 { capacity <<= 1 }
+        let mask = capacity - 1
+        var slots = [Int32](repeating: -1, count: capacity)
+        var first = [Int](repeating: -1, count: count)
+        var (a, b) = (ByteKey(), ByteKey())
+        func equal(_ x: Int, _ y: Int) -> Bool {
+            a.removeAll()
+            b.removeAll()
+            _ = encode(x, &a)
+            _ = encode(y, &b)
+            return a == b
+        }
+        for index in 0..<count where present[index] {
+            var slot = Int(truncatingIfNeeded: hashes[index]) & mask
+            while true {
+                let occupant = Int(slots[slot])
+                if occupant < 0 {
+                    slots[slot] = Int32(index)
+                    first[index] = index
+                    break
+                }
+                if hashes[occupant] == hashes[index], equal(occupant, index) {
+                    first[index] = occupant
+                    break
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+        return first
     }
 
     /// A 64-bit hash of a key's bytes (FNV-1a over 8-byte words, then a final mix).
