@@ -6,14 +6,16 @@ struct Comparison {
     let records: Int
     let changes: Changes
 
-    /// Writes the new snapshot into the staging folder as it is rendered, then compares
+    /// Writes the new snapshot into the staging folder as it is rendered (the lines of a
+    /// collection in `carried` by the output that renders them), then compares
     /// it with the previous dataset's. Without a previous snapshot (a first run) nothing
     /// is read back: each collection says why it was not compared.
     static func make(
-        _ pipeline: Pipeline, state: RunState, previous target: String, staging folder: OutputDirectory
+        _ pipeline: Pipeline, state: RunState, previous target: String, staging folder: OutputDirectory,
+        carried: [CollectionID: Snapshot.Lines] = [:]
     ) throws -> Comparison {
         let written = try folder.stream(Snapshot.file) { file in
-            try Snapshot.render(pipeline, state: state) { try file.write($0) }
+            try Snapshot.render(pipeline, state: state, carried: carried) { try file.write($0) }
         }
         let collections = Snapshot.collections(of: pipeline)
         let records = collections.reduce(0) { $0 + state.count($1) }

@@ -90,10 +90,25 @@ public struct Snapshot: @unchecked Sendable {
         return wanted.sorted { $0.index < $1.index }
     }
 
+    /// The frame of a record line of `count` fields: `[v1,v2,...]` and a line break.
+    static func lineFrame(fields count: Int) -> RecordFrame {
+        RecordFrame(
+            separator: [], open: [UInt8(ascii: "[")],
+            fields: (0..<count).map { $0 == 0 ? [] : [UInt8(ascii: ",")] }, close: Array("]\n".utf8))
+    }
+
+    /// Writes a collection's record lines, rendered by the given line frame, through the
+    /// given sink, in order: an output rendering them beside its own records.
+    typealias Lines = (_ frame: RecordFrame, _ write: ([UInt8]) throws -> Void) throws -> Void
+
     /// The snapshot of a run's collections as they are about to be written, handed to
     /// `write` piece by piece (a head line, then for each collection
-    /// its header and its records a batch at a time): it is never held whole.
-    static func render(_ pipeline: Pipeline, state: RunState, to write: ([UInt8]) throws -> Void) throws {
+    /// its header and its records a batch at a time): it is never held whole. The record
+    /// lines of a collection in `carried` come from there instead of a rendering of its own.
+    static func render(
+        _ pipeline: Pipeline, state: RunState, carried: [CollectionID: Lines] = [:],
+        to write: ([UInt8]) throws -> Void
+    ) throws {
         var writer = JSONWriter()
         writer.write(
             .object(
@@ -119,9 +134,11 @@ public struct Snapshot: @unchecked Sendable {
                     ])))
             header.append(byte: 0x0A)
             try write(header.bytes)
-            let frame = RecordFrame(
-                separator: [], open: [UInt8(ascii: "[")],
-                fields: fields.indices.map { $0 == 0 ? [] : [UInt8(ascii: ",")] }, close: Array("]\n".utf8))
+            let frame = lineFrame(fields: fields.count)
+            if let lines = carried[collection] {
+                try lines(frame, write)
+                continue
+            }
             // Batch by batch: a collection spilled to disk is never held whole.
             try state.store(collection).forEachBatch { batch in
                 let pieces = Parallel.chunks(batch.count, threads: state.threads, minimumChunk: 4_096) { range in

@@ -10,6 +10,18 @@ import Logging
 /// `ChangeComparison`) and checked against the pipeline's budgets: over budget, it is kept
 /// aside as `OUT/.NAME.rejected` instead of swapped in, unless `acceptChanges`.
 enum Emitter {
+    /// Results of the outputs written with the snapshot, by output position.
+    private final class CarriedOutputs: @unchecked Sendable {
+        private let lock = NSLock()
+        private var results: [Int: Result<Manifest.Output, Error>] = [:]
+
+        func set(_ index: Int, _ result: Result<Manifest.Output, Error>) {
+            lock.withLock { results[index] = result }
+        }
+
+        func get(_ index: Int) -> Result<Manifest.Output, Error>? { lock.withLock { results[index] } }
+    }
+
     /// What a released dataset changed, and whether it was released over budget.
     struct Outcome {
         let changes: Changes
@@ -50,26 +62,61 @@ enum Emitter {
             // Outputs are independent files: write them concurrently, list them in order.
             state.progress?.begin(
                 stage: "write outputs", unit: "outputs", total: pipeline.outputs.count, totalBytes: nil)
-            func writeOutputs() -> [Result<Manifest.Output, Error>] {
-                state.threads.run(pipeline.outputs.count) { index in
-                    let output = pipeline.outputs[index]
-                    let store = state.store(output.collection)
-                    let writer = OutputWriter(
-                        folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
-                    let clock = ContinuousClock.now
-                    defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
-                    return Result {
-                        let records = try output.selected(store)
-                        try output.format.write(
-                            records, fields: output.fields.map { state.schemas[loaded: output.collection][$0] },
-                            ids: output.fields, into: writer)
-                        return Manifest.Output(
-                            file: output.file, collection: output.collection, format: output.formatName,
-                            records: records.count,
-                            sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
-                            files: writer.written.count,
-                            seconds: Runner.seconds(since: clock))
+            // The snapshot's lines of a collection are rendered beside the records of one of
+            // its outputs where one can (`SnapshotBeside`): that output is written by the
+            // snapshot's writing, in its place among the snapshot's collections.
+            let snapshotted = Set(Snapshot.collections(of: pipeline))
+            var beside: [CollectionID: SnapshotBeside] = [:]
+            for collection in snapshotted {
+                beside[collection] = SnapshotBeside.find(
+                    for: collection, in: pipeline, schema: state.schemas[loaded: collection])
+            }
+            let carrying = Set(beside.values.map(\.output))
+            /// Writes output `index`, and the snapshot's lines beside its records when given.
+            func writeOutput(
+                _ index: Int, lines: (RecordFrame.Beside, ([UInt8]) throws -> Void)?
+            ) -> Result<
+                Manifest.Output, Error
+            > {
+                let output = pipeline.outputs[index]
+                let store = state.store(output.collection)
+                let writer = OutputWriter(
+                    folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
+                let clock = ContinuousClock.now
+                defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
+                return Result {
+                    let records = try output.selected(store)
+                    let fields = output.fields.map { state.schemas[loaded: output.collection][$0] }
+                    if let (frame, write) = lines, let format = output.format as? any FramedFormat {
+                        try format.write(
+                            records, fields: fields, ids: output.fields, into: writer, beside: frame, lines: write)
+                    } else {
+                        try output.format.write(records, fields: fields, ids: output.fields, into: writer)
                     }
+                    return Manifest.Output(
+                        file: output.file, collection: output.collection, format: output.formatName,
+                        records: records.count,
+                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
+                        files: writer.written.count,
+                        seconds: Runner.seconds(since: clock))
+                }
+            }
+            let others = pipeline.outputs.indices.filter { !carrying.contains($0) }
+            func writeOutputs() -> [Result<Manifest.Output, Error>] {
+                state.threads.run(others.count) { writeOutput(others[$0], lines: nil) }
+            }
+            // The outputs written with the snapshot, by position (set on the comparison's thread,
+            // read after it).
+            let carried = CarriedOutputs()
+            var lines: [CollectionID: Snapshot.Lines] = [:]
+            for (collection, found) in beside {
+                lines[collection] = { frame, write in
+                    let result = withoutActuallyEscaping(write) { write in
+                        writeOutput(
+                            found.output, lines: (RecordFrame.Beside(frame: frame, positions: found.positions), write))
+                    }
+                    carried.set(found.output, result)
+                    _ = try result.get()
                 }
             }
             // What changed since the dataset being replaced, by the pipeline's field names:
@@ -79,13 +126,12 @@ enum Emitter {
                 case compared(Result<Comparison, Error>, seconds: Double)
             }
             // A spilled collection's batches are decoded once for all that read them here:
-            // its outputs and the snapshot.
-            let snapshotted = Set(Snapshot.collections(of: pipeline))
+            // its outputs and the snapshot (unless an output renders its lines).
             func sharing(_ collections: ArraySlice<CollectionID>, _ body: () -> [Work]) -> [Work] {
                 guard let collection = collections.first else { return body() }
                 let readers =
                     pipeline.outputs.filter { $0.collection == collection }.count
-                    + (snapshotted.contains(collection) ? 1 : 0)
+                    + (snapshotted.contains(collection) && beside[collection] == nil ? 1 : 0)
                 return state.store(collection).sharingDecodedBatches(readers: readers) {
                     sharing(collections.dropFirst(), body)
                 }
@@ -95,7 +141,8 @@ enum Emitter {
                     if task == 0 { return .outputs(writeOutputs()) }
                     let clock = ContinuousClock.now
                     let result = Result {
-                        try Comparison.make(pipeline, state: state, previous: target.path, staging: folder)
+                        try Comparison.make(
+                            pipeline, state: state, previous: target.path, staging: folder, carried: lines)
                     }
                     return .compared(result, seconds: Runner.seconds(since: clock))
                 }
@@ -109,8 +156,21 @@ enum Emitter {
             }
             guard case .outputs(let written) = work[0], case .compared(let compared, let compareSeconds) = work[1]
             else { throw InternalFailure("outputs and comparison came back out of order") }
-            for result in written { outputs.append(try result.get()) }
+            var results: [Int: Manifest.Output] = [:]
+            for (index, result) in zip(others, written) { results[index] = try result.get() }
             let comparison = try compared.get()
+            for index in carrying {
+                guard let result = carried.get(index) else {
+                    throw InternalFailure("\(pipeline.outputs[index].file) was not written with the snapshot")
+                }
+                results[index] = try result.get()
+            }
+            for index in pipeline.outputs.indices {
+                guard let output = results[index] else {
+                    throw InternalFailure("\(pipeline.outputs[index].file) was not written")
+                }
+                outputs.append(output)
+            }
             let changes = comparison.changes
             let paths = state.inputFiles
             try stream(SideOutputs.rejectsFile, records: state.rejects.count) { sink in

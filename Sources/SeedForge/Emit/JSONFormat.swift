@@ -1,6 +1,6 @@
 /// `format: json`: the collection as one JSON array, one key per line with two-space
 /// indentation (so dataset diffs in git are readable), keys in field order, a final new line.
-public struct JSONFormat: SingleFileFormat, StructuredFormat {
+public struct JSONFormat: FramedFormat, StructuredFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "json",
         summary:
@@ -36,6 +36,29 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
 
     public func tail(count: Int) -> [UInt8] { count == 0 ? [] : Array("\n]\n".utf8) }
 
+    func frame(fields: [FieldSpec]) -> RecordFrame? { layout == nil ? Self.frame(names: fields.map(\.name)) : nil }
+
+    /// Each key as it starts its line (`    "name": `): field names are escaped once, not
+    /// once per record.
+    private static func keys(_ names: [String]) -> [[UInt8]] {
+        names.map { name in
+            var key = JSONWriter()
+            key.append("    ")
+            key.writeString(name)
+            key.append(": ")
+            return key.bytes
+        }
+    }
+
+    /// The frame of a record written with every field under its name.
+    private static func frame(names: [String]) -> RecordFrame {
+        let keys = keys(names)
+        return RecordFrame(
+            separator: Array(",\n".utf8), open: Array("  {\n".utf8),
+            fields: keys.indices.map { $0 == 0 ? keys[$0] : Array(",\n".utf8) + keys[$0] },
+            close: Array("\n  }".utf8), indent: 2)
+    }
+
     /// The records as array elements (`  {...}` separated by `,\n`), without brackets;
     /// `first` says whether the first record starts the array (no comma before it).
     /// Without a layout each field is written under its name, exactly as before layouts
@@ -45,23 +68,11 @@ public struct JSONFormat: SingleFileFormat, StructuredFormat {
     ) -> [UInt8] {
         var writer = JSONWriter()
         writer.reserve(records.count * (fields.count * 24 + 8))
-        let names = layout?.members.map(\.key) ?? fields.map(\.name)
-        // Field names are escaped once, not once per record.
-        let keys: [[UInt8]] = names.map { name in
-            var key = JSONWriter()
-            key.append("    ")
-            key.writeString(name)
-            key.append(": ")
-            return key.bytes
-        }
         guard let layout else {
-            let frame = RecordFrame(
-                separator: Array(",\n".utf8), open: Array("  {\n".utf8),
-                fields: keys.indices.map { $0 == 0 ? keys[$0] : Array(",\n".utf8) + keys[$0] },
-                close: Array("\n  }".utf8), indent: 2)
-            frame.render(records, ids: ids, first: first, into: &writer)
+            frame(names: fields.map(\.name)).render(records, ids: ids, first: first, into: &writer)
             return writer.bytes
         }
+        let keys = self.keys(layout.members.map(\.key))
         var isFirst = first
         for record in records {
             writer.append(isFirst ? "  {\n" : ",\n  {\n")

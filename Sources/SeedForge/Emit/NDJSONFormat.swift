@@ -1,5 +1,5 @@
 /// `format: ndjson`: one compact JSON object per line, keys in field order.
-public struct NDJSONFormat: SingleFileFormat, StructuredFormat {
+public struct NDJSONFormat: FramedFormat, StructuredFormat {
     public static let spec = KindSpec(
         stage: .emit, name: "ndjson",
         summary: "One compact JSON object per line; `fields:` may place fields as for json.",
@@ -27,8 +27,15 @@ public struct NDJSONFormat: SingleFileFormat, StructuredFormat {
             }
             return writer.bytes
         }
-        // Each record is written straight to bytes, keys escaped once (`{"name":` and
-        // `,"name":`), as one object of its fields would write it.
+        Self.frame(fields).render(records, ids: ids, first: first, into: &writer)
+        return writer.bytes
+    }
+
+    func frame(fields: [FieldSpec]) -> RecordFrame? { layout == nil ? Self.frame(fields) : nil }
+
+    /// Each record written straight to bytes, keys escaped once (`{"name":` and
+    /// `,"name":`), as one object of its fields would write it.
+    private static func frame(_ fields: [FieldSpec]) -> RecordFrame {
         let keys: [[UInt8]] = fields.enumerated().map { position, field in
             var key = JSONWriter()
             key.append(byte: position == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
@@ -36,9 +43,7 @@ public struct NDJSONFormat: SingleFileFormat, StructuredFormat {
             key.append(byte: UInt8(ascii: ":"))
             return key.bytes
         }
-        let frame = RecordFrame(
-            separator: [], open: ids.isEmpty ? [UInt8(ascii: "{")] : [], fields: keys, close: Array("}\n".utf8))
-        frame.render(records, ids: ids, first: first, into: &writer)
-        return writer.bytes
+        return RecordFrame(
+            separator: [], open: fields.isEmpty ? [UInt8(ascii: "{")] : [], fields: keys, close: Array("}\n".utf8))
     }
 }

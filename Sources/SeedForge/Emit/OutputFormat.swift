@@ -46,6 +46,18 @@ extension SingleFileFormat {
     static var batchSize: Int { 65_536 }
 
     public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+        try write(records, fields: fields, into: out, beside: { _ in }) { slice, first in
+            (render(slice, fields: fields, ids: ids, first: first), [])
+        }
+    }
+
+    /// Writes the head, the records rendered by `render` (consecutive records and whether
+    /// they start the file's records, to their bytes and the bytes of a rendering made
+    /// beside them), the tail; the bytes beside go to `beside`, in the records' order.
+    func write(
+        _ records: OutputRecords, fields: [FieldSpec], into out: OutputWriter, beside: ([UInt8]) throws -> Void,
+        render: (ArraySlice<Record>, Bool) -> (bytes: [UInt8], beside: [UInt8])
+    ) throws {
         try out.stream { file in
             try file.write(head(count: records.count, fields: fields))
             // Position in the file of the batch's first record.
@@ -57,10 +69,13 @@ extension SingleFileFormat {
                     let first = written + (start - batch.startIndex)
                     let pieces = Parallel.chunks(end - start, threads: out.threads, minimumChunk: 4_096) { range in
                         render(
-                            batch[(start + range.lowerBound)..<(start + range.upperBound)], fields: fields, ids: ids,
-                            first: first + range.lowerBound == 0)
+                            batch[(start + range.lowerBound)..<(start + range.upperBound)],
+                            first + range.lowerBound == 0)
                     }
-                    for piece in pieces { try file.write(piece) }
+                    for piece in pieces {
+                        try file.write(piece.bytes)
+                        if !piece.beside.isEmpty { try beside(piece.beside) }
+                    }
                     start = end
                 }
                 written += batch.count
@@ -77,6 +92,34 @@ extension SingleFileFormat {
 
     public func render(_ records: [Record], fields: [FieldSpec], ids: [FieldID]) -> [UInt8] {
         render(records[...], fields: fields, ids: ids)
+    }
+}
+
+/// A single-file format that renders each record with a `RecordFrame` (json and ndjson
+/// without a layout): another compact rendering of the same records, the snapshot's lines,
+/// can be made beside its own from the same values (`RecordFrame.Beside`).
+protocol FramedFormat: SingleFileFormat {
+    /// The frame records of `fields` are rendered with; nil when they are not (a layout
+    /// moves fields).
+    func frame(fields: [FieldSpec]) -> RecordFrame?
+}
+
+extension FramedFormat {
+    /// Writes the records as `write(_:fields:ids:into:)` does, and hands `lines` the records
+    /// rendered by `beside` too, a piece at a time, in order.
+    func write(
+        _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter,
+        beside: RecordFrame.Beside, lines: ([UInt8]) throws -> Void
+    ) throws {
+        guard let frame = frame(fields: fields) else {
+            throw InternalFailure("\(out.file) renders no frame to write the snapshot beside")
+        }
+        try write(records, fields: fields, into: out, beside: lines) { slice, first in
+            var bytes = JSONWriter()
+            var besideBytes = JSONWriter()
+            frame.render(slice, ids: ids, first: first, into: &bytes, beside: beside, into: &besideBytes)
+            return (bytes.bytes, besideBytes.bytes)
+        }
     }
 }
 

@@ -62,6 +62,12 @@ struct RawBytes: ~Copyable {
         count &+= length
     }
 
+    /// Stores bytes `range` of what `source` holds (a value another rendering wrote).
+    @inline(__always)
+    mutating func store(_ range: Range<Int>, of source: borrowing RawBytes) {
+        store(UnsafeBufferPointer(start: source.base + range.lowerBound, count: range.count))
+    }
+
     /// The bytes stored so far.
     func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         try body(UnsafeBufferPointer(start: base, count: count))

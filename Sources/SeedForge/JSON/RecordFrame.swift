@@ -35,6 +35,34 @@ struct RecordFrame {
     /// The batch is rendered into raw memory (`RawBytes`: room checked once a piece) and
     /// handed to the writer in one copy.
     func render(_ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter) {
+        var unused = JSONWriter()
+        render(records, ids: ids, first: first, into: &writer, beside: nil, into: &unused)
+    }
+
+    /// A second, compact rendering of the same records made beside this one (a snapshot
+    /// line beside an output's record): `frame` writes, before its field `j`, its own text,
+    /// and then the value this frame writes for its field `positions[j]`.
+    struct Beside {
+        let frame: RecordFrame
+        let positions: [Int]
+
+        init(frame: RecordFrame, positions: [Int]) {
+            precondition(frame.indent == nil, "a rendering beside another is compact")
+            precondition(positions.count + 3 == frame.ends.count, "one position for each field of the frame")
+            self.frame = frame
+            self.positions = positions
+        }
+    }
+
+    /// Renders `records` as `render(_:ids:first:into:)` does, and, with `beside`, each
+    /// record's rendering by `beside.frame` after whatever `besideWriter` holds. A value is
+    /// read and rendered once: its bytes are copied into the second rendering (an array or
+    /// object this frame indents is written again compact, the only values whose compact
+    /// and indented texts differ).
+    func render(
+        _ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter, beside: Beside?,
+        into besideWriter: inout JSONWriter
+    ) {
         precondition(ids.count + 3 == ends.count, "a frame made for \(ends.count - 3) fields renders \(ids.count)")
         let text = self.text.span
         let ends = self.ends.span
@@ -45,32 +73,73 @@ struct RecordFrame {
         // Values the raw path does not write (text to escape, arrays, objects, indented
         // values, numbers outside the plain range) are written by a `JSONWriter` and copied.
         var other = JSONWriter()
-        /// Stores piece `index` of the fixed text.
-        func piece(_ index: Int, _ out: inout RawBytes) {
-            let start = index == 0 ? 0 : ends[index - 1]
-            out.reserve(ends[index] - start)
-            text.withUnsafeBufferPointer { out.store(UnsafeBufferPointer(rebasing: $0[start..<ends[index]])) }
-        }
+        let pairing = beside != nil
+        let second = beside?.frame ?? self
+        let secondText = second.text.span
+        let secondEnds = second.ends.span
+        let secondClosing = secondEnds.count - 1
+        let positionList = beside?.positions ?? []
+        let positions = positionList.span
+        var lines = RawBytes(capacity: pairing ? records.count * (second.text.count + positions.count * 12) : 0)
+        /// Where each field's value of the current record lies in `out`.
+        var placed = [Range<Int>](repeating: 0..<0, count: pairing ? ids.count : 0)
         records.withUnsafeBufferPointer { pointers in
             let records = records.span
             for position in records.indices {
                 Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
-                if position > 0 || !first { piece(0, &out) }
-                piece(1, &out)
+                let separated = position > 0 || !first
+                if separated { Self.piece(0, text, ends, &out) }
+                Self.piece(1, text, ends, &out)
                 let values = records[position].values.span
                 for field in ids.indices {
-                    piece(2 + field, &out)
+                    Self.piece(2 + field, text, ends, &out)
                     let index = ids[field].index
+                    let start = out.count
                     if index >= values.count {
                         Self.store(.null, into: &out, other: &other, indent: nil)
                     } else {
                         Self.store(values[index], into: &out, other: &other, indent: indent)
                     }
+                    if pairing { placed[field] = start..<out.count }
                 }
-                piece(closing, &out)
+                Self.piece(closing, text, ends, &out)
+                guard pairing else { continue }
+                if separated { Self.piece(0, secondText, secondEnds, &lines) }
+                Self.piece(1, secondText, secondEnds, &lines)
+                for slot in positions.indices {
+                    Self.piece(2 + slot, secondText, secondEnds, &lines)
+                    let field = positions[slot]
+                    let index = ids[field].index
+                    if indent != nil, index < values.count, Self.isNested(values[index]) {
+                        Self.store(values[index], into: &lines, other: &other, indent: nil)
+                    } else {
+                        let range = placed[field]
+                        lines.reserve(range.count)
+                        lines.store(range, of: out)
+                    }
+                }
+                Self.piece(secondClosing, secondText, secondEnds, &lines)
             }
         }
         out.withBytes { writer.append($0) }
+        if pairing { lines.withBytes { besideWriter.append($0) } }
+    }
+
+    /// Stores piece `index` of a frame's fixed text.
+    @inline(__always)
+    private static func piece(_ index: Int, _ text: Span<UInt8>, _ ends: Span<Int>, _ out: inout RawBytes) {
+        let start = index == 0 ? 0 : ends[index - 1]
+        out.reserve(ends[index] - start)
+        text.withUnsafeBufferPointer { out.store(UnsafeBufferPointer(rebasing: $0[start..<ends[index]])) }
+    }
+
+    /// Whether a value is an array or an object (written differently when indented).
+    @inline(__always)
+    private static func isNested(_ value: borrowing Value) -> Bool {
+        switch value {
+        case .array, .object: return true
+        default: return false
+        }
     }
 
     /// Stores `value` as `JSONWriter.write` (or `writePretty` at `indent`) writes it.

@@ -64,6 +64,51 @@ struct RecordFrameTests {
         withExtendedLifetime(source) {}
     }
 
+    /// A snapshot line made beside an output's rendering (values copied from it, nested
+    /// values written again compact) is the line the snapshot's own frame writes, for
+    /// indented and compact outputs, fields in another order, some of them left out.
+    @Test func linesRenderedBesideAreTheLinesRenderedAlone() {
+        let source = SourceText(displayPath: "x", bytes: [])
+        let records = Self.records(source)
+        // The line's fields: output positions 3, 0, 4 (field ids 1, 4, 3).
+        let positions = [3, 0, 4]
+        let lineIDs = positions.map { Self.ids[$0] }
+        let line = Snapshot.lineFrame(fields: positions.count)
+        for indent in [nil, 2] as [Int?] {
+            for first in [true, false] {
+                let frame = RecordFrame(
+                    separator: Array(";".utf8), open: Array("(".utf8),
+                    fields: Self.ids.map { Array("<\($0.index)>".utf8) },
+                    close: Array(")".utf8), indent: indent)
+                var alone = JSONWriter()
+                frame.render(records[3...], ids: Self.ids, first: first, into: &alone)
+                var lineAlone = JSONWriter()
+                line.render(records[3...], ids: lineIDs, first: first, into: &lineAlone)
+                var output = JSONWriter()
+                var lines = JSONWriter()
+                lines.append("head\n")
+                frame.render(
+                    records[3...], ids: Self.ids, first: first, into: &output,
+                    beside: RecordFrame.Beside(frame: line, positions: positions), into: &lines)
+                #expect(output.bytes == alone.bytes)
+                #expect(
+                    String(decoding: lines.bytes, as: UTF8.self)
+                        == "head\n" + String(decoding: lineAlone.bytes, as: UTF8.self))
+                // Nested values are among the fields, so the indented case re-renders some.
+                #expect(records[3...].contains { record in lineIDs.contains { RecordFrameTests.nested(record[$0]) } })
+            }
+        }
+        withExtendedLifetime(source) {}
+    }
+
+    static func nested(_ value: Value) -> Bool {
+        switch value {
+        case .array(let array): return !array.isEmpty
+        case .object(let object): return object.count > 0
+        default: return false
+        }
+    }
+
     /// Records far longer than the room reserved ahead (a few bytes a field): the raw
     /// buffer grows many times in one batch and keeps every byte written before.
     @Test func recordsLongerThanTheRoomReservedAheadAreWrittenWhole() {

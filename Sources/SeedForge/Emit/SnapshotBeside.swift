@@ -1,0 +1,28 @@
+/// The output that renders a collection's snapshot lines beside its own records, so that
+/// each record's values are read and rendered once for both (the values of a record line
+/// are compact JSON, the bytes a json or ndjson output writes for a plain value).
+///
+/// An output qualifies when it renders records with a frame (json or ndjson without a
+/// layout), writes every record as it is (no `where`, no `fixed-decimals`) and every field
+/// the snapshot keeps; the first such output of the collection is chosen. Without one, the
+/// snapshot renders its lines itself.
+struct SnapshotBeside {
+    /// The output's position in the pipeline's outputs.
+    let output: Int
+    /// For each field of the snapshot's lines, its position in the output's fields.
+    let positions: [Int]
+
+    static func find(for collection: CollectionID, in pipeline: Pipeline, schema: Schema) -> SnapshotBeside? {
+        let kept = Snapshot.fields(of: collection, in: pipeline)
+        for (index, output) in pipeline.outputs.enumerated() where output.collection == collection {
+            guard output.isComplete, output.fixedDecimals.places.isEmpty, output.layout == nil,
+                let format = output.format as? any FramedFormat,
+                format.frame(fields: output.fields.map { schema[$0] }) != nil
+            else { continue }
+            let positions = kept.compactMap { output.fields.firstIndex(of: $0) }
+            guard positions.count == kept.count else { continue }
+            return SnapshotBeside(output: index, positions: positions)
+        }
+        return nil
+    }
+}
