@@ -118,7 +118,7 @@ public struct Sort: Step {
             appendKey(of: records[index], to: &key)
             return true
         }
-        return table.sortedPositions(threads: threads)
+        return (consume table).sortedPositions(threads: threads)
     }
 }
 

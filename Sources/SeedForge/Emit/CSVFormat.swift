@@ -232,11 +232,8 @@ public struct CSVFormat: SingleFileFormat {
         }
     }
 
-    static let formulaStarts: Set<UInt8> = [
-        UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D,
-    ]
-
-    /// Whether a text cell starting with `byte` is neutralised (one of `formulaStarts`).
+    /// Whether a text cell starting with `byte` is neutralised: `=`, `+`, `-`, `@`, a tab or
+    /// a carriage return, which spreadsheets take as the start of a formula.
     @inline(__always)
     static func isFormulaStart(_ byte: UInt8) -> Bool {
         switch byte {

@@ -87,7 +87,13 @@ enum Emitter {
                 return Result {
                     let records = try output.selected(store)
                     let fields = output.fields.map { state.schemas[loaded: output.collection][$0] }
-                    if let (frame, write) = lines, let format = output.format as? any FramedFormat {
+                    if let (frame, write) = lines {
+                        // `SnapshotBeside.find` chose only framed formats; another would
+                        // leave the snapshot without this collection's lines.
+                        guard let format = output.format as? any FramedFormat else {
+                            throw InternalFailure(
+                                "\(output.file) cannot render the snapshot's lines beside its records")
+                        }
                         try format.write(
                             records, fields: fields, ids: output.fields, into: writer, beside: frame, lines: write)
                     } else {

@@ -47,7 +47,7 @@ enum ShardSort {
                 return true
             }
             // Ties keep the partial's order, as a plain run's sort keeps input order.
-            let order = table.sortedPositions(threads: threads)
+            let order = (consume table).sortedPositions(threads: threads)
             var run: [Partial.Segment] = []
             var start = 0
             while start < order.count {

@@ -109,10 +109,6 @@ struct KeyTable {
         return lengthA - lengthB
     }
 
-    func equal(_ a: Int, _ b: Int, _ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
-        prefixes[a] == prefixes[b] && compare(a, b, buffer) == 0
-    }
-
     /// The record positions in key order, ties in position order (so any sort algorithm,
     /// and any thread count, gives the same order). The 8-byte prefixes with their
     /// positions are radix-sorted (least significant byte first, so equal prefixes stay in
@@ -121,7 +117,9 @@ struct KeyTable {
     ///
     /// Consuming: the prefixes (and presence marks) are let go as soon as the slots hold
     /// them, before the radix sort makes its second buffer (at 5M cities 44 MiB off the
-    /// sort's peak, which was the run's).
+    /// sort's peak, which was the run's), when the caller gives the table up
+    /// (`(consume table).sortedPositions`); a caller that reads the table afterwards
+    /// (sorted runs) sorts a copy and keeps its prefixes.
     consuming func sortedPositions(threads: Threads) -> [Int] {
         var prefixes: [UInt64] = []
         swap(&prefixes, &self.prefixes)
@@ -305,11 +303,16 @@ struct KeyTable {
     /// without a key. It needs no table of the keys: each record's
     /// key is encoded, hashed and dropped on up to `threads` threads, and only keys whose
     /// hashes are equal are encoded again to be compared (a duplicate and the first record
-    /// of its key, or a rare collision). It holds 8 bytes of hash, a presence byte and
-    /// about 8 bytes of hash table a record instead of every key's bytes (at 5M cities a
+    /// of its key, or a rare collision). It holds 8 bytes of hash, a presence byte, 8 to
+    /// 16 bytes of hash table and the 8-byte result a record instead of every key's bytes (at 5M cities a
     /// table of keys was about 250 MiB at dedupe's peak). The table is filled in position
-    /// order: the result is the same for any thread count.
-    static func firstWithEqualKey(count: Int, threads: Threads, _ encode: (Int, inout ByteKey) -> Bool) -> [Int] {
+    /// order: the result is the same for any thread count. `hashing` is the key hash (a
+    /// test gives one that collides, so that keys with equal hashes are told apart).
+    static func firstWithEqualKey(
+        count: Int, threads: Threads,
+        hashing: (UnsafeBufferPointer<UInt8>) -> UInt64 = { KeyTable.hash($0, from: 0, to: $0.count) },
+        _ encode: (Int, inout ByteKey) -> Bool
+    ) -> [Int] {
         precondition(count < Int(Int32.max), "more records than a hash table of 32-bit positions holds")
         var present = [Bool](repeating: false, count: count)
         let hashes = present.withUnsafeMutableBufferPointer { present in
@@ -321,7 +324,7 @@ struct KeyTable {
                         present[index] = encode(index, &key)
                         hashes[index] =
                             present[index]
-                            ? key.bytes.withUnsafeBufferPointer { Self.hash($0, from: 0, to: $0.count) } : 0
+                            ? key.bytes.withUnsafeBufferPointer { hashing($0) } : 0
                     }
                 }
                 initialized = count

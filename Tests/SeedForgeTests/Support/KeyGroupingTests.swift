@@ -51,6 +51,26 @@ struct KeyGroupingTests {
         }
     }
 
+    /// Keys whose hashes are equal but whose bytes differ stay apart: with a hash that
+    /// gives every key the same value (every probe meets a collision), and one that gives
+    /// the key's length (many collisions, some keys equal).
+    @Test(arguments: ["constant", "length"])
+    func keysWithEqualHashesAreComparedWhole(hash: String) {
+        let keys = Self.keys(3_000, seed: 23)
+        let expected = Self.reference(keys)
+        for threads in 1...3 {
+            let first = KeyTable.firstWithEqualKey(
+                count: keys.count, threads: Threads(threads),
+                hashing: { hash == "constant" ? 42 : UInt64($0.count) }
+            ) { index, key in
+                guard let bytes = keys[index] else { return false }
+                key = ByteKey(bytes: bytes)
+                return true
+            }
+            #expect(first == expected, "threads \(threads)")
+        }
+    }
+
     @Test func aTableBuiltInPiecesEqualsOneBuiltOnOneThread() {
         // Enough keys for three pieces of at least 8,192.
         let keys = Self.keys(40_000, seed: 5)

@@ -488,12 +488,15 @@ struct RowReader {
     static let rowsBeforeEstimate = 255
 
     /// The rows a stretch of `total` bytes likely holds when `read` rows took `bytes`
-    /// (a tenth more, so a stretch of longer rows first rarely grows again), but no more
-    /// than one for every 16 bytes: a file whose first rows are much shorter than the
-    /// rest is not given room (untouched, but asked of the system) for many times its rows.
+    /// (a tenth more, so a stretch of longer rows first rarely grows again), but never more
+    /// than one for every 32 bytes: a file whose first rows are much shorter than the rest
+    /// is not given room (untouched, but asked of the system) for many times its rows. At
+    /// about 72 bytes an entry that is at most 2.25 bytes of room for each byte of the
+    /// stretch, no more than doubling gives a file of rows that short. Past the room the
+    /// entries grow by doubling.
     static func estimatedRows(read: Int, bytes: Int, of total: Int) -> Int {
         guard bytes > 0 else { return read }
-        return min(Int(Double(total) / Double(bytes) * Double(read) * 1.1) + 16, total / 16 + 256)
+        return min(Int(Double(total) / Double(bytes) * Double(read) * 1.1) + 16, total / 32 + 256)
     }
 
     /// The typed value of field `fieldIndex` from its cell; a field whose text does not
