@@ -108,9 +108,6 @@ enum Emitter {
                 }
             }
             let others = pipeline.outputs.indices.filter { !carrying.contains($0) }
-            func writeOutputs() -> [Result<Manifest.Output, Error>] {
-                state.threads.run(others.count) { writeOutput(others[$0], lines: nil) }
-            }
             // The outputs written with the snapshot, by position (set on the comparison's thread,
             // read after it).
             let carried = CarriedOutputs()
@@ -128,7 +125,7 @@ enum Emitter {
             // What changed since the dataset being replaced, by the pipeline's field names:
             // computed beside the outputs (their time is mostly the file system's).
             enum Work {
-                case outputs([Result<Manifest.Output, Error>])
+                case output(Result<Manifest.Output, Error>)
                 case compared(Result<Comparison, Error>, seconds: Double)
             }
             // A spilled collection's batches are decoded once for all that read them here:
@@ -142,9 +139,13 @@ enum Emitter {
                     sharing(collections.dropFirst(), body)
                 }
             }
+            // One loop for the comparison and every other output, each a task of its own: a
+            // thread that finishes one takes the next, so no output waits behind the others on
+            // one thread while another thread is idle. The comparison (which writes the outputs
+            // carried with the snapshot) starts first, then the outputs in pipeline order.
             let work = sharing(pipeline.collections[...]) {
-                state.threads.run(2) { task -> Work in
-                    if task == 0 { return .outputs(writeOutputs()) }
+                state.threads.run(1 + others.count) { task -> Work in
+                    if task > 0 { return .output(writeOutput(others[task - 1], lines: nil)) }
                     let clock = ContinuousClock.now
                     let result = Result {
                         try Comparison.make(
@@ -160,10 +161,16 @@ enum Emitter {
                     )
                 }
             }
-            guard case .outputs(let written) = work[0], case .compared(let compared, let compareSeconds) = work[1]
-            else { throw InternalFailure("outputs and comparison came back out of order") }
+            guard case .compared(let compared, let compareSeconds) = work[0] else {
+                throw InternalFailure("outputs and comparison came back out of order")
+            }
             var results: [Int: Manifest.Output] = [:]
-            for (index, result) in zip(others, written) { results[index] = try result.get() }
+            for (index, task) in zip(others, work.dropFirst()) {
+                guard case .output(let result) = task else {
+                    throw InternalFailure("outputs and comparison came back out of order")
+                }
+                results[index] = try result.get()
+            }
             let comparison = try compared.get()
             for index in carrying {
                 guard let result = carried.get(index) else {

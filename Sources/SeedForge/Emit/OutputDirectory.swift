@@ -78,7 +78,12 @@ public struct OutputDirectory {
             if count <= 0 { break }
             filled += count
         }
-        return filled == bytes.count && contents.prefix(filled).elementsEqual(bytes)
+        guard filled == bytes.count else { return false }
+        // One memcmp: the generic element-by-element comparison was a byte loop.
+        return bytes.isEmpty
+            || contents.withUnsafeBytes { old in
+                bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 }
+            }
     }
 
     /// Where the file `name` of the new dataset is written (to be read back).

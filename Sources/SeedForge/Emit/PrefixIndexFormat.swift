@@ -1,3 +1,5 @@
+import Foundation
+
 /// `format: prefix-index`: lets a reader find every record whose key starts with a prefix
 /// without scanning the dataset. The folder holds:
 ///
@@ -184,26 +186,70 @@ public struct PrefixIndexFormat: OutputFormat {
         return out
     }
 
+    /// One key: the lines in dataset order, each key's bytes written straight into the file's
+    /// bytes (no array per key or per position) and checked against the previous key there.
     func keysInDatasetOrder(_ records: OutputRecords) throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * 24)
-        var previous: [UInt8] = []
+        // Where the previous line's key is in `bytes`.
+        var previous = 0..<0
         try records.forEach { position, record in
-            let keyBytes = try Self.keyBytes(record[key], keyName, position) ?? [0xFF]
-            guard !keyBytes.lexicographicallyPrecedes(previous) else {
+            let start = bytes.count
+            try Self.appendKey(record[key], keyName, position, to: &bytes)
+            let current = start..<bytes.count
+            guard !Self.precedes(current, previous, in: bytes) else {
                 throw DataFailure(
                     """
                     prefix-index: records are not in byte order of \(keyName) at position \(position); \
                     sort by {field: \(keyName), collation: exact} after every step that changes \(keyName)
                     """)
             }
-            previous = keyBytes
-            bytes += keyBytes
+            previous = current
             bytes.append(0x09)
-            bytes += Array(String(position).utf8)
+            Self.appendDecimal(position, to: &bytes)
             bytes.append(0x0A)
         }
         return bytes
+    }
+
+    /// Appends the key's bytes as `keyBytes` gives them (0xFF, after every text, for null).
+    static func appendKey(_ value: Value, _ name: String, _ position: Int, to bytes: inout [UInt8]) throws {
+        guard case .string(var text) = value else {
+            bytes += try keyBytes(value, name, position) ?? [0xFF]
+            return
+        }
+        let clean = text.withUTF8 { utf8 in
+            bytes.append(contentsOf: utf8)
+            return !utf8.contains { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        }
+        // Not clean: `keyBytes` throws the error.
+        if !clean { _ = try keyBytes(value, name, position) }
+    }
+
+    /// Whether the bytes at `first` come before those at `second` in byte order.
+    static func precedes(_ first: Range<Int>, _ second: Range<Int>, in bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            let common = min(first.count, second.count)
+            let order =
+                common == 0
+                ? 0 : memcmp(buffer.baseAddress! + first.lowerBound, buffer.baseAddress! + second.lowerBound, common)
+            return order < 0 || (order == 0 && first.count < second.count)
+        }
+    }
+
+    /// Appends `number` (not negative) in decimal digits.
+    static func appendDecimal(_ number: Int, to bytes: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        var rest = UInt(number)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                count += 1
+                buffer[buffer.count - count] = UInt8(0x30 + rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: buffer[(buffer.count - count)...])
+        }
     }
 
     /// The pages folder as seen from the index folder (both inside the dataset folder).

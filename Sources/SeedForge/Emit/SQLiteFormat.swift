@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// SQLite's marker for text it must copy (the Swift string is gone after the call).
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// Where an empty text is bound (SQLite needs an address even for no bytes).
+private let emptyText: StaticString = ""
 
 /// `format: sqlite`: an SQLite database an app can bundle: one table with a column per
 /// field (integer → INTEGER, number → REAL, string → TEXT, boolean → INTEGER 0/1, arrays
@@ -67,29 +67,38 @@ public struct SQLiteFormat: OutputFormat {
         }
     }
 
-    static func bind(_ value: Value, to statement: OpaquePointer, at index: Int32) {
+    /// Binds the values of `ids[position...]` of `record` to the statement's parameters
+    /// `position + 1 ...`, then calls `step` while every bound text is still in reach: text
+    /// is bound in place (`SQLITE_STATIC`) rather than copied by SQLite for each value.
+    static func bind(
+        _ record: Record, ids: [FieldID], from position: Int, to statement: OpaquePointer, step: () -> Int32
+    ) -> Int32 {
+        guard position < ids.count else { return step() }
+        let index = Int32(position + 1)
+        func next() -> Int32 { bind(record, ids: ids, from: position + 1, to: statement, step: step) }
+        let value = record[ids[position]]
         switch value {
         case .null: sqlite3_bind_null(statement, index)
         case .bool(let bool): sqlite3_bind_int64(statement, index, bool ? 1 : 0)
         case .int(let int): sqlite3_bind_int64(statement, index, int)
         case .double(let double): sqlite3_bind_double(statement, index, double)
         // Exact decimals stay exact: stored as their text (SQLite would round a REAL).
-        case .decimal(let text): bindText(text, to: statement, at: index)
-        case .string(let text): bindText(text, to: statement, at: index)
-        case .array, .object: bindText(JSONWriter.compact(value), to: statement, at: index)
+        case .decimal(let text): return bindText(text, to: statement, at: index, then: next)
+        case .string(let text): return bindText(text, to: statement, at: index, then: next)
+        case .array, .object: return bindText(JSONWriter.compact(value), to: statement, at: index, then: next)
         }
+        return next()
     }
 
-    static func bindText(_ text: String, to statement: OpaquePointer, at index: Int32) {
-        if text.isEmpty {
-            sqlite3_bind_text(statement, index, "", 0, transient)
-            return
-        }
+    /// Binds `text` in place for as long as `body` runs.
+    static func bindText(_ text: String, to statement: OpaquePointer, at index: Int32, then body: () -> Int32) -> Int32
+    {
         var text = text
-        text.withUTF8 { bytes in
-            _ = sqlite3_bind_text(
-                statement, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
-                Int32(bytes.count), transient)
+        return text.withUTF8 { bytes in
+            // An empty buffer may have no address; SQLite needs one even for no bytes.
+            let start = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(emptyText.utf8Start)
+            sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+            return body()
         }
     }
 
@@ -113,14 +122,15 @@ public struct SQLiteFormat: OutputFormat {
                     // Bound with SQLite's C API: one call per value, no per-row arrays.
                     let handle = insert.sqliteStatement
                     try records.forEach { _, record in
-                        for (index, id) in ids.enumerated() { Self.bind(record[id], to: handle, at: Int32(index + 1)) }
-                        let status = sqlite3_step(handle)
+                        let status = Self.bind(record, ids: ids, from: 0, to: handle) { sqlite3_step(handle) }
                         guard status == SQLITE_DONE else {
                             throw IOFailure(
                                 "cannot write \(out.file): \(String(cString: sqlite3_errmsg(db.sqliteConnection)))")
                         }
                         sqlite3_reset(handle)
                     }
+                    // The last row's text is gone: leave no binding pointing at it.
+                    sqlite3_clear_bindings(handle)
                     for field in indexed {
                         try db.execute(sql: "CREATE INDEX \"\(table)_\(field)\" ON \"\(table)\"(\"\(field)\")")
                     }

@@ -193,6 +193,60 @@ struct CityOutputsTests {
         }
     }
 
+    @Test func sqliteStoresEmptyNullAndNonASCIITextAsGiven() throws {
+        let dir = try TempDir()
+        try dir.write(
+            "notes.yml",
+            """
+            name: notes
+            sources:
+              notes:
+                kind: json
+                path: notes.json
+                id: id
+                fields: {id: integer, note: string, place: string}
+            outputs:
+              - {file: notes.sqlite, collection: notes}
+            """)
+        try dir.write(
+            "notes.json",
+            #"[{"id": 1, "note": "", "place": "Zürich 🏔"}, {"id": 2, "note": null, "place": "a\tb"},"#
+                + #" {"id": 3, "note": "x", "place": ""}]"#)
+        let result = try CLI.run(["run", "notes.yml", "--out", "out"], cwd: dir.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let queue = try DatabaseQueue(path: dir.path + "/out/notes/notes.sqlite")
+        try queue.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, note, typeof(note) AS kind, place FROM notes ORDER BY rowid")
+            #expect(rows.map { $0["id"] as Int } == [1, 2, 3])
+            #expect(rows.map { $0["kind"] as String } == ["text", "null", "text"])
+            #expect(rows.map { $0["note"] as String? } == ["", nil, "x"])
+            #expect(rows.map { $0["place"] as String } == ["Zürich 🏔", "a\tb", ""])
+        }
+    }
+
+    @Test func prefixIndexDigitsAndByteOrder() {
+        for number in [0, 7, 10, 99, 232_558, 1_000_000_007, Int.max] {
+            var bytes: [UInt8] = [0x41]
+            PrefixIndexFormat.appendDecimal(number, to: &bytes)
+            #expect(bytes == [0x41] + Array(String(number).utf8))
+        }
+        // "ab", "abc", "b", "" and "ab" again, one after another in one buffer.
+        let bytes: [UInt8] = Array("ababcb".utf8) + Array("ab".utf8)
+        let ab = 0..<2
+        let abc = 2..<5
+        let b = 5..<6
+        let empty = 6..<6
+        let ab2 = 6..<8
+        #expect(PrefixIndexFormat.precedes(ab, abc, in: bytes))
+        #expect(!PrefixIndexFormat.precedes(abc, ab, in: bytes))
+        #expect(PrefixIndexFormat.precedes(abc, b, in: bytes))
+        #expect(!PrefixIndexFormat.precedes(b, abc, in: bytes))
+        #expect(PrefixIndexFormat.precedes(empty, ab, in: bytes))
+        #expect(!PrefixIndexFormat.precedes(ab, empty, in: bytes))
+        #expect(!PrefixIndexFormat.precedes(ab, ab2, in: bytes) && !PrefixIndexFormat.precedes(ab2, ab, in: bytes))
+    }
+
     @Test func aPrefixIndexNeedsTheCollectionSortedByItsKey() {
         let errors = Harness.definitionErrors(
             Self.pipeline.replacingOccurrences(

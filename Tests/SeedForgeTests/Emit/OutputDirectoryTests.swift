@@ -5,6 +5,23 @@ import Testing
 
 @Suite("Emit: atomic output folders")
 struct OutputDirectoryTests {
+    @Test func aPreviousFileHoldsExactlyTheSameBytesOnly() throws {
+        let dir = try TempDir()
+        let page = Array("[\n  {\"id\": 1, \"name\": \"Zürich\"}\n]\n".utf8)
+        let same = try dir.write("same.json", bytes: page)
+        #expect(OutputDirectory.holds(same, exactly: page))
+        var changed = page
+        changed[changed.count - 3] = 0x7D
+        changed[5] ^= 0x01
+        #expect(!OutputDirectory.holds(same, exactly: changed))
+        #expect(!OutputDirectory.holds(same, exactly: Array(page.dropLast())))
+        #expect(!OutputDirectory.holds(same, exactly: page + [0x0A]))
+        let empty = try dir.write("empty.json", bytes: [])
+        #expect(OutputDirectory.holds(empty, exactly: []))
+        #expect(!OutputDirectory.holds(empty, exactly: [0x0A]))
+        #expect(!OutputDirectory.holds(dir.path + "/missing.json", exactly: []))
+    }
+
     @Test func stagedFolderReplacesTheTargetOnlyOnCommit() throws {
         let dir = try TempDir()
         let target = dir.url.appendingPathComponent("dataset")
