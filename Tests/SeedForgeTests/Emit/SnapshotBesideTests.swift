@@ -66,4 +66,16 @@ struct SnapshotBesideTests {
         // Not a framed format.
         #expect(try Self.beside("  - {file: shops.csv, collection: shops}") == nil)
     }
+
+    /// Beside an output only when the threads are busy anyway: one thread, or more outputs
+    /// than threads besides the snapshot. One output on two threads renders the snapshot
+    /// on a thread of its own.
+    @Test func theLinesAreCarriedOnlyWhenEveryThreadHasAnOutput() {
+        #expect(SnapshotBeside.pays(outputs: 1, threads: 1))
+        #expect(!SnapshotBeside.pays(outputs: 1, threads: 2))
+        #expect(SnapshotBeside.pays(outputs: 2, threads: 2))
+        #expect(SnapshotBeside.pays(outputs: 4, threads: 2))
+        #expect(!SnapshotBeside.pays(outputs: 2, threads: 3))
+        #expect(SnapshotBeside.pays(outputs: 3, threads: 3))
+    }
 }
