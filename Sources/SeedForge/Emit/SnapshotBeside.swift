@@ -15,9 +15,9 @@ struct SnapshotBeside {
     /// Whether rendering the snapshot's lines beside an output pays: it saves CPU (each
     /// value read and formatted once) but puts the snapshot's work on the output's thread,
     /// so only when every thread has an output of its own anyway (more outputs than
-    /// threads besides the snapshot, or one thread). With one json output and two threads,
-    /// rendering output and snapshot on their own threads took 0.86x the wall time of
-    /// rendering them together (1M reference job, idle machine, paired runs).
+    /// threads besides the snapshot, or one thread). With one ndjson output and two
+    /// threads, rendering output and snapshot on their own threads took 0.83x the wall
+    /// time of rendering them together (the CSV bench, idle machine, paired runs).
     static func pays(outputs: Int, threads: Int) -> Bool {
         threads <= 1 || outputs + 1 > threads
     }
