@@ -107,27 +107,16 @@ public struct CSVFormat: SingleFileFormat {
         switch value {
         case .null: return
         case .int(let int):
-            out.reserve(JSONWriter.integerRoom)
-            out.advance(JSONWriter.storeInteger(int, at: out.end))
+            out.storeInteger(int)
             return
         case .double(let double):
-            out.reserve(JSONWriter.plainDecimalRoom)
-            let length = JSONWriter.storePlainDecimal(double, at: out.end)
-            if length > 0 {
-                out.advance(length)
-                return
-            }
+            if out.storePlainDecimal(double) { return }
         case .bool(let bool):
             out.reserve(5)
             for byte in (bool ? "true" : "false").utf8 { out.store(byte) }
             return
         case .decimal(let text):
-            let stored: Bool? = text.utf8.withContiguousStorageIfAvailable { text in
-                out.reserve(text.count)
-                out.store(text)
-                return true
-            }
-            if stored == true { return }
+            if out.storeUTF8(text) { return }
         case .string(let string):
             let stored: Bool? = string.utf8.withContiguousStorageIfAvailable { text in
                 guard !needsQuotes(text) else { return false }

@@ -73,3 +73,35 @@ struct RawBytes: ~Copyable {
         try body(UnsafeBufferPointer(start: base, count: count))
     }
 }
+
+/// Values every raw renderer (json, ndjson, csv, the snapshot's lines) stores the same way.
+extension RawBytes {
+    /// Stores an integer's digits, as the JSON writer writes them.
+    @inline(__always)
+    mutating func storeInteger(_ int: Int64) {
+        reserve(JSONWriter.integerRoom)
+        advance(JSONWriter.storeInteger(int, at: end))
+    }
+
+    /// Stores a double's shortest round-trip digits in plain notation, as the JSON writer
+    /// writes them; false (nothing stored) for one the writer's general path renders.
+    @inline(__always)
+    mutating func storePlainDecimal(_ double: Double) -> Bool {
+        reserve(JSONWriter.plainDecimalRoom)
+        let length = JSONWriter.storePlainDecimal(double, at: end)
+        guard length > 0 else { return false }
+        advance(length)
+        return true
+    }
+
+    /// Stores a text's UTF-8 bytes as they are (a decimal's digits); false (nothing
+    /// stored) when the text keeps no contiguous UTF-8.
+    @inline(__always)
+    mutating func storeUTF8(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            reserve(bytes.count)
+            store(bytes)
+            return true
+        } ?? false
+    }
+}

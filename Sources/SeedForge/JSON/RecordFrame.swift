@@ -157,23 +157,12 @@ struct RecordFrame {
             }
             if stored == true { return }
         case .int(let int):
-            out.reserve(JSONWriter.integerRoom)
-            out.advance(JSONWriter.storeInteger(int, at: out.end))
+            out.storeInteger(int)
             return
         case .double(let double):
-            out.reserve(JSONWriter.plainDecimalRoom)
-            let length = JSONWriter.storePlainDecimal(double, at: out.end)
-            if length > 0 {
-                out.advance(length)
-                return
-            }
+            if out.storePlainDecimal(double) { return }
         case .decimal(let text):
-            let stored: Bool? = text.utf8.withContiguousStorageIfAvailable { text in
-                out.reserve(text.count)
-                out.store(text)
-                return true
-            }
-            if stored == true { return }
+            if out.storeUTF8(text) { return }
         case .null:
             out.reserve(4)
             for byte in "null".utf8 { out.store(byte) }
