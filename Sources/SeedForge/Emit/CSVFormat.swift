@@ -95,9 +95,7 @@ public struct CSVFormat: SingleFileFormat {
                 out.store(0x0A)
             }
         }
-        var writer = JSONWriter()
-        out.withBytes { writer.append($0) }
-        return writer.bytes
+        return out.withBytes { Array($0) }
     }
 
     /// Stores what `cell` returns for `value`: numbers as the JSON writer stores them,

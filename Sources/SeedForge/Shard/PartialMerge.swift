@@ -212,7 +212,8 @@ extension ShardRun {
         defer { options.progress?.finish() }
         let texts = try restore(partial, pipeline: pipeline, into: state)
         // The sorts the shards began: their sorted runs merged, not sorted again.
-        for (offset, sort) in ShardSort.leading(pipeline, split: split).enumerated() {
+        let sorts = ShardSort.leading(pipeline, split: split)
+        for (offset, sort) in sorts.enumerated() {
             guard case .step(_, let stage, _) = pipeline.steps[split + offset] else { break }
             let clock = ContinuousClock.now
             ShardSort.mergeRuns(partial, sort: sort, texts: texts, into: state)
@@ -232,7 +233,7 @@ extension ShardRun {
             StepRunner.validationOrder(pipeline.steps[0..<split]), state.stepStats.lazy.filter { $0.stage == .validate }
         )
         for (step, stat) in checked { failures += ValidationPass.thresholdFailures(step, stat: stat) }
-        let finished = split + ShardSort.leading(pipeline, split: split).count
+        let finished = split + sorts.count
         failures += try StepRunner.run(pipeline, state: state, logger: logger, steps: finished..<pipeline.steps.count)
         return try Runner.conclude(
             pipeline, state: state, thresholdFailures: failures, options: options, target: target,

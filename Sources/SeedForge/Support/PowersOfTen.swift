@@ -30,14 +30,6 @@ enum PowersOfTen {
         return magnitude >= table[estimate + 1] ? estimate + 2 : estimate + 1
     }
 
-    /// 10^power as an integer, for 0 ≤ power ≤ 19.
-    static func integer(_ power: Int) -> UInt64 {
-        precondition(power >= 0 && power <= 19, "10^\(power) does not fit in a UInt64")
-        var value: UInt64 = 1
-        for _ in 0..<power { value *= 10 }
-        return value
-    }
-
     /// Made once and never freed: a plain pointer, so reading it takes no reference count
     /// and no copy of the table.
     nonisolated(unsafe) private static let table: UnsafePointer<Double> = {

@@ -111,7 +111,7 @@ struct JSONWriterPreviousNumberTests {
         var taken = 0
         for _ in 0..<400_000 {
             let digits = Int.random(in: 1...17, using: &random)
-            let mantissa = UInt64.random(in: 0..<PowersOfTen.integer(digits), using: &random)
+            let mantissa = UInt64.random(in: 0..<Self.powerOfTen(digits), using: &random)
             let exponent = Int.random(in: -22...16, using: &random)
             let base = Double("\(mantissa)e\(exponent)")!
             for double in [base, base.nextUp, base.nextDown, (base.rounded(.down) + 0.5)] {
@@ -138,7 +138,7 @@ struct JSONWriterPreviousNumberTests {
         var random = SplitMix64(state: 11)
         var edges: [Int64] = [0, 1, -1, 9, 10, 99, 100, .max, .min, .max - 1, .min + 1]
         for power in 0...18 {
-            let ten = Int64(PowersOfTen.integer(power))
+            let ten = Int64(Self.powerOfTen(power))
             edges += [ten, ten - 1, ten + 1, -ten, -ten + 1, -ten - 1]
         }
         for _ in 0..<200_000 {
@@ -149,5 +149,13 @@ struct JSONWriterPreviousNumberTests {
             let length = buffer.withUnsafeMutableBufferPointer { JSONWriter.storeInteger(value, at: $0.baseAddress!) }
             #expect(String(decoding: buffer[..<length], as: UTF8.self) == String(value))
         }
+    }
+
+    /// 10^power as an integer, for 0 ≤ power ≤ 19.
+    static func powerOfTen(_ power: Int) -> UInt64 {
+        precondition(power >= 0 && power <= 19, "10^\(power) does not fit in a UInt64")
+        var value: UInt64 = 1
+        for _ in 0..<power { value *= 10 }
+        return value
     }
 }
