@@ -251,11 +251,15 @@ public final class StagedFile {
     deinit { if fd >= 0 { close(fd) } }
 
     public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBufferPointer { try write($0) }
+    }
+
+    public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         if buffer.count + bytes.count > Self.bufferSize { try flush() }
         if bytes.count >= Self.bufferSize {
-            try bytes.withUnsafeBufferPointer { try put($0) }
+            try put(bytes)
         } else {
-            buffer += bytes
+            buffer.append(contentsOf: bytes)
         }
     }
 
@@ -276,5 +280,15 @@ public final class StagedFile {
         close(fd)
         fd = -1
         return (count, digest.finish())
+    }
+
+    /// Writes what is buffered, then the SHA-256 of everything written as 64 hexadecimal
+    /// digits (a seal that shows a file cut short or damaged: `partial.bin`), and closes.
+    func finishSealed() throws {
+        try flush()
+        let seal = Array(digest.finish().utf8)
+        try seal.withUnsafeBufferPointer { try OutputDirectory.writeAll($0, to: fd, path: path) }
+        close(fd)
+        fd = -1
     }
 }

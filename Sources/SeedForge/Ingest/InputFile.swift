@@ -38,19 +38,21 @@ public enum InputFile {
     /// SHA-256 of a file's bytes. A large mapped file is hashed a piece at a time, the pages
     /// behind released: hashing does not bring the whole file into memory (the parse reads
     /// it again from the page cache, a window at a time).
-    static func hash(_ raw: FileBytes) -> String {
+    /// With `count`, of its first `count` bytes.
+    static func hash(_ raw: FileBytes, count: Int? = nil) -> String {
         let piece = FileBytes.releaseStep
-        guard raw.count > 2 * piece else { return SHA256.hex(buffer: raw.buffer) }
+        let count = count ?? raw.count
+        guard count > 2 * piece else { return SHA256.hex(buffer: UnsafeBufferPointer(rebasing: raw.buffer[..<count])) }
         let stream = SHA256.Stream()
         var pass = FileBytes.ReleasingPass(raw)
         var start = 0
-        while start < raw.count {
-            let end = min(start + piece, raw.count)
+        while start < count {
+            let end = min(start + piece, count)
             stream.update(UnsafeBufferPointer(rebasing: raw.buffer[start..<end]))
             pass.reached(end)
             start = end
         }
-        pass.end(at: raw.count)
+        pass.end(at: count)
         return stream.finish()
     }
 

@@ -235,27 +235,33 @@ struct RecordCodec {
     func decodeAll(
         _ bytes: [UInt8], count: Int, width: Int, threads: Threads? = nil, reading: [Bool]? = nil
     ) -> [Record] {
-        bytes.withUnsafeBufferPointer { buffer -> [Record] in
-            guard let threads, threads.count > 1, count >= 8_192 else {
-                var records: [Record] = []
-                records.reserveCapacity(count)
-                var reader = Reader(buffer)
-                while !reader.atEnd { records.append(decode(&reader, width: width, reading: reading)) }
-                return records
-            }
-            let starts = Self.starts(buffer, count: count)
-            let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 4_096) { range in
-                var records: [Record] = []
-                records.reserveCapacity(range.count)
-                var reader = Reader(buffer, at: starts[range.lowerBound])
-                for _ in range { records.append(decode(&reader, width: width, reading: reading)) }
-                return records
-            }
-            if pieces.count == 1 { return pieces[0] }
+        bytes.withUnsafeBufferPointer { decodeAll($0, count: count, width: width, threads: threads, reading: reading) }
+    }
+
+    /// Every record of `buffer` (see the array's `decodeAll`).
+    func decodeAll(
+        _ buffer: UnsafeBufferPointer<UInt8>, count: Int, width: Int, threads: Threads? = nil,
+        reading: [Bool]? = nil
+    ) -> [Record] {
+        guard let threads, threads.count > 1, count >= 8_192 else {
             var records: [Record] = []
             records.reserveCapacity(count)
-            for piece in pieces { records += piece }
+            var reader = Reader(buffer)
+            while !reader.atEnd { records.append(decode(&reader, width: width, reading: reading)) }
             return records
         }
+        let starts = Self.starts(buffer, count: count)
+        let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 4_096) { range in
+            var records: [Record] = []
+            records.reserveCapacity(range.count)
+            var reader = Reader(buffer, at: starts[range.lowerBound])
+            for _ in range { records.append(decode(&reader, width: width, reading: reading)) }
+            return records
+        }
+        if pieces.count == 1 { return pieces[0] }
+        var records: [Record] = []
+        records.reserveCapacity(count)
+        for piece in pieces { records += piece }
+        return records
     }
 }

@@ -71,7 +71,7 @@ struct Partial {
         var file: Int
         var sequence: Int
         var count: Int
-        var bytes: [UInt8]
+        var bytes: SegmentBytes
         /// For a collection sorted in the shards (`ShardSort`), the shard whose sorted run
         /// the segment belongs to (`sequence` orders its segments); -1 otherwise.
         var run = -1
@@ -114,8 +114,12 @@ extension Partial {
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         do {
             // The body, then its SHA-256 (hex): a partial cut short or damaged is refused.
-            let body = encodeBinary()
-            try Data(body + Array(SHA256.hex(body).utf8)).write(to: staging.appendingPathComponent(Self.binaryFile))
+            // Written as it is encoded: the records' segments go from where they are (a
+            // partial read, mapped) to the file without being gathered in memory.
+            let binary = staging.appendingPathComponent(Self.binaryFile).path
+            let file = StagedFile(fd: try OutputDirectory.create(binary, name: Self.binaryFile), path: binary)
+            try encodeBinary(into: file)
+            try file.finishSealed()
             try Data(describe()).write(to: staging.appendingPathComponent(Self.jsonFile))
             try? FileManager.default.removeItem(at: target)
             try FileManager.default.moveItem(at: staging, to: target)
@@ -171,25 +175,28 @@ extension Partial {
         return writer.bytes
     }
 
-    /// Reads the partial folder `path`; a folder that is not one is a `ShardError`.
+    /// Reads the partial folder `path`; a folder that is not one is a `ShardError`. The
+    /// file is mapped: its segments stay windows of it (`SegmentBytes`), and the pages
+    /// the seal check and the decoding touched are let go.
     static func read(_ path: String) throws -> Partial {
         let file = URL(fileURLWithPath: path).appendingPathComponent(binaryFile)
-        guard let data = FileManager.default.contents(atPath: file.path) else {
+        guard FileManager.default.fileExists(atPath: file.path), let bytes = try? FileBytes.read(path: file.path)
+        else {
             throw ShardError(
                 "\(path) is not a partial: it has no \(binaryFile) (make one with `seedforge run --shard`)")
         }
-        let bytes = [UInt8](data)
         let bodyCount = bytes.count - 64
         guard bodyCount >= 0,
-            bytes.withUnsafeBufferPointer({ SHA256.hex(buffer: UnsafeBufferPointer(rebasing: $0[..<bodyCount])) })
-                == String(decoding: bytes[bodyCount...], as: UTF8.self)
+            InputFile.hash(bytes, count: bodyCount)
+                == String(decoding: UnsafeBufferPointer(rebasing: bytes.buffer[bodyCount...]), as: UTF8.self)
         else {
             throw ShardError("\(file.path) is cut short or damaged; run its shard (or merge) again")
         }
-        var partial = try bytes[..<bodyCount].withUnsafeBufferPointer { buffer in
-            var reader = PartialReader(buffer, path: path)
-            return try decode(&reader)
-        }
+        var partial = try {
+            var reader = PartialReader(UnsafeBufferPointer(rebasing: bytes.buffer[..<bodyCount]), path: path)
+            return try decode(&reader, file: bytes)
+        }()
+        bytes.releaseResidentPages()
         // Step times, for the manifest's run section only: absent or unreadable, they are 0.
         let description = URL(fileURLWithPath: path).appendingPathComponent(jsonFile)
         if let data = FileManager.default.contents(atPath: description.path),
@@ -282,10 +289,14 @@ struct PartialReader {
         return reader.value()
     }
     mutating func blob() throws -> [UInt8] {
+        Array(reader.bytes[try window()])
+    }
+    /// Where the next blob's bytes are, without copying them.
+    mutating func window() throws -> Range<Int> {
         let count = try int()
         try need(count)
         defer { reader.position += count }
-        return Array(reader.bytes[reader.position..<reader.position + count])
+        return reader.position..<reader.position + count
     }
     mutating func location() throws -> Location? {
         guard try bool() else { return nil }
@@ -301,7 +312,9 @@ struct PartialReader {
 }
 
 extension Partial {
-    func encodeBinary() -> [UInt8] {
+    /// Writes the partial's bytes to `file`: all but the records' segments gathered in
+    /// memory, each segment written from where it is.
+    func encodeBinary(into file: StagedFile) throws {
         var out = PartialWriter()
         out.int(Self.format)
         for text in [
@@ -419,12 +432,18 @@ extension Partial {
             out.int(segment.sequence)
             out.int(segment.count)
             out.int(segment.run)
-            out.blob(segment.bytes)
+            out.int(segment.bytes.count)
+            try file.write(out.bytes)
+            out.bytes.removeAll(keepingCapacity: true)
+            try segment.bytes.withBuffer { try file.write($0) }
+            segment.bytes.release()
         }
-        return out.bytes
+        try file.write(out.bytes)
     }
 
-    static func decode(_ input: inout PartialReader) throws -> Partial {
+    /// Reads a partial's bytes (`input`, a prefix of the mapped `file`): its segments are
+    /// windows of `file`.
+    static func decode(_ input: inout PartialReader, file: FileBytes) throws -> Partial {
         let format = try input.int()
         guard format == Self.format else {
             throw ShardError(
@@ -550,12 +569,12 @@ extension Partial {
         }
         var segments: [Segment] = []
         for _ in 0..<(try input.int()) {
-            let (collection, file, sequence) = (CollectionID(try input.text()), try input.int(), try input.int())
+            let (collection, fileNumber, sequence) = (CollectionID(try input.text()), try input.int(), try input.int())
             let (count, run) = (try input.int(), try input.int())
             segments.append(
                 Segment(
-                    collection: collection, file: file, sequence: sequence, count: count, bytes: try input.blob(),
-                    run: run))
+                    collection: collection, file: fileNumber, sequence: sequence, count: count,
+                    bytes: SegmentBytes(file, try input.window()), run: run))
         }
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],

@@ -196,7 +196,7 @@ extension ShardRun {
         try partial.checkBelongs(
             with: identity(
                 pipeline, shards: partial.identity.shards, split: split, splitBytes: partial.identity.splitBytes),
-            firstPath: pipeline.file + " (as it is now)", path: paths.count == 1 ? paths[0] : "the partials")
+            firstPath: pipeline.file + " (as it is now)", path: paths.count == 1 ? paths[0] : "the merged partial")
         let missing = (0..<partial.identity.shards).filter { !partial.covers.contains($0) }
         if !missing.isEmpty {
             throw ShardError(
@@ -286,6 +286,7 @@ extension ShardRun {
             {
                 store.append(record)
             }
+            segment.bytes.release()
         }
         var rejects: [Rejection] = []
         var warnings: [Warning] = []

@@ -161,7 +161,7 @@ public enum ShardRun {
                 segments.append(
                     Partial.Segment(
                         collection: collection, file: file(of: open.source), sequence: sequence,
-                        count: open.records.count, bytes: bytes))
+                        count: open.records.count, bytes: SegmentBytes(bytes)))
                 current = nil
             }
             try state.forEachRecord(collection) { record in

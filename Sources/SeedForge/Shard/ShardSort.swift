@@ -59,7 +59,7 @@ enum ShardSort {
                 run.append(
                     Partial.Segment(
                         collection: collection, file: files[order[start]], sequence: run.count + 1,
-                        count: end - start, bytes: bytes, run: shard))
+                        count: end - start, bytes: SegmentBytes(bytes), run: shard))
                 start = end
             }
             partial.segments.removeAll { $0.collection == collection }
@@ -112,6 +112,7 @@ enum ShardSort {
                             bytes.bytes, count: bytes.count, width: width),
                         0, segment
                     )
+                    bytes.bytes.release()
                 }
                 defer { current[run].next += 1 }
                 return current[run].records[current[run].next]
@@ -149,6 +150,7 @@ enum ShardSort {
             }
             let decoded = RecordCodec(sources: [texts[segment.file]]).decodeAll(
                 segment.bytes, count: segment.count, width: width, threads: state.threads)
+            segment.bytes.release()
             records += decoded
             files += repeatElement(order[segment.file], count: decoded.count)
             ranges[ranges.count - 1].range = ranges[ranges.count - 1].range.lowerBound..<records.count
