@@ -1,25 +1,26 @@
-#include <openssl/evp.h>
+/* SHA-256 over data that arrives in pieces (an output written as a stream), through
+   OpenSSL's SHA256_* functions for the reason support.c gives. */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
+#include <stdlib.h>
 #include "seedforge_support.h"
 
-/* SHA-256 over data that arrives in pieces (an output written as a stream). */
-
 void *seedforge_sha256_begin(void) {
-    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    SHA256_CTX *context = malloc(sizeof(SHA256_CTX));
     if (!context) return NULL;
-    if (EVP_DigestInit_ex(context, EVP_sha256(), NULL) != 1) {
-        EVP_MD_CTX_free(context);
+    if (SHA256_Init(context) != 1) {
+        free(context);
         return NULL;
     }
     return context;
 }
 
 int seedforge_sha256_update(void *context, const uint8_t *input, size_t length) {
-    return EVP_DigestUpdate((EVP_MD_CTX *)context, input, length) == 1 ? 0 : -1;
+    return SHA256_Update((SHA256_CTX *)context, input, length) == 1 ? 0 : -1;
 }
 
 int seedforge_sha256_end(void *context, uint8_t digest[32]) {
-    unsigned int size = 0;
-    int status = EVP_DigestFinal_ex((EVP_MD_CTX *)context, digest, &size) == 1 && size == 32 ? 0 : -1;
-    EVP_MD_CTX_free((EVP_MD_CTX *)context);
+    int status = SHA256_Final(digest, (SHA256_CTX *)context) == 1 ? 0 : -1;
+    free(context);
     return status;
 }

@@ -110,6 +110,11 @@ public struct Sort: Step {
             Reorder.permute(&records, by: order, filler: Record(values: [], origin: first.origin))
         }
         state.setRecords(collection, records)
+        // The key table, the radix sort's buffers and the positions are freed now, but glibc
+        // keeps such chunks in its heap: at 240k cities about 18 MiB of them stayed resident
+        // through the outputs, the run's peak. One trim here took 0.3 to 0.7 ms (after the
+        // other steps, whose frees are many small strings, 25 to 33 ms: not done there).
+        state.spill.returnFreedMemory()
     }
 
     /// The positions of the records in sorted order.

@@ -108,8 +108,9 @@ public enum ChangeComparison {
         guard let first = old.lines.first, let firstNew = new.lines.first else {
             return old.lines.count == new.lines.count
         }
-        var oldPass = FileBytes.ReleasingPass(previous.storage, from: first.lowerBound)
-        var newPass = FileBytes.ReleasingPass(current.storage, from: firstNew.lowerBound)
+        var oldPass = FileBytes.ReleasingPass(previous.storage, from: first.lowerBound, step: Snapshot.releaseStep)
+        var newPass = FileBytes.ReleasingPass(
+            current.storage, from: firstNew.lowerBound, step: Snapshot.releaseStep)
         defer {
             oldPass.end(at: old.lines.last!.upperBound)
             newPass.end(at: new.lines.last!.upperBound)

@@ -46,9 +46,8 @@ public struct DatasetHistory {
         }
         let modified =
             (try? FileManager.default.attributesOfItem(atPath: folder)[.modificationDate] as? Date) ?? Date()
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: modified).replacingOccurrences(of: ":", with: "")
+        return Timestamp.internetTime(secondsSince1970: modified.timeIntervalSince1970)
+            .replacingOccurrences(of: ":", with: "")
     }
 
     /// Moves the replaced dataset at `previous` into the history and removes all but the

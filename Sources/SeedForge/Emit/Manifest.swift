@@ -139,13 +139,11 @@ struct Manifest {
                         ("checks", .array(budgets.map(\.manifestValue))),
                     ])))
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         root.appendUnchecked(
             "run",
             .object(
                 JSONObject([
-                    ("startedAt", .string(formatter.string(from: startedAt))),
+                    ("startedAt", .string(Timestamp.internetTime(secondsSince1970: startedAt.timeIntervalSince1970))),
                     ("seconds", .double((seconds * 1000).rounded() / 1000)),
                     (
                         "threads",

@@ -35,10 +35,9 @@ public struct LineLogHandler: LogHandler {
             let level = event.level >= .warning ? "\(event.level): " : ""
             write("\(prefix): \(level)\(event.message)\n")
         case .json:
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             var object = JSONObject()
-            object.appendUnchecked("time", .string(formatter.string(from: Date())))
+            object.appendUnchecked(
+                "time", .string(Timestamp.internetTime(secondsSince1970: Date().timeIntervalSince1970)))
             object.appendUnchecked("level", .string(event.level.rawValue))
             object.appendUnchecked("message", .string("\(event.message)"))
             for key in merged.keys.sorted() { object.appendUnchecked(key, .string("\(merged[key]!)")) }

@@ -228,10 +228,29 @@ struct KeyTable {
         return word
     }
 
-    /// A key's prefix and its record's position: what the radix sort moves.
+    /// A key's prefix and its record's position: what the radix sort moves. Three 32-bit
+    /// words, 12 bytes, where a `UInt64` and an `Int` took 16: the radix sort holds two
+    /// arrays of slots at once, the sort's peak (at 1M cities 8 MB less, at 5M 38 MB).
     struct Slot {
-        var prefix: UInt64
-        var position: Int
+        private var high: UInt32
+        private var low: UInt32
+        private var index: UInt32
+
+        init(prefix: UInt64, position: Int) {
+            high = UInt32(truncatingIfNeeded: prefix >> 32)
+            low = UInt32(truncatingIfNeeded: prefix)
+            index = UInt32(position)
+        }
+
+        var prefix: UInt64 {
+            get { UInt64(high) << 32 | UInt64(low) }
+            set {
+                high = UInt32(truncatingIfNeeded: newValue >> 32)
+                low = UInt32(truncatingIfNeeded: newValue)
+            }
+        }
+
+        var position: Int { Int(index) }
     }
 
     /// The prefixes with their positions, ordered by prefix, equal prefixes in position
@@ -239,6 +258,7 @@ struct KeyTable {
     /// not every prefix shares.
     static func radixSorted(_ prefixes: consuming [UInt64]) -> [Slot] {
         let count = prefixes.count
+        precondition(count <= Int(UInt32.max), "more keys than 32-bit positions hold")
         var from = [Slot](unsafeUninitializedCapacity: count) { slots, initialized in
             for (position, prefix) in prefixes.enumerated() {
                 slots[position] = Slot(prefix: prefix, position: position)

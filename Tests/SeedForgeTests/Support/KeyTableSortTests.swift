@@ -72,6 +72,18 @@ struct KeyTableSortTests {
         #expect(Self.table(keys).sortedPositions(threads: Threads(2)) == Self.reference(keys))
     }
 
+    @Test func slotsKeepWholePrefixesAndPositionsIn12Bytes() {
+        #expect(MemoryLayout<KeyTable.Slot>.stride == 12)
+        for (prefix, position) in [
+            (UInt64.max, Int(UInt32.max)), (0, 0), (0x8000_0000_0000_0001, 1), (0x0000_0001_FFFF_FFFF, 123_456_789),
+        ] as [(UInt64, Int)] {
+            var slot = KeyTable.Slot(prefix: prefix, position: position)
+            #expect(slot.prefix == prefix && slot.position == position)
+            slot.prefix = ~prefix
+            #expect(slot.prefix == ~prefix && slot.position == position)
+        }
+    }
+
     @Test func permuteMovesEveryElementToItsPlace() {
         var generator = SplitMix64(state: 76)
         for count in [0, 1, 2, 5, 1_000] {
