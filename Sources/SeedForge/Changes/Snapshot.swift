@@ -148,17 +148,21 @@ public struct Snapshot: @unchecked Sendable {
                 continue
             }
             // Batch by batch: a collection spilled to disk is never held whole.
+            func written(_ pieces: [[UInt8]]) throws { for piece in pieces { try write(piece) } }
+            var ahead = RenderAhead<[UInt8]>(threads: state.threads)
             try state.store(collection).forEachBatch { batch in
-                let pieces = Parallel.chunks(batch.count, threads: state.threads, minimumChunk: 4_096) { range in
-                    var lines = JSONWriter()
-                    lines.reserve(range.count * (fields.count * 12 + 3))
-                    frame.render(
-                        batch[(batch.startIndex + range.lowerBound)..<(batch.startIndex + range.upperBound)],
-                        ids: fields, first: true, into: &lines)
-                    return lines.bytes
-                }
-                for piece in pieces { try write(piece) }
+                try ahead.batch(
+                    batch.count,
+                    render: { range in
+                        var lines = JSONWriter()
+                        lines.reserve(range.count * (fields.count * 12 + 3))
+                        frame.render(
+                            batch[(batch.startIndex + range.lowerBound)..<(batch.startIndex + range.upperBound)],
+                            ids: fields, first: true, into: &lines)
+                        return lines.bytes
+                    }, write: written)
             }
+            try ahead.finish(write: written)
         }
     }
 

@@ -140,26 +140,9 @@ public struct CSVFormat: SingleFileFormat {
     /// 8 bytes at a time.
     static func needsQuotes(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = text.baseAddress else { return false }
-        let count = text.count
-        var index = 0
-        let comma = ByteWords.repeated(UInt8(ascii: ","))
-        let quote = ByteWords.repeated(UInt8(ascii: "\""))
-        let lineFeed = ByteWords.repeated(0x0A)
-        let carriageReturn = ByteWords.repeated(0x0D)
-        while index &+ 8 <= count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let found =
-                ByteWords.equal(word, comma) | ByteWords.equal(word, quote) | ByteWords.equal(word, lineFeed)
-                | ByteWords.equal(word, carriageReturn)
-            if found != 0 { return true }
-            index &+= 8
-        }
-        while index < count {
-            let byte = base[index]
-            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0A || byte == 0x0D { return true }
-            index &+= 1
-        }
-        return false
+        // Made here, not kept in a static (whose every read checks it was initialised).
+        let quoted = ByteSet(UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D)
+        return quoted.firstIndex(in: base, from: 0, count: text.count) < text.count
     }
 
     /// Writes what `cell` returns for `value`.

@@ -65,7 +65,7 @@ enum Emitter {
             // The snapshot's lines of a collection are rendered beside the records of one of
             // its outputs where one can (`SnapshotBeside`): that output is written by the
             // snapshot's writing, in its place among the snapshot's collections.
-            // Only when the threads are busy anyway (`SnapshotBeside.pays`).
+            // Only when that pays (`SnapshotBeside.pays`: every thread busy anyway, or two).
             let snapshotted = Set(Snapshot.collections(of: pipeline))
             let pays = SnapshotBeside.pays(outputs: pipeline.outputs.count, threads: state.threads.count)
             var beside: [CollectionID: SnapshotBeside] = [:]

@@ -42,7 +42,8 @@ extension SingleFileFormat {
     public func head(count: Int, fields: [FieldSpec]) -> [UInt8] { [] }
     public func tail(count: Int) -> [UInt8] { [] }
 
-    /// Records rendered and written per batch: the memory an output holds at once.
+    /// Records rendered and written per batch: an output holds two at once (one being
+    /// written, the next being rendered: `RenderAhead`).
     static var batchSize: Int { 65_536 }
 
     public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
@@ -60,6 +61,13 @@ extension SingleFileFormat {
     ) throws {
         try out.stream { file in
             try file.write(head(count: records.count, fields: fields))
+            func write(_ pieces: [(bytes: [UInt8], beside: [UInt8])]) throws {
+                for piece in pieces {
+                    try file.write(piece.bytes)
+                    if !piece.beside.isEmpty { try beside(piece.beside) }
+                }
+            }
+            var ahead = RenderAhead<(bytes: [UInt8], beside: [UInt8])>(threads: out.threads)
             // Position in the file of the batch's first record.
             var written = 0
             try records.forEachBatch { batch in
@@ -67,19 +75,18 @@ extension SingleFileFormat {
                 while start < batch.endIndex {
                     let end = min(start + Self.batchSize, batch.endIndex)
                     let first = written + (start - batch.startIndex)
-                    let pieces = Parallel.chunks(end - start, threads: out.threads, minimumChunk: 4_096) { range in
-                        render(
-                            batch[(start + range.lowerBound)..<(start + range.upperBound)],
-                            first + range.lowerBound == 0)
-                    }
-                    for piece in pieces {
-                        try file.write(piece.bytes)
-                        if !piece.beside.isEmpty { try beside(piece.beside) }
-                    }
+                    try ahead.batch(
+                        end - start,
+                        render: { range in
+                            render(
+                                batch[(start + range.lowerBound)..<(start + range.upperBound)],
+                                first + range.lowerBound == 0)
+                        }, write: write)
                     start = end
                 }
                 written += batch.count
             }
+            try ahead.finish(write: write)
             try file.write(tail(count: records.count))
         }
     }

@@ -13,13 +13,18 @@ struct SnapshotBeside {
     let positions: [Int]
 
     /// Whether rendering the snapshot's lines beside an output pays: it saves CPU (each
-    /// value read and formatted once) but puts the snapshot's work on the output's thread,
-    /// so only when every thread has an output of its own anyway (more outputs than
-    /// threads besides the snapshot, or one thread). With one ndjson output and two
-    /// threads, rendering output and snapshot on their own threads took 0.83x the wall
-    /// time of rendering them together (the CSV bench, idle machine, paired runs).
+    /// value read and formatted once) but writes and hashes both files on the one task that
+    /// writes the output's batches (`RenderAhead`), while the other threads render. So when
+    /// every thread has an output of its own anyway (more outputs than threads besides the
+    /// snapshot, or one thread), and on two threads, where that writing task and the
+    /// rendering keep both busy: with one ndjson output on two threads (the CSV bench, 1M
+    /// rows, 9 paired runs, load average 6 to 7) the run took 0.89x the CPU time and 0.94x
+    /// the wall time of rendering output and snapshot on threads of their own. (Before
+    /// `RenderAhead`, when a batch's writing waited for its rendering, it was the other way
+    /// round: 0.83x the wall time for their own threads.) With more threads, more outputs'
+    /// writing goes on side by side on their own threads (not measured beside).
     static func pays(outputs: Int, threads: Int) -> Bool {
-        threads <= 1 || outputs + 1 > threads
+        threads <= 2 || outputs + 1 > threads
     }
 
     static func find(for collection: CollectionID, in pipeline: Pipeline, schema: Schema) -> SnapshotBeside? {

@@ -49,6 +49,10 @@ enum Ingestion {
                 let text: SourceText
                 do {
                     contents = try InputFile.read(file, maxBytes: pipeline.limits.maxFileBytes)
+                    // A small file's hash takes less than handing it to another thread.
+                    if contents.raw.count >= 1 << 20 {
+                        sink.alongside = { [digest = contents.digest] in _ = digest.value }
+                    }
                     text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
                     text.pageNumber = fileIndex
                     text.absolutePath = file

@@ -16,8 +16,12 @@ public enum InputFile {
         public let raw: FileBytes
         /// The text to parse: `raw`, or its decompressed form.
         public let text: FileBytes
-        /// SHA-256 of `raw`, taken when the file is read: the hash of the bytes parsed.
-        public let sha256: String
+        /// SHA-256 of `raw`: the hash of the bytes parsed.
+        public var sha256: String { digest.value }
+        /// Takes that hash once, when first asked for: beside the merge of the file's
+        /// records where a source merges them (`IngestSink.merge`), so that the hash does
+        /// not hold up the parse on one thread while the others wait.
+        let digest: InputDigest
     }
 
     /// `known`: the file's stamp and hash when it was read before; while its stamp is the
@@ -28,11 +32,11 @@ public enum InputFile {
         // Mapping a file costs no memory: its size is checked before any byte is read.
         let raw = try FileBytes.read(path: path)
         if raw.count > maxBytes { throw tooLarge(path, "size (\(raw.count) bytes)", maxBytes) }
-        let sha256 = known.flatMap { FileStamp.of(path) == $0.0 ? $0.1 : nil } ?? hash(raw)
+        let digest = InputDigest(raw, known: known.flatMap { FileStamp.of(path) == $0.0 ? $0.1 : nil })
         guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else {
-            return Contents(raw: raw, text: raw, sha256: sha256)
+            return Contents(raw: raw, text: raw, digest: digest)
         }
-        return Contents(raw: raw, text: try gunzip(raw.buffer, path: path, maxBytes: maxBytes), sha256: sha256)
+        return Contents(raw: raw, text: try gunzip(raw.buffer, path: path, maxBytes: maxBytes), digest: digest)
     }
 
     /// SHA-256 of a file's bytes. A large mapped file is hashed a piece at a time, the pages
@@ -54,6 +58,29 @@ public enum InputFile {
         }
         pass.end(at: count)
         return stream.finish()
+    }
+
+    /// The SHA-256 of an input file's stored bytes, taken once, by whichever thread asks
+    /// first (the others wait for it).
+    final class InputDigest: @unchecked Sendable {
+        private let raw: FileBytes
+        private let lock = NSLock()
+        private var taken: String?
+
+        /// `known`: the hash of a file whose stamp shows it unchanged since it was hashed.
+        init(_ raw: FileBytes, known: String?) {
+            self.raw = raw
+            taken = known
+        }
+
+        var value: String {
+            lock.withLock {
+                if let taken { return taken }
+                let hashed = InputFile.hash(raw)
+                taken = hashed
+                return hashed
+            }
+        }
     }
 
     static func tooLarge(_ path: String, _ what: String, _ maxBytes: Int) -> SourceError {

@@ -67,15 +67,17 @@ struct SnapshotBesideTests {
         #expect(try Self.beside("  - {file: shops.csv, collection: shops}") == nil)
     }
 
-    /// Beside an output only when the threads are busy anyway: one thread, or more outputs
-    /// than threads besides the snapshot. One output on two threads renders the snapshot
-    /// on a thread of its own.
-    @Test func theLinesAreCarriedOnlyWhenEveryThreadHasAnOutput() {
+    /// Beside an output when the threads are busy anyway (one thread, or more outputs than
+    /// threads besides the snapshot) and on two threads; one output on three threads renders
+    /// the snapshot on a thread of its own.
+    @Test func theLinesAreCarriedWhenEveryThreadHasAnOutputOrOnTwoThreads() {
         #expect(SnapshotBeside.pays(outputs: 1, threads: 1))
-        #expect(!SnapshotBeside.pays(outputs: 1, threads: 2))
+        #expect(SnapshotBeside.pays(outputs: 1, threads: 2))
         #expect(SnapshotBeside.pays(outputs: 2, threads: 2))
         #expect(SnapshotBeside.pays(outputs: 4, threads: 2))
+        #expect(!SnapshotBeside.pays(outputs: 1, threads: 3))
         #expect(!SnapshotBeside.pays(outputs: 2, threads: 3))
         #expect(SnapshotBeside.pays(outputs: 3, threads: 3))
+        #expect(!SnapshotBeside.pays(outputs: 2, threads: 4))
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import SeedForge
+
 /// Issue 14: a GeoNames dump excerpt (tsv) and a spreadsheet's CSV export, with malformed
 /// rows, through the real command line.
 @Suite("End to end: csv and tsv sources", .serialized)
@@ -45,5 +47,47 @@ struct DelimitedTextEndToEndTests {
         #expect(validate.status == 1)
         #expect(validate.stdout.contains("file=Fixtures/geonames/capitals.csv,line=7,col=45"), "\(validate.stdout)")
         #expect(validate.stdout.contains("is its closing quote missing?"))
+    }
+
+    /// A file of a megabyte or more is hashed beside the merge of its records, on another
+    /// thread when one is free: the manifest's hash is still that of the file's bytes, and
+    /// the dataset the same with 1 thread or 3.
+    @Test func aLargeFileIsHashedBesideItsRecordsAndTheManifestHoldsItsHash() throws {
+        let dir = try TempDir()
+        var rows = "id,name,population\n"
+        for id in 0..<60_000 { rows += "\(id),Town \(id % 977),\(id % 1_000 == 0 ? "n/a" : String(id * 3))\n" }
+        let csv = try dir.write("towns.csv", rows)
+        #expect(rows.utf8.count >= 1 << 20)
+        let pipeline = try dir.write(
+            "towns.yml",
+            """
+            name: towns
+            sources:
+              towns:
+                kind: csv
+                path: towns.csv
+                id: id
+                fields: {id: integer, name: string, population: integer}
+            outputs:
+              - file: towns.ndjson
+                collection: towns
+            """)
+        var datasets: [String] = []
+        for threads in ["1", "3"] {
+            let out = dir.path + "/out-" + threads
+            let run = try CLI.run(["run", pipeline, "--out", out, "--threads", threads])
+            #expect(run.status == 0, "\(run.stderr)")
+            let manifest = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: URL(fileURLWithPath: out + "/towns/manifest.json")))
+                    as? [String: Any])
+            let inputs = try #require(manifest["inputs"] as? [[String: Any]])
+            #expect(
+                inputs.first?["sha256"] as? String == SHA256.hex(Array(try Data(contentsOf: URL(fileURLWithPath: csv))))
+            )
+            datasets.append(try String(contentsOfFile: out + "/towns/towns.ndjson", encoding: .utf8))
+        }
+        #expect(datasets[0] == datasets[1])
+        #expect(datasets[0].split(separator: "\n").count == 60_000 - 60)
     }
 }

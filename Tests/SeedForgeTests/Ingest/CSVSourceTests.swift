@@ -64,9 +64,10 @@ struct CSVSourceTests {
         }
     }
 
-    /// Integer fields take digits alone without `number`: the same value wherever that
-    /// shortcut applies, and nothing where it does not (`number` then decides).
-    @Test func theIntegerShortcutReadsWhatNumberReads() {
+    /// `number` reads digits alone by a shortcut: the same value wherever that shortcut
+    /// applies as the full reading, and nothing where it does not (the full reading then
+    /// decides).
+    @Test func theIntegerShortcutReadsWhatTheFullReadingReads() {
         var texts = [
             "0", "-0", "+0", "7", "007", "-42", "+42", "123456789012345678", "-999999999999999999",
             "1234567890123456789", "000000000000000000001", "-", "+", "1.0", "1e3", "12a", " 1", "--1", "+-1", "٣",
@@ -81,8 +82,9 @@ struct CSVSourceTests {
         for text in texts {
             let bytes = Array(text.utf8)
             bytes.withUnsafeBufferPointer { buffer in
+                #expect(CSVCellValue.number(buffer) == CSVCellValue.parsedNumber(buffer), "\(text)")
                 if let plain = CSVCellValue.plainInteger(buffer) {
-                    #expect(CSVCellValue.number(buffer) == .int(plain), "\(text)")
+                    #expect(CSVCellValue.parsedNumber(buffer) == .int(plain), "\(text)")
                 } else {
                     let digitsOnly = text.utf8.dropFirst(text.first == "-" || text.first == "+" ? 1 : 0)
                     #expect(

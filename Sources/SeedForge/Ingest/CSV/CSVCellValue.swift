@@ -37,10 +37,6 @@ enum CSVCellValue {
                     ExactDecimal.canonical(String(decoding: bytes, as: UTF8.self)).map(Value.decimal)
                 }
             case .integer:
-                if let plain = plainInteger(bytes) {
-                    converted = .int(plain)
-                    break
-                }
                 switch number(bytes) {
                 case .int(let int)?: converted = .int(int)
                 case .double(let double)? where double.rounded() == double && abs(double) < 9.007e15:
@@ -65,7 +61,8 @@ enum CSVCellValue {
     }
 
     /// An integer written as digits alone (a sign allowed) of at most 18 digits, as
-    /// `number` reads it; nil for anything else (`number` decides those).
+    /// `parsedNumber` reads it; nil for anything else (`parsedNumber` decides those). Most
+    /// numbers of a file (ids, counts) are such; one loop over their digits reads them.
     @inline(__always)
     static func plainInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         let count = bytes.count
@@ -88,6 +85,12 @@ enum CSVCellValue {
     /// integer of up to 18 digits exactly, otherwise the nearest double. Nil when the text
     /// is not a number.
     static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Value? {
+        if let plain = plainInteger(bytes) { return .int(plain) }
+        return parsedNumber(bytes)
+    }
+
+    /// `number` for any text: sign, digits, fraction and exponent read in turn.
+    static func parsedNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Value? {
         var index = 0
         let count = bytes.count
         var negative = false

@@ -37,11 +37,8 @@ public struct CSVProblem: Sendable {
 public struct CSVScanner {
     let buffer: UnsafeBufferPointer<UInt8>
     let dialect: CSVDialect
-    /// The bytes that end an unquoted field or are a quote there (delimiter, LF, quote),
-    /// each repeated in the 8 bytes of a word, to look for them 8 bytes at a time.
-    private let delimiterWord: UInt64
-    private let lineFeedWord: UInt64
-    private let quoteWord: UInt64
+    /// The bytes that end an unquoted field or are a quote there (delimiter, LF, quote).
+    private let specials: ByteSet
 
     static let lineFeed = UInt8(ascii: "\n")
     static let carriageReturn = UInt8(ascii: "\r")
@@ -49,35 +46,17 @@ public struct CSVScanner {
     public init(_ buffer: UnsafeBufferPointer<UInt8>, dialect: CSVDialect) {
         self.buffer = buffer
         self.dialect = dialect
-        delimiterWord = ByteWords.repeated(dialect.delimiter)
-        lineFeedWord = ByteWords.repeated(Self.lineFeed)
         // Without a quote the delimiter is looked for twice.
-        quoteWord = ByteWords.repeated(dialect.quote ?? dialect.delimiter)
+        let quote = dialect.quote ?? dialect.delimiter
+        specials = ByteSet(dialect.delimiter, Self.lineFeed, quote, quote)
     }
 
     /// The offset of the first delimiter, LF or quote at or after `from` (`buffer.count`
     /// when none follows), looked for 8 bytes at a time.
     @inline(__always)
     func nextSpecial(from: Int) -> Int {
-        let count = buffer.count
-        guard from < count, let base = buffer.baseAddress else { return count }
-        var position = from
-        while position &+ 8 <= count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-            let found =
-                ByteWords.equal(word, delimiterWord) | ByteWords.equal(word, lineFeedWord)
-                | ByteWords.equal(word, quoteWord)
-            if found != 0 { return position &+ found.trailingZeroBitCount &>> 3 }
-            position &+= 8
-        }
-        let delimiter = dialect.delimiter
-        let quote = dialect.quote ?? delimiter
-        while position < count {
-            let byte = base[position]
-            if byte == delimiter || byte == Self.lineFeed || byte == quote { return position }
-            position += 1
-        }
-        return count
+        guard from < buffer.count, let base = buffer.baseAddress else { return buffer.count }
+        return specials.firstIndex(in: base, from: from, count: buffer.count)
     }
 
     /// The offset just past the line that holds `offset` (past its LF, or the end).
