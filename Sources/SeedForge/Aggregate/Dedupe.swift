@@ -1,3 +1,5 @@
+import Foundation
+
 /// `aggregate: dedupe`: removes records that share a key, keeping one declared winner per
 /// key. Every removed record goes to the duplicates log with the winner's id, so nothing
 /// disappears unaccounted. Records whose key holds a null are never merged.
@@ -239,22 +241,37 @@ public struct Dedupe: Step {
             return true
         }
         var winnerOf: [Int: Int] = [:]
-        var group: [(position: Int, preference: ByteKey?)] = []
+        // The group of records sharing the current key: their positions, and their keep-by
+        // keys one after another (an empty one: none). Most groups hold one record, so a
+        // keep-by key is made only for a group of two or more.
+        var group: [(position: Int, preferenceEnd: Int)] = []
+        var preferences: [UInt8] = []
         var groupKey: [UInt8] = []
         func settleGroup() {
             guard group.count > 1 else { return }
-            let chosen = winners(Array(repeating: 0, count: group.count)) { group[$0].preference }
+            let keys: [ByteKey?] = group.indices.map { index in
+                let from = index == 0 ? 0 : group[index - 1].preferenceEnd
+                let to = group[index].preferenceEnd
+                return from == to ? nil : ByteKey(bytes: Array(preferences[from..<to]))
+            }
+            let chosen = winners(Array(repeating: 0, count: group.count)) { keys[$0] }
             for (loser, winner) in chosen { winnerOf[group[loser].position] = group[winner].position }
         }
         try SortedRuns.merge(runs) { entry in
-            if group.isEmpty || !groupKey.elementsEqual(entry.key) {
+            let same =
+                !group.isEmpty && groupKey.count == entry.key.count
+                && groupKey.withUnsafeBufferPointer {
+                    $0.isEmpty || memcmp($0.baseAddress!, entry.key.baseAddress!, $0.count) == 0
+                }
+            if !same {
                 settleGroup()
                 group.removeAll(keepingCapacity: true)
+                preferences.removeAll(keepingCapacity: true)
                 groupKey.removeAll(keepingCapacity: true)
                 groupKey.append(contentsOf: entry.key)
             }
-            let preference = entry.payload.isEmpty ? nil : ByteKey(bytes: Array(entry.payload))
-            group.append((entry.position, preference))
+            preferences.append(contentsOf: entry.payload)
+            group.append((entry.position, preferences.count))
         }
         settleGroup()
         guard !winnerOf.isEmpty else { return }

@@ -52,6 +52,43 @@ struct RecordCodecTests {
         #expect(cityBytes.count < 50, "\(cityBytes.count) bytes")
     }
 
+    /// A record without nested values is stored through a pointer (`encode`'s fast path):
+    /// its bytes must be those the value-by-value encoder writes, for every flat kind, text
+    /// past a one-byte length and past the stack, and it must come back exactly.
+    @Test func aFlatRecordHasTheBytesOfTheValueByValueEncoding() {
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let codec = RecordCodec(sources: [source])
+        let values: [Value] = [
+            .int(0), .int(Int64.min), .int(Int64.max), .int(-300), .double(-0.0), .double(.nan),
+            .double(-1.5e300), .decimal("0.10"), .string(""), .string("Zürich 🏔"),
+            .string(String(repeating: "é", count: 200)), .string(String(repeating: "x", count: 100_000)),
+            .bool(true), .bool(false), .null, .string("a"), .null,
+        ]
+        let record = Record(values: values, origin: Origin(source: source, offset: 1 << 40, index: 129))
+        var fast: [UInt8] = [7]
+        codec.encode(record, into: &fast)
+        var expected: [UInt8] = [7]
+        for header: UInt64 in [0, 1 << 40, 129, 0, UInt64(values.count - 1)] {
+            RecordCodec.appendVarint(header, to: &expected)
+        }
+        for value in values.dropLast() { RecordCodec.encode(value, into: &expected) }
+        #expect(fast == expected)
+        let decoded = codec.decodeAll(Array(fast.dropFirst()), count: 1, width: values.count)
+        #expect(decoded.count == 1)
+        // .nan is not equal to itself: compare its bits.
+        for (index, value) in values.enumerated() {
+            if case .double(let number) = value, number.isNaN {
+                guard case .double(let back) = decoded[0].values[index] else {
+                    Issue.record("field \(index) is not a double")
+                    continue
+                }
+                #expect(back.bitPattern == number.bitPattern)
+            } else {
+                #expect(decoded[0].values[index] == value, "field \(index)")
+            }
+        }
+    }
+
     /// Records as bytes: a batch is split at its record boundaries without decoding it,
     /// a record decoded only as far as some fields gives those fields (the rest null), and
     /// a large batch decoded on several threads gives what one thread gives.

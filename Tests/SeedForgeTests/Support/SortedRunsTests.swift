@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+/// A sorted run as `SortedRuns.Pending` writes it (entries gathered in pieces, serialized
+/// a group at a time on several threads) must hand the merge every present entry, in key
+/// order then input position, with its own payload, and its bytes must not depend on the
+/// thread count.
+@Suite("SortedRuns runs")
+struct SortedRunsTests {
+    struct Entry: Equatable {
+        let key: [UInt8]
+        let position: Int
+        let payload: [UInt8]
+    }
+
+    /// Gathers `keys` (nil: the record has none) with their payloads in pieces of `piece`
+    /// entries, flushes them as one run after `base` earlier entries, and merges it back.
+    static func roundTrip(
+        keys: [[UInt8]?], payloads: [[UInt8]], piece: Int, base: Int, threads: Int
+    ) throws -> (entries: [Entry], bytes: [UInt8]) {
+        var pending = SortedRuns.Pending(base: base)
+        var start = 0
+        while start < keys.count {
+            let end = min(start + piece, keys.count)
+            var table = KeyTable()
+            var bytes: [UInt8] = []
+            var ends: [Int] = []
+            for index in start..<end {
+                table.append(keys[index] ?? [], present: keys[index] != nil)
+                bytes += payloads[index]
+                ends.append(bytes.count)
+            }
+            pending.add(table, bytes, ends)
+            start = end
+        }
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()))
+        try pending.flush(to: &runs, threads: Threads(threads))
+        #expect(pending.base == base + keys.count)
+        var entries: [Entry] = []
+        try SortedRuns.merge(runs) { entry in
+            entries.append(Entry(key: Array(entry.key), position: entry.position, payload: Array(entry.payload)))
+        }
+        let span = runs.spans.first ?? (offset: 0, length: 0)
+        return (entries, span.length == 0 ? [] : runs.file.read(at: span.offset, count: span.length))
+    }
+
+    @Test(arguments: [0, 1, 5, 70_000])
+    func aRunHandsBackEveryPresentEntryInOrderWithItsPayload(count: Int) throws {
+        var generator = SplitMix64(state: 7)
+        let stems = KeyTableSortTests.randomKeys(count, using: &generator)
+        // Every seventh record has no key; payloads of 0 to 200 bytes (past a varint byte).
+        let keys: [[UInt8]?] = stems.indices.map { $0 % 7 == 3 ? nil : stems[$0] }
+        let payloads: [[UInt8]] = (0..<count).map { index in
+            (0..<(index * 37 % 201)).map { UInt8(truncatingIfNeeded: index &+ $0) }
+        }
+        let base = 1_000
+        let expected = keys.indices.filter { keys[$0] != nil }
+            .sorted { a, b in
+                if keys[a]! != keys[b]! { return keys[a]!.lexicographicallyPrecedes(keys[b]!) }
+                return a < b
+            }
+            .map { Entry(key: keys[$0]!, position: base + $0, payload: payloads[$0]) }
+        let one = try Self.roundTrip(keys: keys, payloads: payloads, piece: 3_000, base: base, threads: 1)
+        let three = try Self.roundTrip(keys: keys, payloads: payloads, piece: 3_000, base: base, threads: 3)
+        #expect(one.entries.count == expected.count)
+        let differs = expected.indices.first { $0 >= one.entries.count || one.entries[$0] != expected[$0] }
+        #expect(differs == nil, "the merged entries differ from entry \(differs ?? -1)")
+        #expect(one.bytes == three.bytes)
+    }
+
+    @Test func varintLengthIsWhatAppendVarintWrites() {
+        for value: UInt64 in [0, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 1 << 35, UInt64.max] {
+            var bytes: [UInt8] = []
+            RecordCodec.appendVarint(value, to: &bytes)
+            #expect(SortedRuns.Pending.varintLength(value) == bytes.count, "\(value)")
+        }
+    }
+}
