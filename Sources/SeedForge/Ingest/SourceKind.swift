@@ -174,7 +174,9 @@ public struct IngestSink {
     /// Records are moved out of the chunks, not copied: each chunk is taken out of the
     /// list, so nothing else holds it, and each run of plain records is moved from its
     /// buffer into the store (a copy cost a retain of each record's values, and the
-    /// chunk's release a release of each, touching every record twice on this one thread).
+    /// chunk's release a release of each, touching every record twice on the thread that
+    /// merges). With work to do `alongside` (the input's hash), the two run as two tasks,
+    /// either of which may take a helper thread; only the merging task touches `self`.
     public mutating func merge(_ chunks: consuming [[IngestEntry]]) {
         var chunks = chunks
         guard let work = alongside else { return takeChunks(&chunks) }

@@ -176,14 +176,18 @@ extension Partial {
     }
 
     /// Reads the partial folder `path`; a folder that is not one is a `ShardError`. The
-    /// file is mapped: its segments stay windows of it (`SegmentBytes`), and the pages
-    /// the seal check and the decoding touched are let go.
+    /// file is mapped while its seal is checked and all but its records are decoded; its
+    /// records' segments are read again from the file when they are used (`PartialFile`).
     static func read(_ path: String) throws -> Partial {
         let file = URL(fileURLWithPath: path).appendingPathComponent(binaryFile)
-        guard FileManager.default.fileExists(atPath: file.path), let bytes = try? FileBytes.read(path: file.path)
-        else {
+        guard FileManager.default.fileExists(atPath: file.path) else {
             throw ShardError(
                 "\(path) is not a partial: it has no \(binaryFile) (make one with `seedforge run --shard`)")
+        }
+        let bytes = try FileBytes.read(path: file.path)
+        guard let stamp = bytes.stamp else {
+            throw ShardError(
+                "\(file.path) is not a regular file: a partial is a folder made by `seedforge run --shard`")
         }
         let bodyCount = bytes.count - 64
         guard bodyCount >= 0,
@@ -194,9 +198,8 @@ extension Partial {
         }
         var partial = try {
             var reader = PartialReader(UnsafeBufferPointer(rebasing: bytes.buffer[..<bodyCount]), path: path)
-            return try decode(&reader, file: bytes)
+            return try decode(&reader, file: PartialFile(path: file.path, stamp: stamp))
         }()
-        bytes.releaseResidentPages()
         // Step times, for the manifest's run section only: absent or unreadable, they are 0.
         let description = URL(fileURLWithPath: path).appendingPathComponent(jsonFile)
         if let data = FileManager.default.contents(atPath: description.path),
@@ -436,14 +439,13 @@ extension Partial {
             try file.write(out.bytes)
             out.bytes.removeAll(keepingCapacity: true)
             try segment.bytes.withBuffer { try file.write($0) }
-            segment.bytes.release()
         }
         try file.write(out.bytes)
     }
 
-    /// Reads a partial's bytes (`input`, a prefix of the mapped `file`): its segments are
-    /// windows of `file`.
-    static func decode(_ input: inout PartialReader, file: FileBytes) throws -> Partial {
+    /// Reads a partial's bytes (`input`, `file`'s bytes but its seal): its segments are
+    /// places in `file`, read when they are used.
+    static func decode(_ input: inout PartialReader, file: PartialFile) throws -> Partial {
         let format = try input.int()
         guard format == Self.format else {
             throw ShardError(

@@ -216,7 +216,7 @@ extension ShardRun {
         for (offset, sort) in sorts.enumerated() {
             guard case .step(_, let stage, _) = pipeline.steps[split + offset] else { break }
             let clock = ContinuousClock.now
-            ShardSort.mergeRuns(partial, sort: sort, texts: texts, into: state)
+            try ShardSort.mergeRuns(partial, sort: sort, texts: texts, into: state)
             let count = state.count(sort.collection)
             state.stepStats.append(
                 StepStat(
@@ -281,12 +281,11 @@ extension ShardRun {
         for segment in partial.segments where segment.run < 0 {
             let width = state.schemas[segment.collection]?.fields.count ?? 0
             let store = state.store(segment.collection)
-            for record in RecordCodec(sources: [texts[segment.file]]).decodeAll(
+            for record in try RecordCodec(sources: [texts[segment.file]]).decodeAll(
                 segment.bytes, count: segment.count, width: width)
             {
                 store.append(record)
             }
-            segment.bytes.release()
         }
         var rejects: [Rejection] = []
         var warnings: [Warning] = []

@@ -189,7 +189,7 @@ public enum ShardRun {
         var partial = merged.sorted()
         let sorts = ShardSort.leading(pipeline, split: split)
         if !sorts.isEmpty {
-            ShardSort.sortRuns(
+            try ShardSort.sortRuns(
                 &partial, sorts: sorts, texts: order.map { table[$0].text }, schemas: state.schemas,
                 shard: shard.index, threads: state.threads)
         }

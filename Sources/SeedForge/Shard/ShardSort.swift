@@ -29,7 +29,7 @@ enum ShardSort {
     static func sortRuns(
         _ partial: inout Partial, sorts: [Sort], texts: [SourceText], schemas: [CollectionID: Schema], shard: Int,
         threads: Threads
-    ) {
+    ) throws {
         for sort in sorts {
             let collection = sort.collection
             let width = schemas[collection]?.fields.count ?? 0
@@ -37,7 +37,7 @@ enum ShardSort {
             var records: [Record] = []
             var files: [Int] = []
             for segment in partial.segments where segment.collection == collection {
-                let decoded = RecordCodec(sources: [texts[segment.file]]).decodeAll(
+                let decoded = try RecordCodec(sources: [texts[segment.file]]).decodeAll(
                     segment.bytes, count: segment.count, width: width)
                 records += decoded
                 files += repeatElement(segment.file, count: decoded.count)
@@ -82,14 +82,14 @@ enum ShardSort {
 
     /// Puts the records of the sorted runs of `sort`'s collection in `partial` into `state`,
     /// merged in the sort's order. `texts` are the partial's files, by number.
-    static func mergeRuns(_ partial: Partial, sort: Sort, texts: [SourceText], into state: RunState) {
+    static func mergeRuns(_ partial: Partial, sort: Sort, texts: [SourceText], into state: RunState) throws {
         let order = partial.recordOrder()
         // Records take about four times their encoded size: when they fit in the memory
         // limit, their keys are made at once on every core, else run by run as they come.
         let encoded = partial.segments.lazy.filter { $0.collection == sort.collection && $0.run >= 0 }
             .reduce(0) { $0 + $1.bytes.count }
         if encoded * 4 < state.spill.limit {
-            return mergeInMemory(partial, sort: sort, texts: texts, order: order, into: state)
+            return try mergeInMemory(partial, sort: sort, texts: texts, order: order, into: state)
         }
         do {
             let collection = sort.collection
@@ -102,22 +102,21 @@ enum ShardSort {
             // Each run's current segment, decoded, and where it stands.
             var current: [(records: [Record], next: Int, segment: Int)] = runs.map { _ in ([], 0, -1) }
             var heap = Heap<Head>()
-            func advance(_ run: Int) -> Record? {
+            func advance(_ run: Int) throws -> Record? {
                 while current[run].next >= current[run].records.count {
                     let segment = current[run].segment + 1
                     guard segment < runs[run].count else { return nil }
                     let bytes = runs[run][segment]
                     current[run] = (
-                        RecordCodec(sources: [texts[bytes.file]]).decodeAll(
+                        try RecordCodec(sources: [texts[bytes.file]]).decodeAll(
                             bytes.bytes, count: bytes.count, width: width),
                         0, segment
                     )
-                    bytes.bytes.release()
                 }
                 defer { current[run].next += 1 }
                 return current[run].records[current[run].next]
             }
-            var heads: [Record?] = runs.indices.map { advance($0) }
+            var heads: [Record?] = try runs.indices.map { try advance($0) }
             func push(_ run: Int) {
                 guard let record = heads[run] else { return }
                 var key = ByteKey()
@@ -128,7 +127,7 @@ enum ShardSort {
             let store = state.store(collection)
             while let head = heap.popMin() {
                 store.append(heads[head.run]!)
-                heads[head.run] = advance(head.run)
+                heads[head.run] = try advance(head.run)
                 push(head.run)
             }
         }
@@ -138,7 +137,7 @@ enum ShardSort {
     /// core; the runs are ranges of it, merged by comparing table entries.
     private static func mergeInMemory(
         _ partial: Partial, sort: Sort, texts: [SourceText], order: [Int], into state: RunState
-    ) {
+    ) throws {
         let collection = sort.collection
         let width = state.schemas[collection]?.fields.count ?? 0
         var records: [Record] = []
@@ -148,9 +147,8 @@ enum ShardSort {
             if ranges.isEmpty || ranges[ranges.count - 1].run != segment.run {
                 ranges.append((segment.run, records.count..<records.count))
             }
-            let decoded = RecordCodec(sources: [texts[segment.file]]).decodeAll(
+            let decoded = try RecordCodec(sources: [texts[segment.file]]).decodeAll(
                 segment.bytes, count: segment.count, width: width, threads: state.threads)
-            segment.bytes.release()
             records += decoded
             files += repeatElement(order[segment.file], count: decoded.count)
             ranges[ranges.count - 1].range = ranges[ranges.count - 1].range.lowerBound..<records.count

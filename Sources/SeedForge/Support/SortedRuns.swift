@@ -117,15 +117,17 @@ enum SortedRuns {
         var payloads: [UInt8] = []
         /// Where each entry's payload ends in `payloads`.
         var ends: [Int] = []
-        /// Bytes held: keys, payloads and about 40 bytes of bookkeeping an entry.
+        /// Bytes held: keys, the payloads' buffer (its capacity: growing by doubling, it
+        /// can hold up to twice the payloads) and about 40 bytes of bookkeeping an entry.
         var bytes = 0
 
         mutating func add(_ keys: KeyTable, _ piecePayloads: [UInt8], _ pieceEnds: [Int]) {
             let offset = payloads.count
+            let capacity = payloads.capacity
             table.append(contentsOf: keys)
             payloads += piecePayloads
             ends.append(contentsOf: pieceEnds.lazy.map { $0 + offset })
-            bytes += keys.bytes.count + piecePayloads.count + 40 * pieceEnds.count
+            bytes += keys.bytes.count + (payloads.capacity - capacity) + 40 * pieceEnds.count
         }
 
         /// Entries serialized at a time (each group's pieces on every core, written in order

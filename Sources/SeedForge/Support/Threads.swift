@@ -80,8 +80,10 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
         if workers == 1 || free.load(ordering: .relaxed) == 0 { return (0..<n).map(body) }
         var results = [T?](repeating: nil, count: n)
         let next = Atomic<Int>(0)
-        // The caller guarantees `body` is safe to run concurrently (it only reads shared
-        // state); each index is taken once and writes its own slot.
+        // The caller guarantees `body` is safe to run concurrently: indexes read shared
+        // state, or one index alone mutates a piece of it that no other index touches
+        // (`RenderAhead`'s writing task, `IngestSink.merge` taking the chunks beside the
+        // hash); each index is taken once, on any thread, and writes its own slot.
         nonisolated(unsafe) let body = body
         results.withUnsafeMutableBufferPointer { slots in
             nonisolated(unsafe) let slots = slots
