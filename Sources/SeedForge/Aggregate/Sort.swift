@@ -119,20 +119,11 @@ public struct Sort: Step {
 
     /// The positions of the records in sorted order.
     func sortedPositions(_ records: [Record], threads: Threads) -> [Int] {
-        let width = (keys.map(\.field.index).max() ?? -1) + 1
-        return records.withUnsafeBufferPointer { pointers in
-            KeyTable.sortedPositions(
-                count: records.count, threads: threads,
-                prefetch: { position, stage in
-                    switch stage {
-                    case .record: Record.prefetch(pointers, at: position)
-                    case .contents: Record.prefetchValues(of: pointers, at: position, width: width)
-                    }
-                }
-            ) { index, key in
-                appendKey(of: records[index], to: &key)
-            }
+        let table = KeyTable.build(count: records.count, threads: threads) { index, key in
+            appendKey(of: records[index], to: &key)
+            return true
         }
+        return (consume table).sortedPositions(threads: threads)
     }
 }
 

@@ -27,14 +27,6 @@ extension Record {
     /// How many records ahead of the one being rendered `prefetchValues` reaches.
     static let prefetchDistance = 8
 
-    /// Asks the processor to bring `records[index]` itself (when there is such a record)
-    /// into its caches, ahead of `prefetchValues`, which reads its values' address from it.
-    @inline(__always)
-    static func prefetch(_ records: UnsafeBufferPointer<Record>, at index: Int) {
-        guard index < records.count, let base = records.baseAddress else { return }
-        seedforge_prefetch(base + index, MemoryLayout<Record>.size)
-    }
-
     /// Asks the processor to bring the values of `records[index]` (when there is such a
     /// record), up to the field at `width - 1`, into its caches. Records in their final
     /// (sorted) order have their value arrays all over the heap, and rendering them one

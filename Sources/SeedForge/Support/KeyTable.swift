@@ -130,7 +130,16 @@ struct KeyTable {
                 slots.withUnsafeMutableBufferPointer { slots in
                     let ties = Self.tiedRuns(slots)
                     guard !ties.isEmpty else { return }
-                    let bounds = Self.shares(of: ties, threads: threads)
+                    // Contiguous shares of the tied runs, about equal in entries.
+                    let total = ties.reduce(0) { $0 + $1.count }
+                    let shares = max(1, min(threads.count, total / 8_192))
+                    var bounds = [0]
+                    var seen = 0
+                    for (index, run) in ties.enumerated() {
+                        seen += run.count
+                        if bounds.count < shares, seen * shares >= total * bounds.count { bounds.append(index + 1) }
+                    }
+                    if bounds.last != ties.count { bounds.append(ties.count) }
                     _ = threads.run(bounds.count - 1) { share in
                         for run in ties[bounds[share]..<bounds[share + 1]] {
                             Self.orderTied(
@@ -241,10 +250,7 @@ struct KeyTable {
             }
         }
 
-        var position: Int {
-            get { Int(index) }
-            set { index = UInt32(newValue) }
-        }
+        var position: Int { Int(index) }
     }
 
     /// The prefixes with their positions, ordered by prefix, equal prefixes in position
@@ -253,7 +259,7 @@ struct KeyTable {
     static func radixSorted(_ prefixes: consuming [UInt64]) -> [Slot] {
         let count = prefixes.count
         precondition(count <= Int(UInt32.max), "more keys than 32-bit positions hold")
-        let slots = [Slot](unsafeUninitializedCapacity: count) { slots, initialized in
+        var from = [Slot](unsafeUninitializedCapacity: count) { slots, initialized in
             for (position, prefix) in prefixes.enumerated() {
                 slots[position] = Slot(prefix: prefix, position: position)
             }
@@ -261,14 +267,6 @@ struct KeyTable {
         }
         // The slots hold the prefixes now.
         prefixes = []
-        return radixSorted(slots: slots)
-    }
-
-    /// Slots in position order (slot `i` holds position `i`), ordered by prefix, equal
-    /// prefixes in position order, as `radixSorted(_:)`.
-    static func radixSorted(slots: consuming [Slot]) -> [Slot] {
-        var from = consume slots
-        let count = from.count
         guard count > 1 else { return from }
         let firstPrefix = from[0].prefix
         var counts = [Int](repeating: 0, count: 8 * 256)
@@ -306,22 +304,6 @@ struct KeyTable {
             swap(&from, &to)
         }
         return from
-    }
-
-    /// Bounds of contiguous shares of the tied runs, about equal in entries, one per
-    /// thread (share `i` is `ties[bounds[i]..<bounds[i + 1]]`); how they are split never
-    /// changes the order.
-    static func shares(of ties: [Range<Int>], threads: Threads) -> [Int] {
-        let total = ties.reduce(0) { $0 + $1.count }
-        let shares = max(1, min(threads.count, total / 8_192))
-        var bounds = [0]
-        var seen = 0
-        for (index, run) in ties.enumerated() {
-            seen += run.count
-            if bounds.count < shares, seen * shares >= total * bounds.count { bounds.append(index + 1) }
-        }
-        if bounds.last != ties.count { bounds.append(ties.count) }
-        return bounds
     }
 
     /// The ranges of two or more neighbouring slots with the same prefix.

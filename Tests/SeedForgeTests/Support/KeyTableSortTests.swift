@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 
 @testable import SeedForge
@@ -57,37 +56,6 @@ struct KeyTableSortTests {
             let differs = expected.indices.first { $0 >= sorted.count || sorted[$0] != expected[$0] }
             #expect(differs == nil, "threads \(threads): the orders differ from position \(differs ?? -1)")
         }
-    }
-
-    /// Without a table: the prefixes radix-sorted, each tied run's keys encoded again.
-    @Test(arguments: [0, 1, 2, 7, 300, 40_000])
-    func sortedPositionsWithoutATableEqualAStableSortOfTheWholeKeys(count: Int) {
-        var generator = SplitMix64(state: 61)
-        let keys = Self.randomKeys(count, using: &generator)
-        let expected = Self.reference(keys)
-        for threads in 1...3 {
-            let sorted = KeyTable.sortedPositions(count: keys.count, threads: Threads(threads)) { index, key in
-                key = ByteKey(bytes: keys[index])
-            }
-            #expect(sorted.count == expected.count)
-            let differs = expected.indices.first { $0 >= sorted.count || sorted[$0] != expected[$0] }
-            #expect(differs == nil, "threads \(threads): the orders differ from position \(differs ?? -1)")
-        }
-    }
-
-    @Test func prefetchIsAskedOnlyForRecordPositions() {
-        var generator = SplitMix64(state: 62)
-        let keys = Self.randomKeys(5_000, using: &generator)
-        let asked = Mutex<[Int]>([])
-        let sorted = KeyTable.sortedPositions(
-            count: keys.count, threads: Threads(1), prefetch: { position, _ in asked.withLock { $0.append(position) } }
-        ) { index, key in
-            key = ByteKey(bytes: keys[index])
-        }
-        #expect(sorted == Self.reference(keys))
-        let positions = asked.withLock { $0 }
-        #expect(!positions.isEmpty)
-        #expect(positions.allSatisfy { (0..<keys.count).contains($0) })
     }
 
     @Test func prefixesDifferingInAnyByteAreOrdered() {
