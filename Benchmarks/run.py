@@ -8,7 +8,9 @@ places against scipy's cKDTree. Prints wall time, CPU time and peak memory, the 
 whether each target holds. Needs a release build (the Makefile makes one).
 
 Environment: BENCH_SIZES (default "200k"), BENCH_RUNS (default 3; the median run counts),
-BENCH_FRESH_OUT (the folder the shipped pipeline's runs write, default Benchmarks/data/out-fresh).
+BENCH_OUT (the folder every tool's outputs go to, default Benchmarks/data: on a disk where
+creating a file is slow, the 2,400 to 23,000 files of the pages outputs measure the disk),
+BENCH_FRESH_OUT (the folder the shipped pipeline's first runs write, default BENCH_OUT/out-fresh).
 `run.py html-real` runs only the HTML benchmark on real-shaped pages. `run.py csv` runs only
 the CSV benchmark: a 1M-row CSV of cities read by a csv source into NDJSON, against DuckDB's
 read_csv into NDJSON. `run.py spark` runs only the sharded-run benchmark: a 2,000-page HTML
@@ -34,6 +36,7 @@ DEPS = os.path.join(DATA, "pydeps")
 SEEDFORGE = os.path.join(ROOT, ".build", "release", "seedforge")
 QUERY_BENCH = os.path.join(ROOT, ".build", "release", "seedforge-query-bench")
 DUCKDB = os.path.join(DEPS, "duckdb_cli", "duckdb")
+OUT_ROOT = os.environ.get("BENCH_OUT", DATA)
 
 
 def log(message):
@@ -161,7 +164,7 @@ def main():
         return
     ensure_tools()
     subprocess.run([sys.executable, os.path.join(BENCH, "prepare.py"), *sizes], check=True)
-    out = os.path.join(DATA, "out")
+    out = os.path.join(OUT_ROOT, "out")
     rows = []
     verdicts = []
     per_record = {}
@@ -175,7 +178,7 @@ def main():
         sf = median_of(size_runs, [SEEDFORGE, "run", pipeline("reference.yml", size), "--out", out, "--quiet", "--force"] + limit)
         sf_count = count(os.path.join(out, f"reference-{size}", "cities.json"))
         sql_path = os.path.join(DATA, "reference.sql")
-        duck_out = os.path.join(DATA, f"duckdb-{size}.json")
+        duck_out = os.path.join(OUT_ROOT, f"duckdb-{size}.json")
         with open(os.path.join(BENCH, "reference.sql")) as f:
             sql = f.read().replace("INPUT", dump).replace("OUTPUT", duck_out)
         with open(sql_path, "w") as f:
@@ -196,7 +199,7 @@ def main():
         verdicts.append((f"{size}: peak memory <= 4x input", sf[2] <= 4 * input_mib, f"{sf[2] / input_mib:.1f}x input ({sf[2]:.0f} MiB)"))
         verdicts.append((f"{size}: record counts agree (seedforge = DuckDB)", sf_count == duck_count, f"{sf_count}, {duck_count}"))
         if size == "200k":
-            jq_out = os.path.join(DATA, "jq-200k.json")
+            jq_out = os.path.join(OUT_ROOT, "jq-200k.json")
             table = os.path.join(DATA, "fold-200k.json")
             fold_table(dump, table)
             jq = measure(["sh", "-c", f"jq -c --slurpfile fold {table} -f {os.path.join(BENCH, 'reference.jq')} {dump} > {jq_out}"])
@@ -208,7 +211,7 @@ def main():
             # Creating 23,256 files costs what the folder's file system makes it cost (on the
             # machine of the README's figures 8x more under the work folder than in /tmp):
             # BENCH_FRESH_OUT puts this output elsewhere.
-            fresh_out = os.environ.get("BENCH_FRESH_OUT", os.path.join(DATA, "out-fresh"))
+            fresh_out = os.environ.get("BENCH_FRESH_OUT", os.path.join(OUT_ROOT, "out-fresh"))
             # The previous run's folder is moved aside, and removed only after the timed runs:
             # ext4 without a journal (this machine's disk) skips inodes freed in the last 60 to
             # 360 s on every allocation in their group (the kernel's `recently_deleted`), so
@@ -299,11 +302,11 @@ def csv_benchmark(runs, rows=1_000_000):
     data = os.path.join(DATA, "cities-1m.csv")
     size_mb = os.path.getsize(data) / 1e6
     log(f"csv: {rows} rows, {size_mb:.0f} MB (median of {runs} runs)")
-    out = os.path.join(DATA, "out")
+    out = os.path.join(OUT_ROOT, "out")
     sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "csv.yml"), "--out", out, "--quiet", "--force"], cwd=DATA)
     with open(os.path.join(out, "csv-bench", "cities.ndjson"), encoding="utf-8") as f:
         sf_count = sum(1 for _ in f)
-    duck_out = os.path.join(DATA, "duckdb-csv.ndjson")
+    duck_out = os.path.join(OUT_ROOT, "duckdb-csv.ndjson")
     columns = ("{'id': 'BIGINT', 'name': 'VARCHAR', 'country': 'VARCHAR', 'admin1': 'VARCHAR', 'latitude': 'DOUBLE', "
                "'longitude': 'DOUBLE', 'population': 'BIGINT', 'timezone': 'VARCHAR'}")
     sql = (f"COPY (SELECT * FROM read_csv('{data}', header = true, delim = ',', quote = '\"', escape = '\"', "
@@ -368,7 +371,7 @@ def changes_benchmark(runs, size="200k"):
     with open(definition, "w") as f:
         f.write(text)
     link = os.path.join(DATA, "cities-changes.json")
-    out = os.path.join(DATA, "out-changes")
+    out = os.path.join(OUT_ROOT, "out-changes")
     dataset = os.path.join(out, f"changes-{size}")
     command = [SEEDFORGE, "run", definition, "--out", out, "--quiet", "--force"]
 
@@ -435,7 +438,7 @@ def html_benchmark(runs, pages=1000, real=False):
                         "--pages", str(pages), "--out", folder] + (["--real"] if real else []), check=True)
     label = "real-shaped pages" if real else "generated pages"
     log(f"html: {pages} {label} (median of {runs} runs)")
-    out = os.path.join(DATA, "out")
+    out = os.path.join(OUT_ROOT, "out")
     pipeline = "html-real.yml" if real else "html.yml"
     sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", pipeline), "--out", out, "--quiet", "--force"], cwd=DATA)
     sf_file = os.path.join(out, "html-real-bench" if real else "html-bench", "products.ndjson")
@@ -551,7 +554,7 @@ def nearest_benchmark(runs, count=100_000):
     if not os.path.exists(places):
         make_places(places, cities, count)
     log(f"nearest: {count} places against the cities dump (median of {runs} runs)")
-    out = os.path.join(DATA, "out")
+    out = os.path.join(OUT_ROOT, "out")
     sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "nearest.yml"), "--out", out, "--quiet", "--force"], cwd=DATA)
     scipy_file = os.path.join(DATA, "kdtree-nearest.ndjson")
     env_python = f"PYTHONPATH={DEPS} {sys.executable}"
