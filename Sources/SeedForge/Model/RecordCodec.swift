@@ -172,6 +172,17 @@ struct RecordCodec {
         bytes.append(UInt8(value))
     }
 
+    /// Bytes `appendVarint` writes for `value`.
+    static func varintLength(_ value: UInt64) -> Int {
+        var value = value
+        var length = 1
+        while value >= 0x80 {
+            value >>= 7
+            length += 1
+        }
+        return length
+    }
+
     // MARK: Decoding
 
     /// Reads encoded records from `bytes`, one after another.

@@ -114,8 +114,9 @@ extension Partial {
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         do {
             // The body, then its SHA-256 (hex): a partial cut short or damaged is refused.
-            // Written as it is encoded: the records' segments go from where they are (a
-            // partial read, mapped) to the file without being gathered in memory.
+            // Written as it is encoded: the records' segments go from where they are (made
+            // by this shard, or read a segment at a time from a partial being merged) to the
+            // file without being gathered in memory.
             let binary = staging.appendingPathComponent(Self.binaryFile).path
             let file = StagedFile(fd: try OutputDirectory.create(binary, name: Self.binaryFile), path: binary)
             try encodeBinary(into: file)

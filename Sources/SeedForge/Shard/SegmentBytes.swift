@@ -64,7 +64,10 @@ final class PartialFile: Sendable {
             let count = bytes.withUnsafeMutableBytes { buffer in
                 pread(fd, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
             }
-            if count < 0, errno == EINTR { continue }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw IOFailure("cannot read \(path): \(String(cString: strerror(errno)))")
+            }
             guard count > 0 else { throw changed("it is shorter than when it was checked") }
             done += count
         }

@@ -210,7 +210,9 @@ enum SortedRuns {
                 let payload = UnsafeBufferPointer(
                     rebasing: payloads[(position == 0 ? 0 : ends[position - 1])..<ends[position]])
                 let length =
-                    varintLength(UInt64(key.count)) + key.count + varintLength(UInt64(base + position)) + payload.count
+                    RecordCodec.varintLength(UInt64(key.count)) + key.count
+                    + RecordCodec.varintLength(UInt64(base + position))
+                    + payload.count
                 withUnsafeBytes(of: UInt32(length).littleEndian) { bytes.append(contentsOf: $0) }
                 RecordCodec.appendVarint(UInt64(key.count), to: &bytes)
                 bytes.append(contentsOf: key)
@@ -218,17 +220,6 @@ enum SortedRuns {
                 bytes.append(contentsOf: payload)
             }
             return bytes
-        }
-
-        /// Bytes `RecordCodec.appendVarint` writes for `value`.
-        static func varintLength(_ value: UInt64) -> Int {
-            var value = value
-            var length = 1
-            while value >= 0x80 {
-                value >>= 7
-                length += 1
-            }
-            return length
         }
     }
 

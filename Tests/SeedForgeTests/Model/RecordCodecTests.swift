@@ -140,4 +140,12 @@ struct RecordCodecTests {
         #expect(parallel.map(\.values) == records.map(\.values))
         #expect(parallel.map(\.origin.offset) == records.map(\.origin.offset))
     }
+
+    @Test func varintLengthIsWhatAppendVarintWrites() {
+        for value: UInt64 in [0, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 1 << 35, UInt64.max] {
+            var bytes: [UInt8] = []
+            RecordCodec.appendVarint(value, to: &bytes)
+            #expect(RecordCodec.varintLength(value) == bytes.count, "\(value)")
+        }
+    }
 }

@@ -69,12 +69,4 @@ struct SortedRunsTests {
         #expect(differs == nil, "the merged entries differ from entry \(differs ?? -1)")
         #expect(one.bytes == three.bytes)
     }
-
-    @Test func varintLengthIsWhatAppendVarintWrites() {
-        for value: UInt64 in [0, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 1 << 35, UInt64.max] {
-            var bytes: [UInt8] = []
-            RecordCodec.appendVarint(value, to: &bytes)
-            #expect(SortedRuns.Pending.varintLength(value) == bytes.count, "\(value)")
-        }
-    }
 }
