@@ -167,6 +167,8 @@ public struct Dedupe: Step {
     /// Appends the record's key to `bytes` part by part; false when a part is null (no key).
     func appendKey(of record: Record, to bytes: inout ByteKey) -> Bool {
         for field in by {
+            // Unfolded ASCII text, read in place: the same bytes as its `Value`'s.
+            if !fold, bytes.appendASCIIText(of: record, field, text: .exact) { continue }
             guard let part = keyPart(record[field]) else { return false }
             bytes.append(part, text: .exact)
         }

@@ -84,6 +84,12 @@ public struct Sort: Step {
     /// Writes the record's sort key: bytes whose order is the records' order.
     func appendKey(of record: Record, to key: inout ByteKey) {
         for part in keys {
+            // ASCII text, read in place: the same bytes as its `Value`'s.
+            if !part.timestamp,
+                key.appendASCIIText(of: record, part.field, text: part.collation, descending: part.descending)
+            {
+                continue
+            }
             let value = record[part.field]
             if part.timestamp, case .string(let text) = value, let instant = Timestamp.parse(text) {
                 key.append(.double(instant), text: .exact, descending: part.descending)

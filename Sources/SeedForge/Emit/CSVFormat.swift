@@ -81,21 +81,53 @@ public struct CSVFormat: SingleFileFormat {
             let records = records.span
             for position in records.indices {
                 Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
-                let values = records[position].values.span
+                let row = records[position].row
                 out.reserve(ids.count + 2)
                 for field in ids.indices {
                     if field > 0 { out.store(UInt8(ascii: ",")) }
-                    let index = ids[field].index
-                    if index < values.count {
-                        Self.storeCell(values[index], neutralise: neutralised[field], into: &out, other: &other)
-                        out.reserve(ids.count - field + 2)
-                    }
+                    Self.storeCell(row, ids[field].index, neutralise: neutralised[field], into: &out, other: &other)
+                    out.reserve(ids.count - field + 2)
                 }
                 out.store(0x0D)
                 out.store(0x0A)
             }
         }
         return out.withBytes { Array($0) }
+    }
+
+    /// Stores what `cell` returns for the value at `index` of `row`, numbers and text that
+    /// needs no quotes read in place, anything else as its `Value`.
+    @inline(__always)
+    static func storeCell(
+        _ row: PackedRow, _ index: Int, neutralise: Bool, into out: inout RawBytes, other: inout JSONWriter
+    ) {
+        switch row.tag(at: index) {
+        case .null: return
+        case .int:
+            out.storeInteger(Int64(bitPattern: row.word(at: index)))
+            return
+        case .double:
+            if out.storePlainDecimal(Double(bitPattern: row.word(at: index))) { return }
+        case .decimal:
+            row.withText(at: index) { text in
+                out.reserve(text.count)
+                out.store(text)
+            }
+            return
+        case .string:
+            let stored = row.withText(at: index) { text -> Bool in
+                guard !needsQuotes(text) else { return false }
+                let prefixed = neutralise && text.first.map(isFormulaStart) == true
+                out.reserve(text.count + 1)
+                if prefixed { out.store(UInt8(ascii: "'")) }
+                out.store(text)
+                return true
+            }
+            if stored { return }
+        default:
+            break
+        }
+        storeCell(row.value(at: index), neutralise: neutralise, into: &out, other: &other)
     }
 
     /// Stores what `cell` returns for `value`: numbers as the JSON writer stores them,

@@ -29,29 +29,30 @@ public struct FieldMapping: Sendable {
     /// clean (an object whose declared fields all have their types, no repeated or
     /// unwanted keys); returns nil otherwise, with the reader past the value, and the
     /// caller reads it again with the general reader to report why.
-    public func readClean(_ reader: inout JSONReader, origin: Origin) throws -> Record? {
+    ///
+    /// `values` gathers the record's values (one builder for a run of records: no
+    /// allocation per record but the record's row).
+    public func readClean(_ reader: inout JSONReader, origin: Origin, values: inout RowBuilder) throws -> Record? {
         guard let tree, fields.count == tree.fieldCount else { return nil }
         let count = fields.count
-        var values: [Value] = []
-        values.reserveCapacity(capacity)
-        for _ in 0..<count { values.append(.null) }
+        values.reset(count: count)
         guard try reader.readFields(tree.root, into: &values, allowUnknown: unknownFields == .ignore) else {
             return nil
         }
-        for index in 0..<count where !Self.fitsAsRead(values[index], types[index]) {
-            guard let converted = Self.convert(values[index], to: types[index]) else { return nil }
-            values[index] = converted
+        for index in 0..<count where !Self.fitsAsRead(values.tag(at: index), types[index]) {
+            guard let converted = Self.convert(values.value(at: index), to: types[index]) else { return nil }
+            values.set(index, converted)
         }
-        return Record(values: values, origin: origin)
+        return Record(row: values.make(width: capacity), origin: origin)
     }
 
-    /// Whether `value` is already what `convert` makes of it for `type` (checked without
-    /// copying the value).
+    /// Whether a value of `tag` is already what `convert` makes of it for `type`.
     @inline(__always)
-    static func fitsAsRead(_ value: Value, _ type: FieldType) -> Bool {
-        switch (type, value) {
-        case (_, .null), (.any, _), (.string, .string), (.boolean, .bool), (.array, .array), (.object, .object),
-            (.number, .int), (.number, .double), (.number, .decimal), (.integer, .int), (.decimal, .decimal):
+    static func fitsAsRead(_ tag: RecordCodec.Tag, _ type: FieldType) -> Bool {
+        switch (type, tag) {
+        case (_, .null), (.any, _), (.string, .string), (.boolean, .true), (.boolean, .false), (.array, .array),
+            (.object, .object), (.number, .int), (.number, .double), (.number, .decimal), (.integer, .int),
+            (.decimal, .decimal):
             return true
         default: return false
         }
@@ -156,7 +157,7 @@ public struct FieldMapping: Sendable {
                         value: object[key]))
             }
         }
-        return (Record(values: values, origin: origin), findings)
+        return (Record(values: values, width: capacity, origin: origin), findings)
     }
 
     /// Whether `raw` maps without any finding (cheap check, no locations computed).

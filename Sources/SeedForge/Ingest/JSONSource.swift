@@ -808,6 +808,7 @@ public struct JSONSource: SourceKind {
         // ingest peaked at). What reads it again later (a record with findings mapped at
         // merge, a location) brings its pages back from the page cache.
         var pass = FileBytes.ReleasingPass(text.bytes, from: from, step: 8 << 20)
+        var values = RowBuilder()
         defer { pass.end(at: reader.position) }
         do {
             if first { reader.position += 1 }
@@ -830,7 +831,7 @@ public struct JSONSource: SourceKind {
                 do {
                     var clean: Record?
                     do {
-                        clean = try mapping.readClean(&reader, origin: origin)
+                        clean = try mapping.readClean(&reader, origin: origin, values: &values)
                     } catch let error as JSONLimitError {
                         throw error
                     } catch {

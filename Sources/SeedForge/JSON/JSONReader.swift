@@ -288,6 +288,13 @@ public struct JSONReader {
 
     /// Reads a string token, validating UTF-8 and decoding escapes.
     public mutating func parseString() throws -> String {
+        try parseString { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Reads a string token (at its opening quote) and hands its text, unescaped, to
+    /// `body` as UTF-8 bytes (valid only inside `body`): the file's own bytes when the
+    /// string has no escapes.
+    mutating func parseString<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws -> R {
         let open = position
         position += 1
         let start = position
@@ -298,7 +305,7 @@ public struct JSONReader {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 if position - start > maxValueBytes { throw tooLong(open) }
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                let text = body(UnsafeBufferPointer(rebasing: bytes[start..<position]))
                 position += 1
                 return text
             }
@@ -316,7 +323,7 @@ public struct JSONReader {
             case UInt8(ascii: "\""):
                 if position - start > maxValueBytes { throw tooLong(open) }
                 position += 1
-                return String(decoding: buffer, as: UTF8.self)
+                return buffer.withUnsafeBufferPointer(body)
             case UInt8(ascii: "\\"):
                 try parseEscape(into: &buffer)
             case 0..<0x20:
@@ -511,12 +518,13 @@ public struct JSONReader {
     // MARK: - Reading declared fields only
 
     /// Reads the object at `position`, storing the values at the tree's paths into
-    /// `values` (by field index) and skipping everything else without building it.
+    /// `values` (by field index; text copied as bytes, without making a `String`) and
+    /// skipping everything else without building it.
     /// Returns false when the record needs the general reader: it is not an object, a
     /// key is repeated, or (with `allowUnknown` false) a key is not in the tree. Throws on
     /// a syntax error exactly where `readValue` would.
     public mutating func readFields(
-        _ tree: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool
+        _ tree: [FieldTree.Child], into values: inout RowBuilder, allowUnknown: Bool
     ) throws -> Bool {
         guard peek() == UInt8(ascii: "{") else { return false }
         duplicateKeyOffset = nil
@@ -526,7 +534,7 @@ public struct JSONReader {
     }
 
     mutating func readObjectFields(
-        _ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int
+        _ children: [FieldTree.Child], into values: inout RowBuilder, allowUnknown: Bool, depth: Int
     ) throws -> Bool {
         guard try enterObject(depth: depth) else { return true }
         var clean = true
@@ -574,11 +582,16 @@ public struct JSONReader {
     /// Reads the value at `position` for a tree node: a field's value, or a container's
     /// declared members (anything else is skipped).
     mutating func readNode(
-        _ node: FieldTree.Node, into values: inout [Value], allowUnknown: Bool, depth: Int
+        _ node: FieldTree.Node, into values: inout RowBuilder, allowUnknown: Bool, depth: Int
     ) throws -> Bool {
         switch node {
         case .field(let field):
-            values[field] = try parseValue(depth: depth)
+            skipWhitespace()
+            if position < end, bytes[position] == UInt8(ascii: "\"") {
+                try parseString { values.setText(field, $0) }
+            } else {
+                values.set(field, try parseValue(depth: depth))
+            }
             return true
         case .container(let children):
             switch peek() {
@@ -592,7 +605,7 @@ public struct JSONReader {
     }
 
     mutating func readArrayFields(
-        _ children: [FieldTree.Child], into values: inout [Value], allowUnknown: Bool, depth: Int
+        _ children: [FieldTree.Child], into values: inout RowBuilder, allowUnknown: Bool, depth: Int
     ) throws -> Bool {
         guard depth <= maxDepth else {
             throw JSONSyntaxError(offset: position, message: "nesting deeper than \(maxDepth) levels")

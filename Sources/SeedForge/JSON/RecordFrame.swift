@@ -90,16 +90,11 @@ struct RecordFrame {
                 let separated = position > 0 || !first
                 if separated { Self.piece(0, text, ends, &out) }
                 Self.piece(1, text, ends, &out)
-                let values = records[position].values.span
+                let row = records[position].row
                 for field in ids.indices {
                     Self.piece(2 + field, text, ends, &out)
-                    let index = ids[field].index
                     let start = out.count
-                    if index >= values.count {
-                        Self.store(.null, into: &out, other: &other, indent: nil)
-                    } else {
-                        Self.store(values[index], into: &out, other: &other, indent: indent)
-                    }
+                    Self.store(row, ids[field].index, into: &out, other: &other, indent: indent)
                     if pairing { placed[field] = start..<out.count }
                 }
                 Self.piece(closing, text, ends, &out)
@@ -110,8 +105,8 @@ struct RecordFrame {
                     Self.piece(2 + slot, secondText, secondEnds, &lines)
                     let field = positions[slot]
                     let index = ids[field].index
-                    if indent != nil, index < values.count, Self.isNested(values[index]) {
-                        Self.store(values[index], into: &lines, other: &other, indent: nil)
+                    if indent != nil, row.tag(at: index) == .array || row.tag(at: index) == .object {
+                        Self.store(row, index, into: &lines, other: &other, indent: nil)
                     } else {
                         let range = placed[field]
                         lines.reserve(range.count)
@@ -133,13 +128,43 @@ struct RecordFrame {
         text.withUnsafeBufferPointer { out.store(UnsafeBufferPointer(rebasing: $0[start..<ends[index]])) }
     }
 
-    /// Whether a value is an array or an object (written differently when indented).
+    /// Stores the value at `index` of `row` as `JSONWriter.write` (or `writePretty` at
+    /// `indent`) writes it: numbers, null and text that needs no escape straight from the
+    /// row, anything else as its `Value`.
     @inline(__always)
-    private static func isNested(_ value: borrowing Value) -> Bool {
-        switch value {
-        case .array, .object: return true
-        default: return false
+    private static func store(
+        _ row: PackedRow, _ index: Int, into out: inout RawBytes, other: inout JSONWriter, indent: Int?
+    ) {
+        switch row.tag(at: index) {
+        case .null:
+            out.reserve(4)
+            for byte in "null".utf8 { out.store(byte) }
+            return
+        case .int:
+            out.storeInteger(Int64(bitPattern: row.word(at: index)))
+            return
+        case .double:
+            if out.storePlainDecimal(Double(bitPattern: row.word(at: index))) { return }
+        case .string:
+            let stored = row.withText(at: index) { text -> Bool in
+                guard !JSONWriter.needsEscape(text) else { return false }
+                out.reserve(text.count + 2)
+                out.store(UInt8(ascii: "\""))
+                out.store(text)
+                out.store(UInt8(ascii: "\""))
+                return true
+            }
+            if stored { return }
+        case .decimal:
+            row.withText(at: index) { text in
+                out.reserve(text.count)
+                out.store(text)
+            }
+            return
+        default:
+            break
         }
+        store(row.value(at: index), into: &out, other: &other, indent: indent)
     }
 
     /// Stores `value` as `JSONWriter.write` (or `writePretty` at `indent`) writes it.

@@ -1,24 +1,46 @@
 import CSeedForgeSupport
 
-/// One record of a collection: its values in schema order, and where it came from.
-public struct Record: Sendable {
-    public var values: [Value]
+/// One record of a collection: its values in schema order (packed: `PackedRow`), and
+/// where it came from. Sendable as a value: a row is changed in place only while this
+/// record is the one holding it (`isKnownUniquelyReferenced`), so records shared between
+/// threads are only read. (`ManagedBuffer`, which a row is, is not declared Sendable.)
+public struct Record: @unchecked Sendable {
+    /// The values, packed. A record is a value: setting a field of a record that shares
+    /// its row with a copy gives it a row of its own first.
+    var row: PackedRow
     /// Where the record came from. Internal: it points at its file without retaining it,
     /// which is safe while the run that read it is alive; findings carry resolved locations.
     internal var origin: Origin
 
     public init(values: [Value], origin: Origin) {
-        self.values = values
+        row = PackedRow.make(values, width: values.count)
         self.origin = origin
     }
 
+    /// A record of `values` with room for `width` values in all (the fields later steps
+    /// add), so that adding one does not reallocate the row.
+    init(values: [Value], width: Int, origin: Origin) {
+        row = PackedRow.make(values, width: width)
+        self.origin = origin
+    }
+
+    init(row: PackedRow, origin: Origin) {
+        self.row = row
+        self.origin = origin
+    }
+
+    /// The values, made (a copy: for code that needs them all as `Value`s; steps read one
+    /// field at a time through the subscript).
+    public var values: [Value] {
+        get { row.values() }
+        set { row = PackedRow.make(newValue, width: newValue.count) }
+    }
+
     public subscript(field: FieldID) -> Value {
-        get { field.index < values.count ? values[field.index] : .null }
+        get { row.value(at: field.index) }
         set {
-            if field.index >= values.count {
-                values.append(contentsOf: repeatElement(.null, count: field.index - values.count + 1))
-            }
-            values[field.index] = newValue
+            if isKnownUniquelyReferenced(&row), row.replace(at: field.index, with: newValue) { return }
+            row = row.copy(setting: field.index, to: newValue)
         }
     }
 }
@@ -27,23 +49,21 @@ extension Record {
     /// How many records ahead of the one being rendered `prefetchValues` reaches.
     static let prefetchDistance = 8
 
-    /// Asks the processor to bring the values of `records[index]` (when there is such a
-    /// record), up to the field at `width - 1`, into its caches. Records in their final
-    /// (sorted) order have their value arrays all over the heap, and rendering them one
-    /// after another waited on memory at every record: in a profile of the 1M reference job
-    /// three quarters of the renderer's own samples were on reading a record's value count.
-    /// The array's address is read from the record's memory as a plain pointer, without
-    /// copying the array (a copy would retain it, touching the very line being fetched). A
-    /// hint only: a wrong address costs time, never a result.
+    /// Asks the processor to bring the row of `records[index]` (when there is such a
+    /// record) into its caches. Records in their final (sorted) order have their rows all
+    /// over the heap, and rendering them one after another waited on memory at every
+    /// record: in a profile of the 1M reference job three quarters of the renderer's own
+    /// samples were on reading a record's first value. The row's address is read from the
+    /// record's memory as a plain pointer, without retaining it (a retain would touch the
+    /// very line being fetched). A hint only: a wrong address costs time, never a result.
     @inline(__always)
     static func prefetchValues(of records: UnsafeBufferPointer<Record>, at index: Int, width: Int) {
         guard index < records.count, let base = records.baseAddress,
-            MemoryLayout<[Value]>.size == MemoryLayout<UnsafeRawPointer>.size,
-            let offset = MemoryLayout<Record>.offset(of: \.values)
+            let offset = MemoryLayout<Record>.offset(of: \.row)
         else { return }
         let storage = UnsafeRawPointer(base + index).load(fromByteOffset: offset, as: UnsafeRawPointer.self)
-        // The array's header (32 bytes: its object header, count and capacity), then the values.
-        seedforge_prefetch(storage, 32 + width * MemoryLayout<Value>.stride)
+        // The object's header (32 bytes), the tags and words, and some of the text.
+        seedforge_prefetch(storage, 32 + 9 * width + 32)
     }
 }
 

@@ -28,97 +28,44 @@ struct RecordCodec {
         guard let number = numbers[ObjectIdentifier(record.origin.source)] else {
             preconditionFailure("a record whose source file is not one the run read")
         }
+        Self.appendVarint(UInt64(number), to: &bytes)
+        Self.appendVarint(UInt64(record.origin.offset), to: &bytes)
+        Self.appendVarint(UInt64(record.origin.index), to: &bytes)
+        // The record it was unnested from, if any: 0 for none, else its offset + 1.
+        Self.appendVarint(UInt64(record.origin.parentOffset + 1), to: &bytes)
         // Trailing nulls (room left for fields later steps add) cost nothing.
-        var count = record.values.count
-        while count > 0, record.values[count - 1].isNull { count -= 1 }
-        // The record's most bytes when no value nests (every city): five varints, and a
-        // tag, a varint and the text of each value.
-        var room = 5 * Self.varintRoom
-        for value in record.values[..<count] {
-            switch value {
-            case .string(let text), .decimal(let text): room += 1 + Self.varintRoom + text.utf8.count
-            case .array, .object: room = -1
-            default: room += 1 + Self.varintRoom
-            }
-            if room < 0 { break }
-        }
-        guard room >= 0 else {
-            Self.appendVarint(UInt64(number), to: &bytes)
-            Self.appendVarint(UInt64(record.origin.offset), to: &bytes)
-            Self.appendVarint(UInt64(record.origin.index), to: &bytes)
-            // The record it was unnested from, if any: 0 for none, else its offset + 1.
-            Self.appendVarint(UInt64(record.origin.parentOffset + 1), to: &bytes)
-            Self.appendVarint(UInt64(count), to: &bytes)
-            for value in record.values[..<count] { Self.encode(value, into: &bytes) }
-            return
-        }
-        // The same bytes stored through a pointer into room made once, then appended in one
-        // copy: appending byte by byte checked the array's uniqueness and room at every byte
-        // (encoding took 5.8% of the CPU samples of the 5M reference job under 512 MiB).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
-            var out = Store(base: buffer.baseAddress!)
-            out.varint(UInt64(number))
-            out.varint(UInt64(record.origin.offset))
-            out.varint(UInt64(record.origin.index))
-            out.varint(UInt64(record.origin.parentOffset + 1))
-            out.varint(UInt64(count))
-            for value in record.values[..<count] {
-                switch value {
-                case .null: out.byte(Tag.null.rawValue)
-                case .bool(let flag): out.byte(flag ? Tag.true.rawValue : Tag.false.rawValue)
-                case .int(let number):
-                    out.byte(Tag.int.rawValue)
-                    out.varint(UInt64(bitPattern: (number << 1) ^ (number >> 63)))
-                case .double(let number):
-                    out.byte(Tag.double.rawValue)
-                    var bits = number.bitPattern
-                    for _ in 0..<8 {
-                        out.byte(UInt8(truncatingIfNeeded: bits))
-                        bits >>= 8
-                    }
-                case .decimal(let text):
-                    out.byte(Tag.decimal.rawValue)
-                    out.text(text)
-                case .string(let text):
-                    out.byte(Tag.string.rawValue)
-                    out.text(text)
-                case .array, .object:
-                    preconditionFailure("a nested value on the flat path")
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: out.count))
+        record.row.encodeValues(into: &bytes)
+    }
+
+    /// The tag `encode(_:into:)` writes first for `value`.
+    static func encodedTag(of value: Value) -> Tag {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return flag ? .true : .false
+        case .int: return .int
+        case .double: return .double
+        case .decimal: return .decimal
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
         }
     }
 
-    /// Bytes a varint of 64 bits takes at most.
-    static let varintRoom = 10
-
-    /// Bytes stored through a pointer, within room made ahead (`encode`).
-    private struct Store {
-        let base: UnsafeMutablePointer<UInt8>
-        var count = 0
-
-        @inline(__always) mutating func byte(_ byte: UInt8) {
-            base[count] = byte
-            count &+= 1
-        }
-
-        @inline(__always) mutating func varint(_ value: UInt64) {
-            var value = value
-            while value >= 0x80 {
-                byte(UInt8(truncatingIfNeeded: value) | 0x80)
-                value >>= 7
-            }
-            byte(UInt8(value))
-        }
-
-        @inline(__always) mutating func text(_ text: String) {
-            var text = text
-            text.withUTF8 { utf8 in
-                varint(UInt64(utf8.count))
-                guard let source = utf8.baseAddress else { return }
-                (base + count).update(from: source, count: utf8.count)
-                count &+= utf8.count
+    /// Bytes `encode(_:into:)` writes for `value`.
+    static func encodedLength(of value: Value) -> Int {
+        switch value {
+        case .null, .bool: return 1
+        case .int(let number): return 1 + varintLength(UInt64(bitPattern: (number << 1) ^ (number >> 63)))
+        case .double: return 9
+        case .decimal(let text), .string(let text):
+            let count = text.utf8.count
+            return 1 + varintLength(UInt64(count)) + count
+        case .array(let elements):
+            return elements.reduce(1 + varintLength(UInt64(elements.count))) { $0 + encodedLength(of: $1) }
+        case .object(let object):
+            return object.pairs.reduce(1 + varintLength(UInt64(object.count))) { total, pair in
+                let key = pair.0.utf8.count
+                return total + varintLength(UInt64(key)) + key + encodedLength(of: pair.1)
             }
         }
     }
@@ -304,23 +251,9 @@ struct RecordCodec {
         let index = Int(reader.varint())
         let parentOffset = Int(reader.varint()) - 1
         let count = Int(reader.varint())
-        var values: [Value] = []
-        values.reserveCapacity(max(width, count))
-        if let reading {
-            for field in 0..<count {
-                if field < reading.count, reading[field] {
-                    values.append(reader.value())
-                } else {
-                    reader.skipValue()
-                    values.append(.null)
-                }
-            }
-        } else {
-            for _ in 0..<count { values.append(reader.value()) }
-        }
-        if values.count < width { values.append(contentsOf: repeatElement(.null, count: width - values.count)) }
+        let row = PackedRow.decode(&reader, count: count, width: width, reading: reading)
         return Record(
-            values: values, origin: Origin(source: source, offset: offset, index: index, parentOffset: parentOffset))
+            row: row, origin: Origin(source: source, offset: offset, index: index, parentOffset: parentOffset))
     }
 
     /// Every record of `bytes` (as `encode` wrote them one after another); a large batch

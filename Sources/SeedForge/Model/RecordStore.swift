@@ -284,27 +284,9 @@ final class RecordStore {
         if resident.capacity < needed { resident.reserveCapacity(max(needed, resident.capacity * 2)) }
     }
 
-    /// Bytes a record takes in memory: its array of values and the text too long to be
-    /// stored inside a value (Swift keeps up to 15 bytes of UTF-8 inline).
+    /// Bytes a record takes in memory: its place in the store's array and its row.
     static func size(of record: Record) -> Int {
-        var bytes = 48 + record.values.capacity * 24
-        for value in record.values { bytes += heapSize(of: value) }
-        return bytes
-    }
-
-    static func heapSize(of value: Value) -> Int {
-        switch value {
-        case .string(let text), .decimal(let text):
-            let count = text.utf8.count
-            return count > 15 ? 32 + count : 0
-        case .array(let elements):
-            return 32 + elements.reduce(elements.count * 24) { $0 + heapSize(of: $1) }
-        case .object(let object):
-            return 64
-                + object.pairs.reduce(object.count * 40) { $0 + heapSize(of: $1.1) + max(0, $1.0.utf8.count - 15) }
-        default:
-            return 0
-        }
+        MemoryLayout<Record>.stride + record.row.allocatedBytes
     }
 }
 

@@ -33,6 +33,13 @@ public struct Trim: RecordStep {
     public func change(_ state: RunState) throws -> RecordChange {
         return RecordChange(step: "normalize: trim", parallel: true) { record in
             for field in fields {
+                // Clean text (most of it) is judged in place, without making its `String`.
+                let row = record.row
+                if row.tag(at: field.index) == .string,
+                    row.withText(at: field.index, { !$0.isEmpty && (collapse ? Self.isClean($0) : Self.hasNoOuterSpace($0)) })
+                {
+                    continue
+                }
                 guard case .string(let text) = record[field] else { continue }
                 // Most text has nothing to trim or collapse: left as it is, not rewritten.
                 if collapse, !text.isEmpty, Self.isClean(text) { continue }
@@ -79,6 +86,13 @@ public struct Trim: RecordStep {
 
     /// Bytes that may start or end white space: ASCII white space and any non-ASCII byte
     /// (non-ASCII white space such as U+00A0 exists).
+    /// Text that starts and ends with ASCII other than white space: nothing for `trimmed`
+    /// to do (judged from its UTF-8 bytes).
+    static func hasNoOuterSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first, let last = bytes.last else { return false }
+        return !isSpaceOrNonASCII(first) && !isSpaceOrNonASCII(last)
+    }
+
     @inline(__always) static func isSpaceOrNonASCII(_ byte: UInt8) -> Bool {
         byte >= 0x80 || byte == 0x20 || (0x09...0x0D).contains(byte)
     }
@@ -89,7 +103,12 @@ public struct Trim: RecordStep {
     /// U+2029, U+202F, U+205F, U+3000), and a space before a non-ASCII byte (a combining
     /// mark would make the pair one white-space character), send the text the slow way.
     static func isClean(_ text: String) -> Bool {
-        let verdict: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+        text.utf8.withContiguousStorageIfAvailable { isClean($0) } ?? false
+    }
+
+    /// `isClean` of the text whose UTF-8 is `bytes`.
+    static func isClean(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        do {
             var previousSpace = true
             var index = 0
             while index < bytes.count {
@@ -120,6 +139,5 @@ public struct Trim: RecordStep {
             }
             return !previousSpace || bytes.isEmpty
         }
-        return verdict ?? false
     }
 }

@@ -177,8 +177,10 @@ public struct Unnest: Step {
                     _ = state.settle(nil, findings: findings, in: into, step: { _ in step })
                     continue
                 }
-                record!.values += copied
-                if positionField { record!.values.append(.int(Int64(position))) }
+                var values = record!.values
+                values += copied
+                if positionField { values.append(.int(Int64(position))) }
+                record = Record(values: values, width: mapping.capacity, origin: origin)
                 if findings.isEmpty || state.settle(record, findings: findings, in: into, step: { _ in step }) {
                     made.append(record!)
                 }

@@ -85,24 +85,46 @@ public struct ByteKey: Hashable, Comparable, Sendable {
     /// lower case and its NFC form itself, written straight from its bytes. False for
     /// other text, with nothing written.
     mutating func appendASCII(_ text: String, folded: Bool) -> Bool {
-        let done: Bool? = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            for byte in utf8 where byte == 0 || byte >= 0x80 { return false }
-            if folded {
-                // Copied whole, then lowered in place: no append per byte.
-                let start = bytes.count
-                bytes.append(contentsOf: utf8)
-                bytes.withUnsafeMutableBufferPointer { key in
-                    for index in start..<key.count where key[index] &- 0x41 < 26 { key[index] |= 0x20 }
-                }
-                bytes.append(0)
-                bytes.append(0)
-            }
+        text.utf8.withContiguousStorageIfAvailable { appendASCII($0, folded: folded) } ?? false
+    }
+
+    /// `appendASCII` of the text whose UTF-8 is `utf8`.
+    mutating func appendASCII(_ utf8: UnsafeBufferPointer<UInt8>, folded: Bool) -> Bool {
+        for byte in utf8 where byte == 0 || byte >= 0x80 { return false }
+        if folded {
+            // Copied whole, then lowered in place: no append per byte.
+            let start = bytes.count
             bytes.append(contentsOf: utf8)
+            bytes.withUnsafeMutableBufferPointer { key in
+                for index in start..<key.count where key[index] &- 0x41 < 26 { key[index] |= 0x20 }
+            }
             bytes.append(0)
             bytes.append(0)
-            return true
         }
-        return done ?? false
+        bytes.append(contentsOf: utf8)
+        bytes.append(0)
+        bytes.append(0)
+        return true
+    }
+
+    /// Appends the text component of field `field` of `record` as `append(record[field],
+    /// ...)` would, read in place from its row, when it is ASCII text (see `appendASCII`);
+    /// false, with nothing written, for any other value (the caller appends the value).
+    mutating func appendASCIIText(of record: Record, _ field: FieldID, text order: TextOrder, descending: Bool = false)
+        -> Bool
+    {
+        let row = record.row
+        guard row.tag(at: field.index) == .string else { return false }
+        let start = bytes.count
+        bytes.append(0x20)
+        guard row.withText(at: field.index, { appendASCII($0, folded: order == .folded) }) else {
+            bytes.removeLast()
+            return false
+        }
+        if descending {
+            for index in start..<bytes.count { bytes[index] = ~bytes[index] }
+        }
+        return true
     }
 
     mutating func appendText(_ text: String) {

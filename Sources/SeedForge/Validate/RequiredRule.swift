@@ -26,6 +26,14 @@ public struct RequiredRule: Rule {
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
         for field in fields {
+            // Text that starts with ASCII other than white space is not blank: judged in
+            // place, without making its `String`.
+            let row = record.row
+            if row.tag(at: field.index) == .string,
+                row.withText(at: field.index, { $0.first.map { !Self.mayStartBlank($0) } ?? false })
+            {
+                continue
+            }
             switch record[field] {
             case .null:
                 let raw = record.origin.sourcePath(of: findings.schema[field]).flatMap {
@@ -46,8 +54,14 @@ public struct RequiredRule: Rule {
     /// byte other than white space is answered from that byte, without the Unicode
     /// properties; any other text goes character by character.
     static func isBlank(_ text: String) -> Bool {
-        if let first = text.utf8.first, first < 0x80, first != 0x20, !(0x09...0x0D).contains(first) { return false }
+        if let first = text.utf8.first, !mayStartBlank(first) { return false }
         return text.allSatisfy(\.isWhitespace)
+    }
+
+    /// Whether text whose first UTF-8 byte is `first` may be blank: not when that byte is
+    /// ASCII other than white space.
+    @inline(__always) static func mayStartBlank(_ first: UInt8) -> Bool {
+        first >= 0x80 || first == 0x20 || (0x09...0x0D).contains(first)
     }
 
     /// Why a null field is null: absent from the source, written as null, or text that

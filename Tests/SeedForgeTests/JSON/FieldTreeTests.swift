@@ -42,7 +42,8 @@ struct FieldTreeTests {
             let origin = Origin(source: source, offset: 0, index: 0)
             let fast: Record? = try bytes.withUnsafeBufferPointer { buffer in
                 var reader = JSONReader(bytes: buffer)
-                return try Self.mapping.readClean(&reader, origin: origin)
+                var values = RowBuilder()
+                return try Self.mapping.readClean(&reader, origin: origin, values: &values)
             }
             let raw = try bytes.withUnsafeBufferPointer { buffer in
                 var reader = JSONReader(bytes: buffer)

@@ -476,7 +476,7 @@ struct RowReader {
                 values.append(
                     value(of: fieldIndex, cells[fieldColumns[fieldIndex]], origin: origin, findings: &findings))
             }
-            let record = Record(values: values, origin: origin)
+            let record = Record(values: values, width: capacity, origin: origin)
             result.entries.append(findings.isEmpty ? .record(record) : .mapped(record, findings))
         }
         result.end = position
