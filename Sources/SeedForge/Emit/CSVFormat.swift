@@ -81,7 +81,8 @@ public struct CSVFormat: SingleFileFormat {
             let records = records.span
             for position in records.indices {
                 Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
-                let row = records[position].row
+                // Not retained: the records hold their rows while they render.
+                unowned(unsafe) let row = records[position].row
                 out.reserve(ids.count + 2)
                 for field in ids.indices {
                     if field > 0 { out.store(UInt8(ascii: ",")) }

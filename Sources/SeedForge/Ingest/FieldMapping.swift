@@ -11,6 +11,10 @@ public struct FieldMapping: Sendable {
     /// Values a record of the collection holds once every step has added its fields: a
     /// record is made with room for them, so a step adding a field never reallocates it.
     public internal(set) var capacity: Int
+    /// Text fields later steps add to a record of the collection (a search key): a row is
+    /// made with room for as much text again as its longest, for each, so that adding
+    /// them does not reallocate it.
+    public internal(set) var addedTextFields = 0
     /// The fields' types in order (read once a record, without copying the specs).
     let types: [FieldType]
 
@@ -43,7 +47,7 @@ public struct FieldMapping: Sendable {
             guard let converted = Self.convert(values.value(at: index), to: types[index]) else { return nil }
             values.set(index, converted)
         }
-        return Record(row: values.make(width: capacity), origin: origin)
+        return Record(row: values.make(width: capacity, textFieldsAdded: addedTextFields), origin: origin)
     }
 
     /// Whether a value of `tag` is already what `convert` makes of it for `type`.

@@ -90,7 +90,8 @@ struct RecordFrame {
                 let separated = position > 0 || !first
                 if separated { Self.piece(0, text, ends, &out) }
                 Self.piece(1, text, ends, &out)
-                let row = records[position].row
+                // Not retained: the records hold their rows while they render.
+                unowned(unsafe) let row = records[position].row
                 for field in ids.indices {
                     Self.piece(2 + field, text, ends, &out)
                     let start = out.count

@@ -76,17 +76,20 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
     fileprivate var head: UnsafeMutablePointer<Header> { withUnsafeMutablePointerToHeader { $0 } }
 
     /// A row of the values `tags` and `words` give (as a row holds them, with the texts'
-    /// places in `text`), with room for `width` values in all. The texts are copied in the
-    /// order of their values; a text of `text` no value points at is left out.
+    /// places in `text`), with room for `width` values in all and `extraText` more bytes
+    /// of text. The texts are copied in the order of their values; a text of `text` no
+    /// value points at is left out.
     static func pack(
         tags: UnsafeBufferPointer<UInt8>, words: UnsafeBufferPointer<UInt64>, text: UnsafeBufferPointer<UInt8>,
-        width: Int
+        width: Int, extraText: Int = 0
     ) -> PackedRow {
         let count = tags.count
         let width = max(width, count)
         var textBytes = 0
-        for index in 0..<count where Tag(rawValue: tags[index])!.hasText { textBytes += Int(words[index] & 0xFFFF_FFFF) }
-        let row = allocate(width: width, text: textBytes)
+        for index in 0..<count where Tag(rawValue: tags[index])!.hasText {
+            textBytes += Int(words[index] & 0xFFFF_FFFF)
+        }
+        let row = allocate(width: width, text: textBytes + extraText)
         let start = textStart(width)
         row.withUnsafeMutablePointerToElements { elements in
             let base = UnsafeMutableRawPointer(elements)
@@ -95,8 +98,10 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
             var end = 0
             for index in 0..<count {
                 let word = words[index]
-                guard Tag(rawValue: tags[index])!.hasText else {
-                    slots[index] = word
+                let tag = Tag(rawValue: tags[index])!
+                guard tag.hasText else {
+                    // A null or a boolean has no word (the builder may hold an old one).
+                    slots[index] = tag == .int || tag == .double ? word : 0
                     continue
                 }
                 let length = Int(word & 0xFFFF_FFFF)
@@ -122,7 +127,8 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
     func tag(at index: Int) -> Tag {
         guard index < Int(head.pointee.count) else { return .null }
         return withUnsafeMutablePointerToElements { words in
-            Tag(rawValue: UnsafeRawPointer(words).load(fromByteOffset: index, as: UInt8.self))!
+            // Only tags are written there (`store`, zeros for null): read as one, unchecked.
+            UnsafeRawPointer(words).load(fromByteOffset: index, as: Tag.self)
         }
     }
 
@@ -146,6 +152,7 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
     }
 
     /// The value at `index`, made (null past the row's values).
+    @inline(__always)
     func value(at index: Int) -> Value {
         switch tag(at: index) {
         case .null: return .null
@@ -351,7 +358,8 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
                 let textStart = reader.position
                 reader.position += length
                 if wanted {
-                    word = row.place(text: UnsafeBufferPointer(rebasing: bytes[textStart..<reader.position]), at: field)!
+                    word = row.place(
+                        text: UnsafeBufferPointer(rebasing: bytes[textStart..<reader.position]), at: field)!
                 }
             case .array, .object:
                 reader.position = start

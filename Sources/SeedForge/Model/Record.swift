@@ -37,7 +37,7 @@ public struct Record: @unchecked Sendable {
     }
 
     public subscript(field: FieldID) -> Value {
-        get { row.value(at: field.index) }
+        @inline(__always) get { row.value(at: field.index) }
         set {
             if isKnownUniquelyReferenced(&row), row.replace(at: field.index, with: newValue) { return }
             row = row.copy(setting: field.index, to: newValue)

@@ -13,10 +13,13 @@ public struct RowBuilder {
 
     /// Starts a record of `count` values, all null.
     mutating func reset(count: Int) {
-        tags.removeAll(keepingCapacity: true)
-        tags.append(contentsOf: repeatElement(RecordCodec.Tag.null.rawValue, count: count))
-        words.removeAll(keepingCapacity: true)
-        words.append(contentsOf: repeatElement(0, count: count))
+        if tags.count == count {
+            // The same count as the record before (every record of a source): zeroed in place.
+            tags.withUnsafeMutableBufferPointer { $0.update(repeating: RecordCodec.Tag.null.rawValue) }
+        } else {
+            tags = [UInt8](repeating: RecordCodec.Tag.null.rawValue, count: count)
+            words = [UInt64](repeating: 0, count: count)
+        }
         text.removeAll(keepingCapacity: true)
     }
 
@@ -75,12 +78,20 @@ public struct RowBuilder {
         }
     }
 
-    /// The record's row, with room for `width` values in all.
-    func make(width: Int) -> PackedRow {
-        tags.withUnsafeBufferPointer { tags in
+    /// The record's row, with room for `width` values in all, and for `textFieldsAdded`
+    /// more texts as long as its longest (up to 64 bytes each).
+    func make(width: Int, textFieldsAdded: Int = 0) -> PackedRow {
+        var longest = 0
+        if textFieldsAdded > 0 {
+            for index in tags.indices where tags[index] == RecordCodec.Tag.string.rawValue {
+                longest = max(longest, Int(words[index] & 0xFFFF_FFFF))
+            }
+        }
+        let room = textFieldsAdded * min(longest, 64)
+        return tags.withUnsafeBufferPointer { tags in
             words.withUnsafeBufferPointer { words in
                 text.withUnsafeBufferPointer { text in
-                    PackedRow.pack(tags: tags, words: words, text: text, width: width)
+                    PackedRow.pack(tags: tags, words: words, text: text, width: width, extraText: room)
                 }
             }
         }

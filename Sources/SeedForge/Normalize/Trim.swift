@@ -34,9 +34,10 @@ public struct Trim: RecordStep {
         return RecordChange(step: "normalize: trim", parallel: true) { record in
             for field in fields {
                 // Clean text (most of it) is judged in place, without making its `String`.
-                let row = record.row
+                unowned(unsafe) let row = record.row  // the record holds it: no retain
                 if row.tag(at: field.index) == .string,
-                    row.withText(at: field.index, { !$0.isEmpty && (collapse ? Self.isClean($0) : Self.hasNoOuterSpace($0)) })
+                    row.withText(
+                        at: field.index, { !$0.isEmpty && (collapse ? Self.isClean($0) : Self.hasNoOuterSpace($0)) })
                 {
                     continue
                 }

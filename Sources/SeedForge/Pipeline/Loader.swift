@@ -148,7 +148,10 @@ public enum Loader {
         }
         // Records are made with room for the fields later steps add to their collection.
         for index in sources.indices {
-            sources[index].mapping.capacity = plan.schema(sources[index].collection).fields.count
+            let fields = plan.schema(sources[index].collection).fields
+            sources[index].mapping.capacity = fields.count
+            sources[index].mapping.addedTextFields =
+                fields.dropFirst(sources[index].mapping.fields.count).filter { $0.type == .string }.count
         }
         return Pipeline(
             name: name, description: description, file: file, fileSHA256: sha256, baseDirectory: baseDirectory,

@@ -110,10 +110,12 @@ public struct ByteKey: Hashable, Comparable, Sendable {
     /// Appends the text component of field `field` of `record` as `append(record[field],
     /// ...)` would, read in place from its row, when it is ASCII text (see `appendASCII`);
     /// false, with nothing written, for any other value (the caller appends the value).
-    mutating func appendASCIIText(of record: Record, _ field: FieldID, text order: TextOrder, descending: Bool = false)
+    mutating func appendASCIIText(
+        of record: Record, _ field: FieldID, text order: TextOrder, descending: Bool = false
+    )
         -> Bool
     {
-        let row = record.row
+        unowned(unsafe) let row = record.row  // the record holds it: no retain
         guard row.tag(at: field.index) == .string else { return false }
         let start = bytes.count
         bytes.append(0x20)

@@ -28,7 +28,7 @@ public struct RequiredRule: Rule {
         for field in fields {
             // Text that starts with ASCII other than white space is not blank: judged in
             // place, without making its `String`.
-            let row = record.row
+            unowned(unsafe) let row = record.row  // the record holds it: no retain
             if row.tag(at: field.index) == .string,
                 row.withText(at: field.index, { $0.first.map { !Self.mayStartBlank($0) } ?? false })
             {
