@@ -20,6 +20,7 @@ enum CSVCellValue {
         }
         switch type {
         case .string, .any, .array, .object:
+            // (See `FieldType.readsCSVText`.)
             guard let text = CSVScanner.text(cell, in: buffer, quote: quote) else { return .invalidUTF8 }
             return .value(.string(text))
         case .number, .integer, .decimal, .boolean:
@@ -157,5 +158,16 @@ enum CSVCellValue {
         if isInteger, let exact = Int64(text) { return .int(exact) }
         guard let double = Double(text), double.isFinite else { return nil }
         return .double(double)
+    }
+}
+
+extension FieldType {
+    /// Whether a csv cell of a field of this type is read as its text (a string), as
+    /// `CSVCellValue.read` reads it.
+    var readsCSVText: Bool {
+        switch self {
+        case .string, .any, .array, .object: return true
+        default: return false
+        }
     }
 }

@@ -189,11 +189,20 @@ public struct CSVScanner {
 
     /// The text of a cell of `buffer` (see `text(_:)`), for callers that hold no scanner.
     static func text(_ cell: CSVCell, in buffer: UnsafeBufferPointer<UInt8>, quote: UInt8?) -> String? {
-        let bytes = UnsafeBufferPointer(rebasing: buffer[cell.start..<cell.end])
         // (`String(validating:as:)` would check once, but as an unspecialised generic it
         // costs more in metadata lookups than the second pass does.)
+        withText(cell, in: buffer, quote: quote) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the cell's text as UTF-8 bytes, unescaped (the file's own bytes
+    /// when it has no doubled quote); nil, without calling it, when they are not valid
+    /// UTF-8.
+    static func withText<R>(
+        _ cell: CSVCell, in buffer: UnsafeBufferPointer<UInt8>, quote: UInt8?, _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R? {
+        let bytes = UnsafeBufferPointer(rebasing: buffer[cell.start..<cell.end])
         guard Self.isValidUTF8(bytes) else { return nil }
-        guard cell.escapes, let quote else { return String(decoding: bytes, as: UTF8.self) }
+        guard cell.escapes, let quote else { return body(bytes) }
         var unescaped: [UInt8] = []
         unescaped.reserveCapacity(bytes.count)
         var index = 0
@@ -201,7 +210,7 @@ public struct CSVScanner {
             unescaped.append(bytes[index])
             index += bytes[index] == quote ? 2 : 1
         }
-        return String(decoding: unescaped, as: UTF8.self)
+        return unescaped.withUnsafeBufferPointer(body)
     }
 
     /// Whether `bytes` are valid UTF-8 (ASCII eight bytes at a time).

@@ -417,6 +417,8 @@ struct RowReader {
         var index = 0
         let types = mapping.types
         let capacity = max(mapping.capacity, types.count)
+        let quote = scanner.dialect.quote
+        var values = RowBuilder()
         while position < stop {
             if index == Self.rowsBeforeEstimate {
                 result.entries.reserveCapacity(
@@ -467,16 +469,21 @@ struct RowReader {
                 continue
             }
             var findings: [Finding] = []
-            // Room for the fields later steps add. (`Array(unsafeUninitializedCapacity:)`
-            // would skip the append checks, but it is not specialised: it looks up the
-            // array's type metadata for each record, which costs more.)
-            var values: [Value] = []
-            values.reserveCapacity(capacity)
+            values.reset(count: types.count)
             for fieldIndex in 0..<types.count {
-                values.append(
-                    value(of: fieldIndex, cells[fieldColumns[fieldIndex]], origin: origin, findings: &findings))
+                let cell = cells[fieldColumns[fieldIndex]]
+                // Text goes into the record's row as bytes, without a `String`.
+                if cell.start != cell.end, types[fieldIndex].readsCSVText,
+                    CSVScanner.withText(cell, in: scanner.buffer, quote: quote, { values.setText(fieldIndex, $0) })
+                        != nil
+                {
+                    continue
+                }
+                values.set(fieldIndex, value(of: fieldIndex, cell, origin: origin, findings: &findings))
             }
-            let record = Record(values: values, width: capacity, origin: origin)
+            // Room for the fields later steps add.
+            let record = Record(
+                row: values.make(width: capacity, textFieldsAdded: mapping.addedTextFields), origin: origin)
             result.entries.append(findings.isEmpty ? .record(record) : .mapped(record, findings))
         }
         result.end = position
