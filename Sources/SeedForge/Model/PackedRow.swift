@@ -210,6 +210,15 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
         return true
     }
 
+    /// Sets the value at `index` to the string (or, with `tag`, decimal) whose UTF-8 is
+    /// `utf8`, in place as `replace(at:with:)` does; false, the row unchanged, when there
+    /// is no room. `utf8` must not lie in this row.
+    func replaceText(at index: Int, with utf8: UnsafeBufferPointer<UInt8>, tag: Tag = .string) -> Bool {
+        guard index < width, let word = place(text: utf8, at: index) else { return false }
+        store(tag, word, at: index)
+        return true
+    }
+
     /// Writes `text` where the slot at `index` held its text (when it is no longer) or
     /// after the texts, and returns the slot's word; nil when there is no room.
     private func place(text: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64? {

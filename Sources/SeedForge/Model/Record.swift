@@ -46,6 +46,14 @@ public struct Record: @unchecked Sendable {
 }
 
 extension Record {
+    /// Sets `field` to the string whose UTF-8 is `utf8` (which must not lie in this
+    /// record's row): in place as the subscript's setter, without making a `String`
+    /// unless the row must be copied.
+    mutating func setText(_ field: FieldID, _ utf8: UnsafeBufferPointer<UInt8>) {
+        if isKnownUniquelyReferenced(&row), row.replaceText(at: field.index, with: utf8) { return }
+        row = row.copy(setting: field.index, to: .string(String(decoding: utf8, as: UTF8.self)))
+    }
+
     /// How many records ahead of the one being rendered `prefetchValues` reaches.
     static let prefetchDistance = 8
 

@@ -52,6 +52,7 @@ public struct SearchKey: RecordStep {
 
     public func change(_ state: RunState) throws -> RecordChange {
         return RecordChange(step: "normalize: search-key", parallel: true) { record in
+            if from.count == 1, folding == .none, Self.setASCIIKey(of: from[0], into: field, of: &record) { return [] }
             let text: String?
             if from.count == 1 {
                 // One source field (a name): no list of parts to join.
@@ -63,6 +64,30 @@ public struct SearchKey: RecordStep {
             let key = text.map { Self.key(folding.apply($0)) } ?? ""
             record[field] = key.isEmpty ? .null : .string(key)
             return []
+        }
+    }
+
+    /// Sets `field` to the key of the text at `source` when that text is ASCII with nothing
+    /// to collapse (most names): its key is its lower case (`key`: `Collation.key` lowers
+    /// ASCII), made from the row's bytes without a `String`. False, nothing set, for any
+    /// other value.
+    static func setASCIIKey(of source: FieldID, into field: FieldID, of record: inout Record) -> Bool {
+        // Not retained (the record holds it), so the record still holds its row alone when
+        // the key is set.
+        unowned(unsafe) let row = record.row
+        guard row.tag(at: source.index) == .string else { return false }
+        let length = row.withText(at: source.index) { $0.count }
+        guard length > 0, length <= 512 else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { key in
+            let lowered = row.withText(at: source.index) { text -> Bool in
+                for byte in text where byte >= 0x80 { return false }
+                guard Trim.isClean(text) else { return false }
+                for index in 0..<length { key[index] = text[index] &- 0x41 < 26 ? text[index] | 0x20 : text[index] }
+                return true
+            }
+            guard lowered else { return false }
+            record.setText(field, UnsafeBufferPointer(key))
+            return true
         }
     }
 
