@@ -204,9 +204,26 @@ public final class OutputWriter {
         return SHA256.hex(listing.utf8)
     }
 
+    /// Records the file at `stagingPath()` as written: its size and SHA-256, read back a
+    /// mebibyte at a time (it was read whole into `Data` and copied into an array: at 240k
+    /// cities two copies of a 19 MB SQLite file in memory at the end of that output).
     public func recordWritten() throws {
-        let bytes = try [UInt8](Data(contentsOf: folder.staging.appendingPathComponent(file)))
-        written.append((file, bytes.count, SHA256.hex(bytes)))
+        let path = folder.staging.appendingPathComponent(file).path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IOFailure("cannot read back \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let digest = SHA256.Stream()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw IOFailure("cannot read back \(path): \(String(cString: strerror(errno)))") }
+            if count == 0 { break }
+            buffer.withUnsafeBufferPointer { digest.update(UnsafeBufferPointer(rebasing: $0[..<count])) }
+            total += count
+        }
+        written.append((file, total, digest.finish()))
     }
 }
 

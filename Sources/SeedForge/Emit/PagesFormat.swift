@@ -48,6 +48,7 @@ public struct PagesFormat: StructuredFormat {
         // Pages are cut from each batch of records; a page a batch ends in the middle of is
         // completed with the next batch's first records.
         var carried: [Record] = []
+        let render = JSONFormat(layout: layout).files(fields: fields, ids: ids)
         func writePages(_ records: ArraySlice<Record>, last: Bool) throws {
             let full = last ? (records.count + size - 1) / size : records.count / size
             let firstNumber = entries.count + 1
@@ -58,7 +59,7 @@ public struct PagesFormat: StructuredFormat {
             try out.writeFiles(full) { index in
                 (
                     Self.fileName(page: firstNumber + index),
-                    JSONFormat(layout: layout).render(page(index), fields: fields, ids: ids)
+                    render(page(index))
                 )
             }
             for index in 0..<full {

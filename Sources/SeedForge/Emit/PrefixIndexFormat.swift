@@ -164,7 +164,7 @@ public struct PrefixIndexFormat: OutputFormat {
     /// left out (the empty prefix lists every record anyway).
     func keysSorted(_ records: OutputRecords) throws -> [UInt8] {
         var pairs: [(key: [UInt8], position: Int)] = []
-        try records.forEach { position, record in
+        try records.forEach(width: (keys.map(\.index).max() ?? -1) + 1) { position, record in
             var seen: [[UInt8]] = []
             for (key, name) in zip(keys, keyNames) {
                 guard let bytes = try Self.keyBytes(record[key], name, position), !seen.contains(bytes) else {
@@ -193,7 +193,7 @@ public struct PrefixIndexFormat: OutputFormat {
         bytes.reserveCapacity(records.count * 24)
         // Where the previous line's key is in `bytes`.
         var previous = 0..<0
-        try records.forEach { position, record in
+        try records.forEach(width: key.index + 1) { position, record in
             let start = bytes.count
             try Self.appendKey(record[key], keyName, position, to: &bytes)
             let current = start..<bytes.count

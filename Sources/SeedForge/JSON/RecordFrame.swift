@@ -12,16 +12,26 @@ struct RecordFrame {
     /// Where each piece ends in `text`: the separator between records, what opens a
     /// record, what comes before each field's value, what closes a record.
     private var ends: [Int] = []
-    /// Indentation of values (`JSONWriter.writePretty`), nil for compact values.
-    let indent: Int?
+    /// Indentation of each field's value (`JSONWriter.writePretty`), nil for compact
+    /// values: a value nested in an object of an output's layout is indented deeper than
+    /// one at the record's top level.
+    private let indents: [Int?]
 
     /// - Parameters:
     ///   - separator: written before every record but the file's first.
     ///   - open: written at the start of each record.
     ///   - fields: written before each field's value, in order.
     ///   - close: written after the record's last value.
+    ///   - indent: the indentation of every value, nil for compact values.
     init(separator: [UInt8], open: [UInt8], fields: [[UInt8]], close: [UInt8], indent: Int? = nil) {
-        self.indent = indent
+        self.init(separator: separator, open: open, fields: fields, close: close, indents: fields.map { _ in indent })
+    }
+
+    /// A frame whose values are indented field by field: `indents[i]` for the value after
+    /// `fields[i]`.
+    init(separator: [UInt8], open: [UInt8], fields: [[UInt8]], close: [UInt8], indents: [Int?]) {
+        precondition(indents.count == fields.count, "one indentation per field")
+        self.indents = indents
         for piece in [separator, open] + fields + [close] {
             text += piece
             ends.append(text.count)
@@ -47,7 +57,7 @@ struct RecordFrame {
         let positions: [Int]
 
         init(frame: RecordFrame, positions: [Int]) {
-            precondition(frame.indent == nil, "a rendering beside another is compact")
+            precondition(frame.indents.allSatisfy { $0 == nil }, "a rendering beside another is compact")
             precondition(positions.count + 3 == frame.ends.count, "one position for each field of the frame")
             self.frame = frame
             self.positions = positions
@@ -67,6 +77,7 @@ struct RecordFrame {
         let text = self.text.span
         let ends = self.ends.span
         let ids = ids.span
+        let indents = self.indents.span
         let closing = ends.count - 1
         let width = (ids.indices.map { ids[$0].index }.max() ?? -1) + 1
         var out = RawBytes(capacity: records.count * (self.text.count + ids.count * 12))
@@ -95,7 +106,7 @@ struct RecordFrame {
                 for field in ids.indices {
                     Self.piece(2 + field, text, ends, &out)
                     let start = out.count
-                    Self.store(row, ids[field].index, into: &out, other: &other, indent: indent)
+                    Self.store(row, ids[field].index, into: &out, other: &other, indent: indents[field])
                     if pairing { placed[field] = start..<out.count }
                 }
                 Self.piece(closing, text, ends, &out)
@@ -106,7 +117,7 @@ struct RecordFrame {
                     Self.piece(2 + slot, secondText, secondEnds, &lines)
                     let field = positions[slot]
                     let index = ids[field].index
-                    if indent != nil, row.tag(at: index) == .array || row.tag(at: index) == .object {
+                    if indents[field] != nil, row.tag(at: index) == .array || row.tag(at: index) == .object {
                         Self.store(row, index, into: &lines, other: &other, indent: nil)
                     } else {
                         let range = placed[field]

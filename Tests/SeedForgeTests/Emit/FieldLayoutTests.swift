@@ -139,6 +139,42 @@ struct FieldLayoutTests {
         withExtendedLifetime(source) {}
     }
 
+    /// A layout of objects only is rendered through a frame (fixed text between values):
+    /// its bytes are still those of the object it describes, with values nested one and two
+    /// objects deep indented as `writePretty` indents them (arrays, objects, empty ones,
+    /// nulls, text to escape), and a field written twice. A layout with an array has no frame.
+    @Test func aLayoutOfObjectsOnlyRendersThroughAFrameWithTheDescribedBytes() throws {
+        let fields =
+            "[name, {field: tags, at: /a/t}, {field: id, at: /a/b/id}, {field: tags, at: /a/b/t}, {field: country, as: c}, {field: latitude, at: /z/lat}]"
+        let json = try Self.output(fields)
+        let layout = try #require(json.layout)
+        let framed = try #require(JSONFormat.frame(layout: layout))
+        #expect(framed.positions == [0, 1, 2, 3, 4, 5])
+        #expect(try JSONFormat.frame(layout: #require(Self.output("[name, {field: id, at: /a/0}]").layout)) == nil)
+        let source = SourceText(displayPath: "x", bytes: [])
+        let tagsValues: [Value] = [
+            .array([.string("sea")]), .array([]), .null, .object(JSONObject()),
+            .object(JSONObject([("k", .array([.int(1), .object(JSONObject([("q", .string("\"x\n"))]))]))])),
+            .string("tab\there"),
+        ]
+        let records = tagsValues.enumerated().map { index, tags in
+            Record(
+                values: [
+                    .int(Int64(index)), .string("n\(index)"), index == 2 ? .null : .string("UA"), .double(44.5),
+                    .int(-3), tags,
+                ], origin: Origin(source: source, offset: 0, index: index))
+        }
+        var pretty = "[\n"
+        for (index, record) in records.enumerated() {
+            var writer = JSONWriter()
+            writer.writePretty(layout.object(record, ids: json.fields), indent: 1)
+            pretty += (index > 0 ? ",\n" : "") + "  " + String(decoding: writer.bytes, as: UTF8.self)
+        }
+        pretty += "\n]\n"
+        #expect(try Self.rendered(json, records) == pretty)
+        withExtendedLifetime(source) {}
+    }
+
     @Test func withoutAsOrAtThereIsNoLayoutAndTheBytesAreTheFlatOnes() throws {
         let plain = try Self.output("[name, id, latitude]")
         #expect(plain.layout == nil)
