@@ -69,37 +69,40 @@ public struct SQLiteFormat: OutputFormat {
 
     /// Binds the values of `ids[position...]` of `record` to the statement's parameters
     /// `position + 1 ...`, then calls `step` while every bound text is still in reach: text
-    /// is bound in place (`SQLITE_STATIC`) rather than copied by SQLite for each value.
+    /// is bound in place (`SQLITE_STATIC`), straight from the record's row, rather than
+    /// made into a `String` and copied by SQLite for each value.
     static func bind(
         _ record: Record, ids: [FieldID], from position: Int, to statement: OpaquePointer, step: () -> Int32
     ) -> Int32 {
         guard position < ids.count else { return step() }
         let index = Int32(position + 1)
         func next() -> Int32 { bind(record, ids: ids, from: position + 1, to: statement, step: step) }
-        let value = record[ids[position]]
-        switch value {
+        unowned(unsafe) let row = record.row  // the record holds it: no retain
+        let field = ids[position].index
+        switch row.tag(at: field) {
         case .null: sqlite3_bind_null(statement, index)
-        case .bool(let bool): sqlite3_bind_int64(statement, index, bool ? 1 : 0)
-        case .int(let int): sqlite3_bind_int64(statement, index, int)
-        case .double(let double): sqlite3_bind_double(statement, index, double)
+        case .false: sqlite3_bind_int64(statement, index, 0)
+        case .true: sqlite3_bind_int64(statement, index, 1)
+        case .int: sqlite3_bind_int64(statement, index, Int64(bitPattern: row.word(at: field)))
+        case .double: sqlite3_bind_double(statement, index, Double(bitPattern: row.word(at: field)))
         // Exact decimals stay exact: stored as their text (SQLite would round a REAL).
-        case .decimal(let text): return bindText(text, to: statement, at: index, then: next)
-        case .string(let text): return bindText(text, to: statement, at: index, then: next)
-        case .array, .object: return bindText(JSONWriter.compact(value), to: statement, at: index, then: next)
+        case .string, .decimal:
+            return row.withText(at: field) { bindText($0, to: statement, at: index, then: next) }
+        case .array, .object:
+            var text = JSONWriter.compact(row.value(at: field))
+            return text.withUTF8 { bindText($0, to: statement, at: index, then: next) }
         }
         return next()
     }
 
-    /// Binds `text` in place for as long as `body` runs.
-    static func bindText(_ text: String, to statement: OpaquePointer, at index: Int32, then body: () -> Int32) -> Int32
-    {
-        var text = text
-        return text.withUTF8 { bytes in
-            // An empty buffer may have no address; SQLite needs one even for no bytes.
-            let start = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(emptyText.utf8Start)
-            sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
-            return body()
-        }
+    /// Binds the text whose UTF-8 is `bytes` in place for as long as `body` runs.
+    static func bindText(
+        _ bytes: UnsafeBufferPointer<UInt8>, to statement: OpaquePointer, at index: Int32, then body: () -> Int32
+    ) -> Int32 {
+        // An empty buffer may have no address; SQLite needs one even for no bytes.
+        let start = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(emptyText.utf8Start)
+        sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+        return body()
     }
 
     public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {

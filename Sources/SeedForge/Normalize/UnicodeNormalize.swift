@@ -35,6 +35,11 @@ public struct UnicodeNormalize: RecordStep {
     public func change(_ state: RunState) throws -> RecordChange {
         return RecordChange(step: "normalize: unicode", parallel: true) { record in
             for field in fields {
+                // Printable ASCII is judged in place, without making its `String`.
+                unowned(unsafe) let row = record.row  // the record holds it: no retain
+                if row.tag(at: field.index) == .string, row.withText(at: field.index, Self.isPrintableASCII) {
+                    continue
+                }
                 guard case .string(let text) = record[field], !Self.isPrintableASCII(text) else { continue }
                 record[field] = .string(Self.normalized(text, stripControl: stripControl))
             }
@@ -44,7 +49,12 @@ public struct UnicodeNormalize: RecordStep {
 
     /// Text of printable ASCII only (most names) has no control character and is NFC.
     static func isPrintableASCII(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } } ?? false
+        text.utf8.withContiguousStorageIfAvailable(isPrintableASCII) ?? false
+    }
+
+    /// `isPrintableASCII` of the text whose UTF-8 is `bytes`.
+    static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
     /// Unicode's control characters (general category Cc) are exactly U+0000–U+001F and
