@@ -132,20 +132,20 @@ enum Emitter {
             }
             // A spilled collection's batches are decoded once for all that read them here:
             // its outputs and the snapshot (unless an output renders its lines).
-            func sharing(_ collections: ArraySlice<CollectionID>, _ body: () -> [Work]) -> [Work] {
+            func sharing(_ collections: ArraySlice<CollectionID>, _ body: () -> [Work]) throws -> [Work] {
                 guard let collection = collections.first else { return body() }
                 let readers =
                     pipeline.outputs.filter { $0.collection == collection }.count
                     + (snapshotted.contains(collection) && beside[collection] == nil ? 1 : 0)
-                return state.store(collection).sharingDecodedBatches(readers: readers) {
-                    sharing(collections.dropFirst(), body)
+                return try state.store(collection).sharingDecodedBatches(readers: readers) {
+                    try sharing(collections.dropFirst(), body)
                 }
             }
             // One loop for the comparison and every other output, each a task of its own: a
             // thread that finishes one takes the next, so no output waits behind the others on
             // one thread while another thread is idle. The comparison (which writes the outputs
             // carried with the snapshot) starts first, then the outputs in pipeline order.
-            let work = sharing(pipeline.collections[...]) {
+            let work = try sharing(pipeline.collections[...]) {
                 state.threads.run(1 + others.count) { task -> Work in
                     if task > 0 { return .output(writeOutput(others[task - 1], lines: nil)) }
                     let clock = ContinuousClock.now

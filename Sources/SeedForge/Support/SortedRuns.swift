@@ -23,8 +23,9 @@ enum SortedRuns {
     /// Sorts a spilled store by `appendKey`, which reads only the fields `reading` lists,
     /// back into the same store. The records move as the bytes they were spilled as (a
     /// record is decoded only as far as its key needs): each run entry carries its
-    /// record's bytes, and the merge writes them as the store's new batches, so the sorted
-    /// collection ends on disk, whole, for the steps and outputs after it to stream.
+    /// record's bytes, and the store keeps the runs (`RecordStore.setSortedRuns`): the
+    /// steps and outputs after it merge them as they read, so the merge's result is never
+    /// written to disk and read back.
     static func sort(
         _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID],
         key appendKey: (Record, inout ByteKey) -> Void
@@ -35,19 +36,7 @@ enum SortedRuns {
             return true
         }
         store.replace(with: [])
-        let file = try space.newFile()
-        var batch: [UInt8] = []
-        var count = 0
-        try merge(runs) { entry in
-            batch.append(contentsOf: entry.payload)
-            count += 1
-            if count == space.batchRecords {
-                try store.appendEncoded(batch, count: count, to: file)
-                batch.removeAll(keepingCapacity: true)
-                count = 0
-            }
-        }
-        try store.appendEncoded(batch, count: count, to: file)
+        store.setSortedRuns(runs)
         try space.check()
     }
 
@@ -55,6 +44,8 @@ enum SortedRuns {
     struct Runs {
         let file: SpillFile
         var spans: [(offset: Int, length: Int)] = []
+        /// Entries in all the runs.
+        var count = 0
     }
 
     /// Writes sorted runs of the store's records: `make(record, &key, &payload)` writes
@@ -182,6 +173,7 @@ enum SortedRuns {
             }
             // The run file is written only here: a run's appends lie one after the other.
             if let start { runs.spans.append((start, length)) }
+            runs.count += order.count
             self = Pending(base: base + table.count)
         }
 
@@ -224,22 +216,42 @@ enum SortedRuns {
     }
 
     /// Calls `body` with every entry of the runs in key order, ties in position order.
-    /// The heap holds one small head per run; entries are compared where they lie in
-    /// their runs' windows, and the run whose entry was taken moves on in place.
     static func merge(_ runs: Runs, _ body: (Entry) throws -> Void) throws {
-        let readers = runs.spans.map { RunReader(file: runs.file, offset: $0.offset, length: $0.length) }
-        // The heads do not keep their readers alive: the list does, to the merge's end
-        // (an optimised build may otherwise free it after its last use).
-        try withExtendedLifetime(readers) {
-            var heap = Heap(readers.filter { $0.advance() }.map(Head.init))
-            while let head = heap.min {
-                try body(head.reader.entry)
-                if head.reader.advance() {
-                    heap.replaceMin(with: Head(head.reader))
-                } else {
-                    _ = heap.popMin()
+        let merge = Merge(runs)
+        _ = try merge.next(.max, body)
+    }
+
+    /// The entries of sorted runs in key order, ties in position order, taken a number at
+    /// a time (a reader of a sorted collection takes a batch at a time). The heap holds one
+    /// small head per run; entries are compared where they lie in their runs' windows, and
+    /// the run whose entry was taken moves on in place.
+    final class Merge {
+        /// The heads do not keep their readers alive: this list does, as long as the merge
+        /// lives.
+        private let readers: [RunReader]
+        private var heap: Heap<Head>
+
+        init(_ runs: Runs) {
+            readers = runs.spans.map { RunReader(file: runs.file, offset: $0.offset, length: $0.length) }
+            heap = Heap(readers.filter { $0.advance() }.map(Head.init))
+        }
+
+        /// Hands `body` the next entries, at most `limit`; returns how many (0: the runs
+        /// are done).
+        func next(_ limit: Int, _ body: (Entry) throws -> Void) rethrows -> Int {
+            var taken = 0
+            try withExtendedLifetime(readers) {
+                while taken < limit, let head = heap.min {
+                    try body(head.reader.entry)
+                    taken += 1
+                    if head.reader.advance() {
+                        heap.replaceMin(with: Head(head.reader))
+                    } else {
+                        _ = heap.popMin()
+                    }
                 }
             }
+            return taken
         }
     }
 
