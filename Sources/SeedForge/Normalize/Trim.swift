@@ -85,8 +85,6 @@ public struct Trim: RecordStep {
         return out
     }
 
-    /// Bytes that may start or end white space: ASCII white space and any non-ASCII byte
-    /// (non-ASCII white space such as U+00A0 exists).
     /// Text that starts and ends with ASCII other than white space: nothing for `trimmed`
     /// to do (judged from its UTF-8 bytes).
     static func hasNoOuterSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -94,6 +92,8 @@ public struct Trim: RecordStep {
         return !isSpaceOrNonASCII(first) && !isSpaceOrNonASCII(last)
     }
 
+    /// Bytes that may start or end white space: ASCII white space and any non-ASCII byte
+    /// (non-ASCII white space such as U+00A0 exists).
     @inline(__always) static func isSpaceOrNonASCII(_ byte: UInt8) -> Bool {
         byte >= 0x80 || byte == 0x20 || (0x09...0x0D).contains(byte)
     }
@@ -109,36 +109,34 @@ public struct Trim: RecordStep {
 
     /// `isClean` of the text whose UTF-8 is `bytes`.
     static func isClean(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        do {
-            var previousSpace = true
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte < 0x80 {
-                    if (0x09...0x0D).contains(byte) { return false }
-                    if byte == 0x20 {
-                        if previousSpace { return false }
-                        if index + 1 < bytes.count, bytes[index + 1] >= 0x80 { return false }
-                        previousSpace = true
-                    } else {
-                        previousSpace = false
-                    }
+        var previousSpace = true
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                if (0x09...0x0D).contains(byte) { return false }
+                if byte == 0x20 {
+                    if previousSpace { return false }
+                    if index + 1 < bytes.count, bytes[index + 1] >= 0x80 { return false }
+                    previousSpace = true
                 } else {
-                    let second = index + 1 < bytes.count ? bytes[index + 1] : 0
-                    let third = index + 2 < bytes.count ? bytes[index + 2] : 0
-                    switch (byte, second) {
-                    case (0xC2, 0x85), (0xC2, 0xA0): return false
-                    case (0xE1, 0x9A) where third == 0x80: return false
-                    case (0xE2, 0x80)
-                    where (0x80...0x8A).contains(third) || third == 0xA8 || third == 0xA9 || third == 0xAF: return false
-                    case (0xE2, 0x81) where third == 0x9F: return false
-                    case (0xE3, 0x80) where third == 0x80: return false
-                    default: previousSpace = false
-                    }
+                    previousSpace = false
                 }
-                index += 1
+            } else {
+                let second = index + 1 < bytes.count ? bytes[index + 1] : 0
+                let third = index + 2 < bytes.count ? bytes[index + 2] : 0
+                switch (byte, second) {
+                case (0xC2, 0x85), (0xC2, 0xA0): return false
+                case (0xE1, 0x9A) where third == 0x80: return false
+                case (0xE2, 0x80)
+                where (0x80...0x8A).contains(third) || third == 0xA8 || third == 0xA9 || third == 0xAF: return false
+                case (0xE2, 0x81) where third == 0x9F: return false
+                case (0xE3, 0x80) where third == 0x80: return false
+                default: previousSpace = false
+                }
             }
-            return !previousSpace || bytes.isEmpty
+            index += 1
         }
+        return !previousSpace || bytes.isEmpty
     }
 }

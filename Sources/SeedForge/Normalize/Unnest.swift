@@ -177,10 +177,13 @@ public struct Unnest: Step {
                     _ = state.settle(nil, findings: findings, in: into, step: { _ in step })
                     continue
                 }
+                // The element's values, then the parent's and the position, packed again
+                // as one row. (Rows get no room for fields later steps add to `into`: its
+                // schema is not complete when this step is loaded.)
                 var values = record!.values
                 values += copied
                 if positionField { values.append(.int(Int64(position))) }
-                record = Record(values: values, width: mapping.capacity, origin: origin)
+                record = Record(values: values, origin: origin)
                 if findings.isEmpty || state.settle(record, findings: findings, in: into, step: { _ in step }) {
                     made.append(record!)
                 }

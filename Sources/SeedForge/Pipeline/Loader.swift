@@ -495,8 +495,20 @@ public enum Loader {
             return bytes
         }
         if let bytes = size("max-file-bytes") { limits.maxFileBytes = bytes }
-        if let bytes = size("max-value-bytes") { limits.maxValueBytes = bytes }
-        if let bytes = size("max-record-bytes") { limits.maxRecordBytes = bytes }
+        // A record's values are held with 32-bit offsets (`PackedRow`): a record, and so a
+        // value, is at most 1 GiB, far beyond any real seed record.
+        func record(_ key: String) -> Int? {
+            guard let bytes = size(key) else { return nil }
+            guard bytes <= 1 << 30 else {
+                errors.append(
+                    map[key]!.error(
+                        "'\(key)' in 'limits' is at most 1GiB (one record's values are held in memory whole)"))
+                return nil
+            }
+            return bytes
+        }
+        if let bytes = record("max-value-bytes") { limits.maxValueBytes = bytes }
+        if let bytes = record("max-record-bytes") { limits.maxRecordBytes = bytes }
         if let bytes = size("max-memory") { limits.maxMemory = bytes }
         if !errors.isEmpty { throw DefinitionErrors(errors) }
         return limits

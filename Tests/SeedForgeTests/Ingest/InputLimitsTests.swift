@@ -341,6 +341,10 @@ struct InputLimitsTests {
         ),
         ("max-file-bytes: 0", "11:19", "'max-file-bytes' in 'limits' must be at least 1 byte"),
         (
+            "max-record-bytes: 2GiB", "11:21",
+            "'max-record-bytes' in 'limits' is at most 1GiB (one record's values are held in memory whole)"
+        ),
+        (
             "max-file-bytes: [1]", "11:19",
             "'max-file-bytes' in 'limits' must be a size such as 16MiB, 2GiB or 1000000 (bytes), found a list"
         ),
