@@ -78,16 +78,17 @@ public struct CSVFormat: SingleFileFormat {
         var out = RawBytes(capacity: records.count * (ids.count * 12 + 2))
         var other = JSONWriter()
         records.withUnsafeBufferPointer { pointers in
-            let records = records.span
-            for position in records.indices {
+            for position in pointers.indices {
                 Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
-                // Not retained: the records hold their rows while they render.
-                unowned(unsafe) let row = records[position].row
                 out.reserve(ids.count + 2)
-                for field in ids.indices {
-                    if field > 0 { out.store(UInt8(ascii: ",")) }
-                    Self.storeCell(row, ids[field].index, neutralise: neutralised[field], into: &out, other: &other)
-                    out.reserve(ids.count - field + 2)
+                // The row borrowed from the buffer: no retain and release a record.
+                Record.withRow(of: pointers, at: position) { row in
+                    for field in ids.indices {
+                        if field > 0 { out.store(UInt8(ascii: ",")) }
+                        Self.storeCell(
+                            row, ids[field].index, neutralise: neutralised[field], into: &out, other: &other)
+                        out.reserve(ids.count - field + 2)
+                    }
                 }
                 out.store(0x0D)
                 out.store(0x0A)

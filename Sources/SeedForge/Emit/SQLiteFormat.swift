@@ -74,10 +74,16 @@ public struct SQLiteFormat: OutputFormat {
     static func bind(
         _ record: Record, ids: [FieldID], from position: Int, to statement: OpaquePointer, step: () -> Int32
     ) -> Int32 {
+        bind(record.row, ids: ids, from: position, to: statement, step: step)
+    }
+
+    /// `bind` of a record's row.
+    static func bind(
+        _ row: PackedRow, ids: [FieldID], from position: Int, to statement: OpaquePointer, step: () -> Int32
+    ) -> Int32 {
         guard position < ids.count else { return step() }
         let index = Int32(position + 1)
-        func next() -> Int32 { bind(record, ids: ids, from: position + 1, to: statement, step: step) }
-        unowned(unsafe) let row = record.row  // the record holds it: no retain
+        func next() -> Int32 { bind(row, ids: ids, from: position + 1, to: statement, step: step) }
         let field = ids[position].index
         switch row.tag(at: field) {
         case .null: sqlite3_bind_null(statement, index)

@@ -95,37 +95,37 @@ struct RecordFrame {
         /// Where each field's value of the current record lies in `out`.
         var placed = [Range<Int>](repeating: 0..<0, count: pairing ? ids.count : 0)
         records.withUnsafeBufferPointer { pointers in
-            let records = records.span
-            for position in records.indices {
+            for position in pointers.indices {
                 Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
                 let separated = position > 0 || !first
                 if separated { Self.piece(0, text, ends, &out) }
                 Self.piece(1, text, ends, &out)
-                // Not retained: the records hold their rows while they render.
-                unowned(unsafe) let row = records[position].row
-                for field in ids.indices {
-                    Self.piece(2 + field, text, ends, &out)
-                    let start = out.count
-                    Self.store(row, ids[field].index, into: &out, other: &other, indent: indents[field])
-                    if pairing { placed[field] = start..<out.count }
-                }
-                Self.piece(closing, text, ends, &out)
-                guard pairing else { continue }
-                if separated { Self.piece(0, secondText, secondEnds, &lines) }
-                Self.piece(1, secondText, secondEnds, &lines)
-                for slot in positions.indices {
-                    Self.piece(2 + slot, secondText, secondEnds, &lines)
-                    let field = positions[slot]
-                    let index = ids[field].index
-                    if indents[field] != nil, row.tag(at: index) == .array || row.tag(at: index) == .object {
-                        Self.store(row, index, into: &lines, other: &other, indent: nil)
-                    } else {
-                        let range = placed[field]
-                        lines.reserve(range.count)
-                        lines.store(range, of: out)
+                // The row borrowed from the buffer: no retain and release a record.
+                Record.withRow(of: pointers, at: position) { row in
+                    for field in ids.indices {
+                        Self.piece(2 + field, text, ends, &out)
+                        let start = out.count
+                        Self.store(row, ids[field].index, into: &out, other: &other, indent: indents[field])
+                        if pairing { placed[field] = start..<out.count }
                     }
+                    Self.piece(closing, text, ends, &out)
+                    guard pairing else { return }
+                    if separated { Self.piece(0, secondText, secondEnds, &lines) }
+                    Self.piece(1, secondText, secondEnds, &lines)
+                    for slot in positions.indices {
+                        Self.piece(2 + slot, secondText, secondEnds, &lines)
+                        let field = positions[slot]
+                        let index = ids[field].index
+                        if indents[field] != nil, row.tag(at: index) == .array || row.tag(at: index) == .object {
+                            Self.store(row, index, into: &lines, other: &other, indent: nil)
+                        } else {
+                            let range = placed[field]
+                            lines.reserve(range.count)
+                            lines.store(range, of: out)
+                        }
+                    }
+                    Self.piece(secondClosing, secondText, secondEnds, &lines)
                 }
-                Self.piece(secondClosing, secondText, secondEnds, &lines)
             }
         }
         out.withBytes { writer.append($0) }
