@@ -111,25 +111,26 @@ public struct CSVFormat: SingleFileFormat {
         case .double:
             if out.storePlainDecimal(Double(bitPattern: row.word(at: index))) { return }
         case .decimal:
-            row.withText(at: index) { text in
-                out.reserve(text.count)
-                out.store(text)
-            }
+            row.withText(at: index) { out.storeReserving($0) }
             return
         case .string:
-            let stored = row.withText(at: index) { text -> Bool in
-                guard !needsQuotes(text) else { return false }
-                let prefixed = neutralise && text.first.map(isFormulaStart) == true
-                out.reserve(text.count + 1)
-                if prefixed { out.store(UInt8(ascii: "'")) }
-                out.store(text)
-                return true
-            }
-            if stored { return }
+            if row.withText(at: index, { storePlainCell($0, neutralise: neutralise, into: &out) }) { return }
         default:
             break
         }
         storeCell(row.value(at: index), neutralise: neutralise, into: &out, other: &other)
+    }
+
+    /// Stores a text cell that needs no quotes as it is (after a `'` when `neutralise` and
+    /// it starts like a formula); false (nothing stored) for one that needs quotes.
+    @inline(__always)
+    static func storePlainCell(_ text: UnsafeBufferPointer<UInt8>, neutralise: Bool, into out: inout RawBytes) -> Bool {
+        guard !needsQuotes(text) else { return false }
+        let prefixed = neutralise && text.first.map(isFormulaStart) == true
+        out.reserve(text.count + 1)
+        if prefixed { out.store(UInt8(ascii: "'")) }
+        out.store(text)
+        return true
     }
 
     /// Stores what `cell` returns for `value`: numbers as the JSON writer stores them,
@@ -150,13 +151,8 @@ public struct CSVFormat: SingleFileFormat {
         case .decimal(let text):
             if out.storeUTF8(text) { return }
         case .string(let string):
-            let stored: Bool? = string.utf8.withContiguousStorageIfAvailable { text in
-                guard !needsQuotes(text) else { return false }
-                let prefixed = neutralise && text.first.map(isFormulaStart) == true
-                out.reserve(text.count + 1)
-                if prefixed { out.store(UInt8(ascii: "'")) }
-                out.store(text)
-                return true
+            let stored = string.utf8.withContiguousStorageIfAvailable {
+                storePlainCell($0, neutralise: neutralise, into: &out)
             }
             if stored == true { return }
         default:

@@ -99,9 +99,27 @@ extension RawBytes {
     @inline(__always)
     mutating func storeUTF8(_ text: String) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { bytes in
-            reserve(bytes.count)
-            store(bytes)
+            storeReserving(bytes)
             return true
         } ?? false
+    }
+
+    /// Stores `bytes`, making room for them first.
+    @inline(__always)
+    mutating func storeReserving(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        store(bytes)
+    }
+
+    /// Stores text that needs no escape as a JSON string (between quotes); false (nothing
+    /// stored) for text with a character JSON escapes.
+    @inline(__always)
+    mutating func storeJSONString(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !JSONWriter.needsEscape(text) else { return false }
+        reserve(text.count + 2)
+        store(UInt8(ascii: "\""))
+        store(text)
+        store(UInt8(ascii: "\""))
+        return true
     }
 }

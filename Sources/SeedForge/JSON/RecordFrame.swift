@@ -158,20 +158,9 @@ struct RecordFrame {
         case .double:
             if out.storePlainDecimal(Double(bitPattern: row.word(at: index))) { return }
         case .string:
-            let stored = row.withText(at: index) { text -> Bool in
-                guard !JSONWriter.needsEscape(text) else { return false }
-                out.reserve(text.count + 2)
-                out.store(UInt8(ascii: "\""))
-                out.store(text)
-                out.store(UInt8(ascii: "\""))
-                return true
-            }
-            if stored { return }
+            if row.withText(at: index, { out.storeJSONString($0) }) { return }
         case .decimal:
-            row.withText(at: index) { text in
-                out.reserve(text.count)
-                out.store(text)
-            }
+            row.withText(at: index) { out.storeReserving($0) }
             return
         default:
             break
@@ -184,15 +173,7 @@ struct RecordFrame {
     private static func store(_ value: Value, into out: inout RawBytes, other: inout JSONWriter, indent: Int?) {
         switch value {
         case .string(let string):
-            let stored: Bool? = string.utf8.withContiguousStorageIfAvailable { text in
-                guard !JSONWriter.needsEscape(text) else { return false }
-                out.reserve(text.count + 2)
-                out.store(UInt8(ascii: "\""))
-                out.store(text)
-                out.store(UInt8(ascii: "\""))
-                return true
-            }
-            if stored == true { return }
+            if string.utf8.withContiguousStorageIfAvailable({ out.storeJSONString($0) }) == true { return }
         case .int(let int):
             out.storeInteger(int)
             return

@@ -117,13 +117,7 @@ struct FieldLayoutTests {
             .array([.string("sea")]), .array([]), .null,
             .object(JSONObject([("k", .array([.int(1), .object(JSONObject())]))])), .string("x"),
         ]
-        let records = tagsValues.enumerated().map { index, tags in
-            Record(
-                values: [
-                    .int(Int64(index)), .string("n\(index)"), index == 2 ? .null : .string("UA"), .double(44.5),
-                    .int(-3), tags,
-                ], origin: Origin(source: source, offset: 0, index: index))
-        }
+        let records = Self.records(tags: tagsValues, source: source)
         let layout = try #require(json.layout)
         var pretty = "[\n"
         var compact = ""
@@ -157,13 +151,7 @@ struct FieldLayoutTests {
             .object(JSONObject([("k", .array([.int(1), .object(JSONObject([("q", .string("\"x\n"))]))]))])),
             .string("tab\there"),
         ]
-        let records = tagsValues.enumerated().map { index, tags in
-            Record(
-                values: [
-                    .int(Int64(index)), .string("n\(index)"), index == 2 ? .null : .string("UA"), .double(44.5),
-                    .int(-3), tags,
-                ], origin: Origin(source: source, offset: 0, index: index))
-        }
+        let records = Self.records(tags: tagsValues, source: source)
         var pretty = "[\n"
         for (index, record) in records.enumerated() {
             var writer = JSONWriter()
@@ -275,5 +263,16 @@ struct FieldLayoutTests {
             errors.first?.message.contains(
                 "prefix-index displays 'country', but its pages 'pages' do not write that field") == true, "\(errors)")
         #expect(errors.first?.line == 10)
+    }
+
+    /// One city record for each value of `tags` (the third without a country).
+    static func records(tags: [Value], source: SourceText) -> [Record] {
+        tags.enumerated().map { index, tags in
+            Record(
+                values: [
+                    .int(Int64(index)), .string("n\(index)"), index == 2 ? .null : .string("UA"), .double(44.5),
+                    .int(-3), tags,
+                ], origin: Origin(source: source, offset: 0, index: index))
+        }
     }
 }
