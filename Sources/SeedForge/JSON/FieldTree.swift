@@ -5,7 +5,9 @@ import Foundation
 /// skipped without building values. Only built when every path is plain: no path is a
 /// prefix of another, and array positions are written canonically.
 public struct FieldTree: Sendable {
-    public indirect enum Node: Sendable {
+    /// Not `indirect` (the array already breaks the recursion): an indirect case is a heap
+    /// box, and reading a field's node retained and released it once a value read.
+    public enum Node: Sendable {
         case field(Int)
         case container([Child])
     }
