@@ -233,7 +233,8 @@ public struct Dedupe: Step {
     /// dropped from the store, left out by whatever reads its batches next
     /// (`RecordStore.drop`); when a winner took `fill` fields, a last pass drops them from
     /// the spilled batches as bytes and encodes the filled winners again, leaving batches
-    /// without a duplicate as they are.
+    /// without a duplicate as they are (when the collection is a sort's sorted runs, the
+    /// runs are merged and every batch is written once: see `RecordStore.rewriteEncoded`).
     func runSpilled(_ store: RecordStore, _ state: RunState) throws {
         let ranked = keep == .lowest || keep == .highest
         var reading = by

@@ -71,8 +71,10 @@ public struct OutputDirectory {
         // change time than access time, so under `relatime` each rerun's read would write its
         // inode again (`touch_atime`, 2% of the CPU samples of a shipped rerun). Only the
         // file's owner may ask that; anyone else reads it as before.
+        // A file system that refuses the flag otherwise (some FUSE servers) is read as before
+        // too; a missing file or a link needs no second try.
         var fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | noAccessTime)
-        if fd < 0, errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        if fd < 0, errno != ENOENT, errno != ELOOP { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()

@@ -230,7 +230,9 @@ final class RecordStore {
 
     /// Rewrites the spilled batches as bytes (every record spilled first): `body` gets a
     /// batch's bytes, its count and the position of its first record, and returns the
-    /// batch's new bytes and count, or nil to keep the batch as it is (not written again).
+    /// batch's new bytes and count, or nil to keep the batch as it is (not written again,
+    /// unless it exists only as a piece of a merge of sorted runs or holds dropped records:
+    /// such a batch is written once here).
     func rewriteEncoded(
         _ body: (UnsafeBufferPointer<UInt8>, _ count: Int, _ first: Int) throws -> (bytes: [UInt8], count: Int)?
     ) throws {
