@@ -67,17 +67,10 @@ public struct SQLiteFormat: OutputFormat {
         }
     }
 
-    /// Binds the values of `ids[position...]` of `record` to the statement's parameters
+    /// Binds the values of `ids[position...]` of a record's `row` to the statement's parameters
     /// `position + 1 ...`, then calls `step` while every bound text is still in reach: text
     /// is bound in place (`SQLITE_STATIC`), straight from the record's row, rather than
     /// made into a `String` and copied by SQLite for each value.
-    static func bind(
-        _ record: Record, ids: [FieldID], from position: Int, to statement: OpaquePointer, step: () -> Int32
-    ) -> Int32 {
-        bind(record.row, ids: ids, from: position, to: statement, step: step)
-    }
-
-    /// `bind` of a record's row.
     static func bind(
         _ row: PackedRow, ids: [FieldID], from position: Int, to statement: OpaquePointer, step: () -> Int32
     ) -> Int32 {
@@ -132,7 +125,7 @@ public struct SQLiteFormat: OutputFormat {
                     let handle = insert.sqliteStatement
                     let width = (ids.map(\.index).max() ?? -1) + 1
                     try records.forEach(width: width) { _, record in
-                        let status = Self.bind(record, ids: ids, from: 0, to: handle) { sqlite3_step(handle) }
+                        let status = Self.bind(record.row, ids: ids, from: 0, to: handle) { sqlite3_step(handle) }
                         guard status == SQLITE_DONE else {
                             throw IOFailure(
                                 "cannot write \(out.file): \(String(cString: sqlite3_errmsg(db.sqliteConnection)))")

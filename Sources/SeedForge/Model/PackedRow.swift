@@ -43,10 +43,9 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
         }
     }
 
-    /// A row of `values`, with room for `width` (at least their count) values in all and
-    /// `extraText` more bytes of text.
-    static func make(_ values: [Value], width: Int, extraText: Int = 0) -> PackedRow {
-        var text = extraText
+    /// A row of `values`, with room for `width` (at least their count) values in all.
+    static func make(_ values: [Value], width: Int) -> PackedRow {
+        var text = 0
         for value in values { text += textLength(of: value) }
         let row = allocate(width: max(width, values.count), text: text)
         for (index, value) in values.enumerated() { _ = row.replace(at: index, with: value) }
@@ -65,7 +64,7 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
         }
         let row = unsafeDowncast(buffer, to: PackedRow.self)
         row.withUnsafeMutablePointerToElements { words in
-            UnsafeMutableRawPointer(words).initializeMemory(as: UInt8.self, repeating: 0, count: textStart(width))
+            _ = UnsafeMutableRawPointer(words).initializeMemory(as: UInt8.self, repeating: 0, count: textStart(width))
         }
         return row
     }
@@ -159,19 +158,50 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
     /// The value at `index`, made (null past the row's values).
     @inline(__always)
     func value(at index: Int) -> Value {
-        switch tag(at: index) {
+        let tag = tag(at: index)
+        switch tag {
+        case .int, .double: return Self.value(tag, word(at: index), text: UnsafeBufferPointer(start: nil, count: 0))
+        case .string, .decimal, .array, .object: return withText(at: index) { Self.value(tag, 0, text: $0) }
+        // (Null past the row's values too: no word is read there.)
+        case .null, .false, .true: return Self.value(tag, 0, text: UnsafeBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// The value a slot of `tag` holds: `word` for a number, `text` for a value with text
+    /// (a row's and a `RowBuilder`'s slots alike).
+    @inline(__always)
+    static func value(_ tag: Tag, _ word: UInt64, text: UnsafeBufferPointer<UInt8>) -> Value {
+        switch tag {
         case .null: return .null
         case .false: return .bool(false)
         case .true: return .bool(true)
-        case .int: return .int(Int64(bitPattern: word(at: index)))
-        case .double: return .double(Double(bitPattern: word(at: index)))
-        case .string: return .string(withText(at: index) { String(decoding: $0, as: UTF8.self) })
-        case .decimal: return .decimal(withText(at: index) { String(decoding: $0, as: UTF8.self) })
+        case .int: return .int(Int64(bitPattern: word))
+        case .double: return .double(Double(bitPattern: word))
+        case .string: return .string(String(decoding: text, as: UTF8.self))
+        case .decimal: return .decimal(String(decoding: text, as: UTF8.self))
         case .array, .object:
-            return withText(at: index) { bytes in
-                var reader = RecordCodec.Reader(bytes)
-                return reader.value()
-            }
+            var reader = RecordCodec.Reader(text)
+            return reader.value()
+        }
+    }
+
+    /// Calls `body` with the slot `value` takes: its tag, its word (a number's bits; 0 for
+    /// a value with text or none) and its text (a string's or decimal's UTF-8, an array's
+    /// or object's codec bytes; nil for a value without), the same for a row and a
+    /// `RowBuilder`.
+    @inline(__always)
+    static func slot<R>(of value: Value, _ body: (Tag, UInt64, UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        switch value {
+        case .null: return body(.null, 0, nil)
+        case .bool(let flag): return body(flag ? .true : .false, 0, nil)
+        case .int(let number): return body(.int, UInt64(bitPattern: number), nil)
+        case .double(let number): return body(.double, number.bitPattern, nil)
+        case .string(var text): return text.withUTF8 { body(.string, 0, $0) }
+        case .decimal(var text): return text.withUTF8 { body(.decimal, 0, $0) }
+        case .array, .object:
+            var bytes: [UInt8] = []
+            RecordCodec.encode(value, into: &bytes)
+            return bytes.withUnsafeBufferPointer { body(Tag(rawValue: bytes[0])!, 0, $0) }
         }
     }
 
@@ -186,33 +216,16 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
     /// text, the bytes the slot's text held or room after the texts); false otherwise,
     /// and the row is unchanged. Only for a row nothing else refers to.
     func replace(at index: Int, with value: Value) -> Bool {
-        let width = Int(head.pointee.width)
         guard index < width else { return false }
-        let tag: Tag
-        var word: UInt64 = 0
-        switch value {
-        case .null: tag = .null
-        case .bool(let flag): tag = flag ? .true : .false
-        case .int(let number):
-            tag = .int
-            word = UInt64(bitPattern: number)
-        case .double(let number):
-            tag = .double
-            word = number.bitPattern
-        case .string(let text), .decimal(let text):
-            tag = value.isDecimal ? .decimal : .string
-            var text = text
-            guard let placed = text.withUTF8({ place(text: $0, at: index) }) else { return false }
-            word = placed
-        case .array, .object:
-            tag = value.isArray ? .array : .object
-            var bytes: [UInt8] = []
-            RecordCodec.encode(value, into: &bytes)
-            guard let placed = bytes.withUnsafeBufferPointer({ place(text: $0, at: index) }) else { return false }
-            word = placed
+        return Self.slot(of: value) { tag, word, text in
+            var word = word
+            if let text {
+                guard let placed = place(text: text, at: index) else { return false }
+                word = placed
+            }
+            store(tag, word, at: index)
+            return true
         }
-        store(tag, word, at: index)
-        return true
     }
 
     /// Sets the value at `index` to the string whose UTF-8 is `utf8`, in place as
@@ -392,17 +405,5 @@ extension RecordCodec.Tag {
         case .string, .decimal, .array, .object: return true
         default: return false
         }
-    }
-}
-
-extension Value {
-    fileprivate var isDecimal: Bool {
-        if case .decimal = self { return true }
-        return false
-    }
-
-    fileprivate var isArray: Bool {
-        if case .array = self { return true }
-        return false
     }
 }

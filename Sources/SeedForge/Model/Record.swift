@@ -60,9 +60,15 @@ extension Record {
     /// did that once a record). The buffer's record keeps the row alive.
     @inline(__always)
     static func withRow<R>(of records: UnsafeBufferPointer<Record>, at index: Int, _ body: (PackedRow) -> R) -> R {
-        let offset = MemoryLayout<Record>.offset(of: \.row)!
-        let row = UnsafeRawPointer(records.baseAddress! + index).load(fromByteOffset: offset, as: UnsafeRawPointer.self)
-        return Unmanaged<PackedRow>.fromOpaque(row)._withUnsafeGuaranteedRef(body)
+        Unmanaged<PackedRow>.fromOpaque(rowAddress(in: records.baseAddress!, at: index))._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The address of the row of the record at `index` of `base`, read as a plain pointer
+    /// from the record's memory (no retain).
+    @inline(__always)
+    private static func rowAddress(in base: UnsafePointer<Record>, at index: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(base + index).load(
+            fromByteOffset: MemoryLayout<Record>.offset(of: \.row)!, as: UnsafeRawPointer.self)
     }
 
     /// How many records ahead of the one being rendered `prefetchValues` reaches.
@@ -77,12 +83,9 @@ extension Record {
     /// very line being fetched). A hint only: a wrong address costs time, never a result.
     @inline(__always)
     static func prefetchValues(of records: UnsafeBufferPointer<Record>, at index: Int, width: Int) {
-        guard index < records.count, let base = records.baseAddress,
-            let offset = MemoryLayout<Record>.offset(of: \.row)
-        else { return }
-        let storage = UnsafeRawPointer(base + index).load(fromByteOffset: offset, as: UnsafeRawPointer.self)
+        guard index < records.count, let base = records.baseAddress else { return }
         // The object's header (32 bytes), the tags and words, and some of the text.
-        seedforge_prefetch(storage, 32 + 9 * width + 32)
+        seedforge_prefetch(rowAddress(in: base, at: index), 32 + 9 * width + 32)
     }
 }
 

@@ -37,20 +37,6 @@ struct RecordCodec {
         record.row.encodeValues(into: &bytes)
     }
 
-    /// The tag `encode(_:into:)` writes first for `value`.
-    static func encodedTag(of value: Value) -> Tag {
-        switch value {
-        case .null: return .null
-        case .bool(let flag): return flag ? .true : .false
-        case .int: return .int
-        case .double: return .double
-        case .decimal: return .decimal
-        case .string: return .string
-        case .array: return .array
-        case .object: return .object
-        }
-    }
-
     /// Bytes `encode(_:into:)` writes for `value`.
     static func encodedLength(of value: Value) -> Int {
         switch value {

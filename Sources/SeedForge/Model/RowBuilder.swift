@@ -25,7 +25,7 @@ public struct RowBuilder {
 
     func tag(at index: Int) -> RecordCodec.Tag { RecordCodec.Tag(rawValue: tags[index])! }
 
-    /// Sets the value at `index` to the string whose UTF-8 is `utf8`.
+    /// Sets the value at `index` to the text (by default a string) whose bytes are `utf8`.
     mutating func setText(_ index: Int, _ utf8: UnsafeBufferPointer<UInt8>, tag: RecordCodec.Tag = .string) {
         tags[index] = tag.rawValue
         words[index] = UInt64(text.count) << 32 | UInt64(utf8.count)
@@ -34,47 +34,25 @@ public struct RowBuilder {
 
     /// Sets the value at `index`.
     mutating func set(_ index: Int, _ value: Value) {
-        switch value {
-        case .null:
-            tags[index] = RecordCodec.Tag.null.rawValue
-        case .bool(let flag):
-            tags[index] = (flag ? RecordCodec.Tag.true : .false).rawValue
-        case .int(let number):
-            tags[index] = RecordCodec.Tag.int.rawValue
-            words[index] = UInt64(bitPattern: number)
-        case .double(let number):
-            tags[index] = RecordCodec.Tag.double.rawValue
-            words[index] = number.bitPattern
-        case .string(var string):
-            string.withUTF8 { setText(index, $0) }
-        case .decimal(var string):
-            string.withUTF8 { setText(index, $0, tag: .decimal) }
-        case .array, .object:
-            // Kept as the codec writes it, tag included, as a row keeps it.
-            let start = text.count
-            RecordCodec.encode(value, into: &text)
-            tags[index] = RecordCodec.encodedTag(of: value).rawValue
-            words[index] = UInt64(start) << 32 | UInt64(text.count - start)
+        PackedRow.slot(of: value) { tag, word, utf8 in
+            if let utf8 {
+                setText(index, utf8, tag: tag)
+            } else {
+                tags[index] = tag.rawValue
+                words[index] = word
+            }
         }
     }
 
     /// The value at `index`, made.
     func value(at index: Int) -> Value {
         let word = words[index]
-        func bytes() -> ArraySlice<UInt8> { text[Int(word >> 32)..<Int(word >> 32) + Int(word & 0xFFFF_FFFF)] }
-        switch tag(at: index) {
-        case .null: return .null
-        case .false: return .bool(false)
-        case .true: return .bool(true)
-        case .int: return .int(Int64(bitPattern: word))
-        case .double: return .double(Double(bitPattern: word))
-        case .string: return .string(String(decoding: bytes(), as: UTF8.self))
-        case .decimal: return .decimal(String(decoding: bytes(), as: UTF8.self))
-        case .array, .object:
-            return bytes().withUnsafeBufferPointer { buffer in
-                var reader = RecordCodec.Reader(buffer)
-                return reader.value()
-            }
+        let tag = tag(at: index)
+        guard tag.hasText else { return PackedRow.value(tag, word, text: UnsafeBufferPointer(start: nil, count: 0)) }
+        return text.withUnsafeBufferPointer { text in
+            PackedRow.value(
+                tag, 0,
+                text: UnsafeBufferPointer(rebasing: text[Int(word >> 32)..<Int(word >> 32) + Int(word & 0xFFFF_FFFF)]))
         }
     }
 

@@ -30,7 +30,7 @@ public struct RequiredRule: Rule {
             // place, without making its `String`.
             unowned(unsafe) let row = record.row  // the record holds it: no retain
             if row.tag(at: field.index) == .string,
-                row.withText(at: field.index, { $0.first.map { !Self.mayStartBlank($0) } ?? false })
+                row.withText(at: field.index, { $0.first.map { !Trim.isSpaceOrNonASCII($0) } ?? false })
             {
                 continue
             }
@@ -54,14 +54,8 @@ public struct RequiredRule: Rule {
     /// byte other than white space is answered from that byte, without the Unicode
     /// properties; any other text goes character by character.
     static func isBlank(_ text: String) -> Bool {
-        if let first = text.utf8.first, !mayStartBlank(first) { return false }
+        if let first = text.utf8.first, !Trim.isSpaceOrNonASCII(first) { return false }
         return text.allSatisfy(\.isWhitespace)
-    }
-
-    /// Whether text whose first UTF-8 byte is `first` may be blank: not when that byte is
-    /// ASCII other than white space.
-    @inline(__always) static func mayStartBlank(_ first: UInt8) -> Bool {
-        first >= 0x80 || first == 0x20 || (0x09...0x0D).contains(first)
     }
 
     /// Why a null field is null: absent from the source, written as null, or text that

@@ -18,38 +18,35 @@ enum CSVCellValue {
         if cell.start == cell.end {
             return .value(cell.quoted && (type == .string || type == .any) ? .string("") : .null)
         }
-        switch type {
-        case .string, .any, .array, .object:
-            // (See `FieldType.readsCSVText`.)
+        if type.readsCSVText {
             guard let text = CSVScanner.text(cell, in: buffer, quote: quote) else { return .invalidUTF8 }
             return .value(.string(text))
-        case .number, .integer, .decimal, .boolean:
-            var start = cell.start
-            var end = cell.end
-            while start < end, buffer[start] == 0x20 || buffer[start] == 0x09 { start += 1 }
-            while end > start, buffer[end - 1] == 0x20 || buffer[end - 1] == 0x09 { end -= 1 }
-            let bytes = UnsafeBufferPointer(rebasing: buffer[start..<end])
-            if bytes.isEmpty { return .value(.null) }
-            let converted: Value?
-            switch type {
-            case .boolean: converted = boolean(bytes)
-            case .decimal:
-                converted = number(bytes).flatMap { _ in
-                    ExactDecimal.canonical(String(decoding: bytes, as: UTF8.self)).map(Value.decimal)
-                }
-            case .integer:
-                switch number(bytes) {
-                case .int(let int)?: converted = .int(int)
-                case .double(let double)? where double.rounded() == double && abs(double) < 9.007e15:
-                    converted = .int(Int64(double))
-                default: converted = nil
-                }
-            default: converted = number(bytes)
-            }
-            if let converted { return .value(converted) }
-            guard let text = CSVScanner.text(cell, in: buffer, quote: quote) else { return .invalidUTF8 }
-            return .mismatch(text)
         }
+        var start = cell.start
+        var end = cell.end
+        while start < end, buffer[start] == 0x20 || buffer[start] == 0x09 { start += 1 }
+        while end > start, buffer[end - 1] == 0x20 || buffer[end - 1] == 0x09 { end -= 1 }
+        let bytes = UnsafeBufferPointer(rebasing: buffer[start..<end])
+        if bytes.isEmpty { return .value(.null) }
+        let converted: Value?
+        switch type {
+        case .boolean: converted = boolean(bytes)
+        case .decimal:
+            converted = number(bytes).flatMap { _ in
+                ExactDecimal.canonical(String(decoding: bytes, as: UTF8.self)).map(Value.decimal)
+            }
+        case .integer:
+            switch number(bytes) {
+            case .int(let int)?: converted = .int(int)
+            case .double(let double)? where double.rounded() == double && abs(double) < 9.007e15:
+                converted = .int(Int64(double))
+            default: converted = nil
+            }
+        default: converted = number(bytes)
+        }
+        if let converted { return .value(converted) }
+        guard let text = CSVScanner.text(cell, in: buffer, quote: quote) else { return .invalidUTF8 }
+        return .mismatch(text)
     }
 
     static func boolean(_ bytes: UnsafeBufferPointer<UInt8>) -> Value? {
