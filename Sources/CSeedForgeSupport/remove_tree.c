@@ -12,7 +12,10 @@
 /* Removing a dataset folder of tens of thousands of page files is mostly the kernel
    freeing each file's blocks, which happens after the directory lock is released: files
    of one folder are unlinked from several threads, by name relative to the folder's
-   descriptor, with no stat per file (readdir's d_type says what an entry is). */
+   descriptor, with no stat per file (readdir's d_type says what an entry is). A folder of
+   a few large files is worth threads too: unlinking a 150 MB output whose pages are still
+   cached took 44 ms and its 75 MB snapshot 25 ms, one after the other. Each thread takes
+   the next name left (not every n-th), so two large files go to two threads. */
 
 struct names {
     char **items;
@@ -23,8 +26,7 @@ struct names {
 struct unlink_job {
     int directory;
     struct names *files;
-    size_t start;
-    size_t step;
+    size_t *next; /* the next name to take, shared by the threads */
     int error;
 };
 
@@ -49,7 +51,8 @@ static void release(struct names *list) {
 
 static void *unlink_some(void *argument) {
     struct unlink_job *job = argument;
-    for (size_t i = job->start; i < job->files->count; i += job->step) {
+    size_t i;
+    while ((i = __atomic_fetch_add(job->next, 1, __ATOMIC_RELAXED)) < job->files->count) {
         if (unlinkat(job->directory, job->files->items[i], 0) != 0 && errno != ENOENT) job->error = errno;
     }
     return NULL;
@@ -87,12 +90,13 @@ static int remove_contents(int parent, const char *name, int directory, int thre
     if (!error && files.count) {
         size_t count = threads < 1 ? 1 : (size_t)threads;
         if (count > 16) count = 16;
-        if (files.count < 64 * count) count = 1;
+        if (count > files.count) count = files.count;
+        size_t next = 0;
         struct unlink_job jobs[16];
         pthread_t workers[16];
         int running[16] = {0};
         for (size_t i = 0; i < count; i++) {
-            jobs[i] = (struct unlink_job){fd, &files, i, count, 0};
+            jobs[i] = (struct unlink_job){fd, &files, &next, 0};
             if (i > 0) running[i] = pthread_create(&workers[i], NULL, unlink_some, &jobs[i]) == 0;
         }
         unlink_some(&jobs[0]);

@@ -6,6 +6,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "seedforge_support.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -19,6 +22,47 @@ int seedforge_sync_filesystem(const char *path) {
     close(fd);
     errno = saved;
     return status;
+}
+
+/* Line starts of a 67 MB CSV (1M lines) took 33 ms with a memchr a line, on one thread
+   while the parse waited for them: 16 bytes compared at a time, a bit per match, instead. */
+#if defined(__SSE2__)
+static inline unsigned matches16(const unsigned char *bytes, __m128i needle) {
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)bytes), needle));
+}
+#endif
+
+long long seedforge_count_byte(const unsigned char *bytes, long long count, unsigned char byte) {
+    long long total = 0, i = 0;
+#if defined(__SSE2__)
+    __m128i needle = _mm_set1_epi8((char)byte);
+    for (; i + 16 <= count; i += 16) total += __builtin_popcount(matches16(bytes + i, needle));
+#endif
+    for (; i < count; i++) total += bytes[i] == byte;
+    return total;
+}
+
+long long seedforge_byte_ends(
+    const unsigned char *bytes, long long count, unsigned char byte, long long base, long long *out) {
+    long long written = 0, i = 0;
+#if defined(__SSE2__)
+    __m128i needle = _mm_set1_epi8((char)byte);
+    for (; i + 16 <= count; i += 16) {
+        unsigned mask = matches16(bytes + i, needle);
+        while (mask) {
+            out[written++] = base + i + __builtin_ctz(mask) + 1;
+            mask &= mask - 1;
+        }
+    }
+#endif
+    for (; i < count; i++) if (bytes[i] == byte) out[written++] = base + i + 1;
+    return written;
+}
+
+void seedforge_start_writeback(int fd, long long offset, long long length) {
+    int saved = errno;
+    (void)sync_file_range(fd, (off64_t)offset, (off64_t)length, SYNC_FILE_RANGE_WRITE);
+    errno = saved;
 }
 
 int seedforge_exchange_paths(const char *first, const char *second) {

@@ -13,6 +13,19 @@ int seedforge_exchange_paths(const char *first, const char *second);
 /// instead of an fsync per file. Returns 0, or -1 with errno set.
 int seedforge_sync_filesystem(const char *path);
 
+/// How many of the `count` bytes at `bytes` equal `byte` (a file's line count).
+long long seedforge_count_byte(const unsigned char *bytes, long long count, unsigned char byte);
+
+/// Writes `base + i + 1` to `out` for each `i` where `bytes[i] == byte`, in order, and returns
+/// how many it wrote; `out` has room for `seedforge_count_byte` of the same bytes.
+long long seedforge_byte_ends(
+    const unsigned char *bytes, long long count, unsigned char byte, long long base, long long *out);
+
+/// Starts writing `length` bytes of `fd` from `offset` to disk without waiting for them
+/// (Linux sync_file_range with SYNC_FILE_RANGE_WRITE), so that the one flush at the end of
+/// a run finds them written. A hint: an error is ignored (the final flush reports it).
+void seedforge_start_writeback(int fd, long long offset, long long length);
+
 /// Removes a folder and everything in it (like rm -rf, without following symbolic links),
 /// unlinking the files of each folder from up to `threads` threads. A path that does not
 /// exist is not an error. Returns 0, or -1 with errno set.

@@ -280,8 +280,9 @@ public final class StagedFile {
 
     private func put(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         digest.update(bytes)
-        count += bytes.count
         try OutputDirectory.writeAll(bytes, to: fd, path: path)
+        count += bytes.count
+        if count - writtenBack >= Self.writebackStep { startWriteback() }
     }
 
     private func flush() throws {
@@ -289,9 +290,24 @@ public final class StagedFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Bytes the disk was asked to start writing (`writebackStep` at a time).
+    private var writtenBack = 0
+    /// The run ends with one flush of the whole file system (`commit`), which waits for
+    /// every byte still in memory to reach the disk: 0.13-0.17 s for the 229 MB of the CSV
+    /// benchmark's outputs, all of it after the last byte was written. Asking the disk to
+    /// start on a large file's bytes as they are written (without waiting) lets that
+    /// writing overlap the rendering of the rest.
+    static let writebackStep = 8 << 20
+
+    private func startWriteback() {
+        seedforge_start_writeback(fd, Int64(writtenBack), Int64(count - writtenBack))
+        writtenBack = count
+    }
+
     /// Writes what is buffered and closes the file: its size and SHA-256.
     func finish() throws -> (bytes: Int, sha256: String) {
         try flush()
+        if writtenBack > 0 { startWriteback() }
         close(fd)
         fd = -1
         return (count, digest.finish())

@@ -1,3 +1,4 @@
+import CSeedForgeSupport
 import Foundation
 
 /// The bytes of one input file, kept for the run so that a finding can be located
@@ -138,15 +139,28 @@ public final class SourceText: @unchecked Sendable {
         if let lineStarts { return lineStarts }
         var starts = [0]
         // A large file's pages are released behind the scan, so counting lines never
-        // brings the whole file into memory.
+        // brings the whole file into memory. Each window's line breaks are counted, then
+        // written where the count made room (`seedforge_byte_ends`).
         var pass = FileBytes.ReleasingPass(bytes)
         bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let window = 1 << 20
             var position = 0
             while position < buffer.count {
-                guard let found = memchr(buffer.baseAddress! + position, 0x0A, buffer.count - position) else { break }
-                let index = buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                starts.append(index + 1)
-                position = index + 1
+                let length = min(window, buffer.count - position)
+                let found = Int(seedforge_count_byte(base + position, Int64(length), 0x0A))
+                if found > 0 {
+                    if starts.capacity < starts.count + found {
+                        starts.reserveCapacity(max(starts.count + found, 2 * starts.capacity))
+                    }
+                    starts.append(contentsOf: [Int](unsafeUninitializedCapacity: found) { out, initialized in
+                        initialized = Int(
+                            seedforge_byte_ends(
+                                base + position, Int64(length), 0x0A, Int64(position),
+                                UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: Int64.self)))
+                    })
+                }
+                position += length
                 pass.reached(position)
             }
         }

@@ -52,6 +52,30 @@ struct SourceTextTests {
         #expect(starts.count <= 4 && zip(starts, starts.dropFirst() + [bytes.count]).allSatisfy { $1 - $0 > 65_536 })
     }
 
+    /// Line starts are found 16 bytes at a time in windows of 1 MiB: line breaks at every
+    /// place within a block and across windows, runs of empty lines and long lines give
+    /// the lines a byte-by-byte count gives.
+    @Test func lineStartsOfALargeFileMatchAByteByByteCount() {
+        var generator = SplitMix64(state: 7)
+        var bytes: [UInt8] = []
+        while bytes.count < 2_300_000 {
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: bytes += [0x0A, 0x0A, 0x0A]
+            case 1: bytes += Array(repeating: UInt8(ascii: "x"), count: Int.random(in: 0..<40_000, using: &generator))
+            default: bytes += Array(repeating: UInt8(ascii: "a"), count: Int.random(in: 0..<31, using: &generator))
+            }
+            bytes.append(0x0A)
+        }
+        bytes += Array("no break at the end".utf8)
+        let text = SourceText(displayPath: "big.csv", bytes: bytes)
+        let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+        for (line, start) in starts.enumerated() where line % 97 == 0 || line == starts.count - 1 {
+            #expect(text.offset(ofLine: line + 1) == start, "line \(line + 1)")
+            #expect(text.lineAndColumn(ofOffset: start) == (line + 1, 1))
+        }
+        #expect(text.lineAndColumn(ofOffset: bytes.count - 1).line == starts.count)
+    }
+
     @Test func columnsCountCharactersNotBytes() {
         // "Zürich", "🐝" and a decomposed "é" (e + combining accent) before the target.
         let line = "{\"a\": \"Zürich 🐝 e\u{301}\", \"b\": x}"
