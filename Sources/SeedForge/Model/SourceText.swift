@@ -153,12 +153,13 @@ public final class SourceText: @unchecked Sendable {
                     if starts.capacity < starts.count + found {
                         starts.reserveCapacity(max(starts.count + found, 2 * starts.capacity))
                     }
-                    starts.append(contentsOf: [Int](unsafeUninitializedCapacity: found) { out, initialized in
-                        initialized = Int(
-                            seedforge_byte_ends(
-                                base + position, Int64(length), 0x0A, Int64(position),
-                                UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: Int64.self)))
-                    })
+                    starts.append(
+                        contentsOf: [Int](unsafeUninitializedCapacity: found) { out, initialized in
+                            initialized = Int(
+                                seedforge_byte_ends(
+                                    base + position, Int64(length), 0x0A, Int64(position),
+                                    UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: Int64.self)))
+                        })
                 }
                 position += length
                 pass.reached(position)
