@@ -58,8 +58,11 @@ public final class FileBytes: @unchecked Sendable {
         releaseResidentPages(0..<buffer.count)
     }
 
-    /// How far a pass over a large file goes before it lets the pages behind it go.
-    static let releaseStep = 32 << 20
+    /// How far a pass over a large file goes before it lets the pages behind it go. With
+    /// 32 MiB, a 21 MB input (240k cities) came back into memory whole for the line scan at
+    /// the end of ingest: the run's highest point after ingest fell from 95.6 to 84.4 MB
+    /// with 4 MiB (a `madvise` every 4 MiB costs nothing measurable).
+    static let releaseStep = 4 << 20
 
     /// A pass over the file from `start` (a hash, a syntax check, a line count) that lets
     /// the pages it has passed go every `releaseStep` bytes, so it never brings a large
