@@ -135,6 +135,11 @@ public struct Dedupe: Step {
         }
     }
 
+    /// Whether a sharded run's shards can begin this dedupe on their own records
+    /// (`ShardDedupe`): when a group's winner is its best record in one total order, not
+    /// chosen greedily (`within`, `across`) and not given fields by the losers (`fill`).
+    var beginsInShards: Bool { within == nil && across == nil && fill.isEmpty }
+
     /// The parts of the record's key as compared (nil when a part is null).
     func keyParts(of record: Record) -> [Value]? {
         var parts: [Value] = []
@@ -224,6 +229,23 @@ public struct Dedupe: Step {
             appendKey(of: records[index], to: &key)
         }
         return winners(groupOf, preference)
+    }
+
+    /// The hash of each record's key and whether it has one (`KeyTable.keyHashes`): a
+    /// shard's partial carries its survivors' so that the finish does not make their keys
+    /// again (`ShardDedupe`).
+    func keyHashes(of records: [Record], threads: Threads) -> (hashes: [UInt64], present: [Bool]) {
+        KeyTable.keyHashes(count: records.count, threads: threads) { index, key in
+            appendKey(of: records[index], to: &key)
+        }
+    }
+
+    /// `winners(in:threads:)` with the keys' hashes made already (`keyHashes`).
+    func winners(in records: [Record], hashes: [UInt64], present: [Bool]) -> [Int: Int] {
+        let groupOf = KeyTable.firstWithEqualKey(hashes: hashes, present: present) { index, key in
+            appendKey(of: records[index], to: &key)
+        }
+        return winners(groupOf) { preferenceKey(records[$0]) }
     }
 
     /// A collection spilled to disk: its keys (with the keep-by keys) are written as

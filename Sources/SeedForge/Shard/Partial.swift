@@ -75,6 +75,26 @@ struct Partial {
         /// For a collection sorted in the shards (`ShardSort`), the shard whose sorted run
         /// the segment belongs to (`sequence` orders its segments); -1 otherwise.
         var run = -1
+        /// For the losers of a dedupe begun in the shards (`ShardDedupe`), each record's
+        /// place and its local winner's; nil for any other records.
+        var losers: [Loser]? = nil
+        /// For the survivors of a dedupe begun in the shards, each record's key hash
+        /// (`Dedupe.keyHashes`): a byte that says whether it has a key, then the hash's 8
+        /// bytes, little-endian (zeros without a key); nil for any other records.
+        var keys: SegmentBytes? = nil
+    }
+
+    /// A record's place: its file's number and its index among that file's records of its
+    /// collection, as ingest and the shard's record-by-record steps left them.
+    struct Place: Hashable {
+        var file: Int
+        var index: Int
+    }
+
+    /// A record a shard's dedupe removed: its index in its file, and its local winner.
+    struct Loser: Equatable {
+        var index: Int
+        var winner: Place
     }
 
     var identity: Identity
@@ -95,8 +115,9 @@ struct Partial {
     static let binaryFile = "partial.bin"
     /// Format 2: a location names its file by its number in `files` too. Format 3: the
     /// sources every shard reads whole (`Identity.shared`), and segments of sorted runs
-    /// (`Segment.run`).
-    static let format = 3
+    /// (`Segment.run`). Format 4: the losers of a dedupe begun in the shards
+    /// (`Segment.losers`), and its survivors' key hashes (`Segment.keys`).
+    static let format = 4
 }
 
 // MARK: - Writing and reading
@@ -436,6 +457,19 @@ extension Partial {
             out.int(segment.sequence)
             out.int(segment.count)
             out.int(segment.run)
+            out.bool(segment.losers != nil)
+            for loser in segment.losers ?? [] {
+                out.int(loser.index)
+                out.int(loser.winner.file)
+                out.int(loser.winner.index)
+            }
+            out.bool(segment.keys != nil)
+            if let keys = segment.keys {
+                out.int(keys.count)
+                try file.write(out.bytes)
+                out.bytes.removeAll(keepingCapacity: true)
+                try keys.withBuffer { try file.write($0) }
+            }
             out.int(segment.bytes.count)
             try file.write(out.bytes)
             out.bytes.removeAll(keepingCapacity: true)
@@ -574,10 +608,18 @@ extension Partial {
         for _ in 0..<(try input.int()) {
             let (collection, fileNumber, sequence) = (CollectionID(try input.text()), try input.int(), try input.int())
             let (count, run) = (try input.int(), try input.int())
+            var losers: [Loser]?
+            if try input.bool() {
+                try input.need(count)
+                losers = try (0..<count).map { _ in
+                    Loser(index: try input.int(), winner: Place(file: try input.int(), index: try input.int()))
+                }
+            }
+            let keys = try input.bool() ? SegmentBytes(file, try input.window()) : nil
             segments.append(
                 Segment(
                     collection: collection, file: fileNumber, sequence: sequence, count: count,
-                    bytes: SegmentBytes(file, try input.window()), run: run))
+                    bytes: SegmentBytes(file, try input.window()), run: run, losers: losers, keys: keys))
         }
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],

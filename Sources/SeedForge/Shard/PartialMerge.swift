@@ -53,6 +53,8 @@ extension Partial {
         copy.entries.sort { key($0) < key($1) }
         copy.segments.sort { a, b in
             if a.collection != b.collection { return a.collection < b.collection }
+            // A dedupe's local losers come after the collection's records.
+            if (a.losers == nil) != (b.losers == nil) { return a.losers == nil }
             // A sorted run stays in its own order, runs in the order of their shards.
             if a.run >= 0 || b.run >= 0 { return (a.run, a.sequence) < (b.run, b.sequence) }
             return (order[a.file], a.sequence) < (order[b.file], b.sequence)
@@ -112,6 +114,11 @@ extension Partial {
             }
             for var segment in partial.segments {
                 segment.file = map[segment.file]
+                segment.losers = segment.losers?.map { loser in
+                    var renumbered = loser
+                    renumbered.winner.file = map[loser.winner.file]
+                    return renumbered
+                }
                 merged.segments.append(segment)
             }
             merged.incomplete += partial.incomplete
@@ -210,7 +217,18 @@ extension ShardRun {
         let state = Runner.makeState(pipeline, options: options, root: root)
         defer { state.spill.remove() }
         defer { options.progress?.finish() }
-        let texts = try restore(partial, pipeline: pipeline, into: state)
+        // A dedupe the shards began: their survivors deduplicated, their losers logged; or,
+        // when the collection is large for the memory limit, its records put back whole in
+        // input order for the step to run as in a plain run (spilling past the limit).
+        let begun = ShardDedupe.leading(pipeline, split: split)
+        let whole = begun.flatMap { ShardDedupe.fits(partial, $0, limit: state.spill.limit) ? nil : $0.collection }
+        let texts = try restore(partial, pipeline: pipeline, into: state, whole: whole)
+        var finished = split
+        if let dedupe = begun, whole == nil {
+            try ShardDedupe.finish(partial, dedupe: dedupe, step: split, pipeline: pipeline, texts: texts, state: state)
+            logger.info("\(pipeline.steps[split].label) \(dedupe.collection): the shards' survivors deduplicated")
+            finished += 1
+        }
         // The sorts the shards began: their sorted runs merged, not sorted again.
         let sorts = ShardSort.leading(pipeline, split: split)
         for (offset, sort) in sorts.enumerated() {
@@ -233,17 +251,20 @@ extension ShardRun {
             StepRunner.validationOrder(pipeline.steps[0..<split]), state.stepStats.lazy.filter { $0.stage == .validate }
         )
         for (step, stat) in checked { failures += ValidationPass.thresholdFailures(step, stat: stat) }
-        let finished = split + sorts.count
+        finished += sorts.count
         failures += try StepRunner.run(pipeline, state: state, logger: logger, steps: finished..<pipeline.steps.count)
         return try Runner.conclude(
             pipeline, state: state, thresholdFailures: failures, options: options, target: target,
             started: started, logger: logger)
     }
 
-    /// Puts a complete partial's records (but sorted runs), rejects, warnings and counts into
+    /// Puts a complete partial's records (but sorted runs; with the losers of a dedupe begun
+    /// in the shards only for the collection `whole`), rejects, warnings and counts into
     /// `state`, and checks every paginated source's page sequence; returns the partial's
     /// files as read again, by number.
-    static func restore(_ partial: Partial, pipeline: Pipeline, into state: RunState) throws -> [SourceText] {
+    static func restore(
+        _ partial: Partial, pipeline: Pipeline, into state: RunState, whole: CollectionID? = nil
+    ) throws -> [SourceText] {
         var texts: [SourceText] = []
         for (index, file) in partial.files.enumerated() {
             // The shards' parts of a split file are one file: read once, booked once.
@@ -278,7 +299,10 @@ extension ShardRun {
             let pages = partial.files.filter { $0.place.source == source }.compactMap(\.page)
             if !pages.isEmpty, let problem = PageSequence.problems(pages).first { throw problem }
         }
-        for segment in partial.segments where segment.run < 0 {
+        if let whole {
+            try ShardDedupe.restoreWhole(partial, whole, texts: texts, into: state.store(whole))
+        }
+        for segment in partial.segments where segment.run < 0 && segment.losers == nil && segment.collection != whole {
             let width = state.schemas[segment.collection]?.fields.count ?? 0
             let store = state.store(segment.collection)
             for record in try RecordCodec(sources: [texts[segment.file]]).decodeAll(

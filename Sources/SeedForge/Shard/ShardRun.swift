@@ -150,8 +150,18 @@ public enum ShardRun {
         // Records in segments of one file each, in the collection's order.
         var segments: [Partial.Segment] = []
         var sequence = 0
+        let dedupe = ShardDedupe.leading(pipeline, split: split)
         for collection in pipeline.collections where !echoed.contains(collection) {
-            var current: (source: SourceText, records: [Record])?
+            // A dedupe begun in the shard: its losers go apart, with their places.
+            var local = dedupe.flatMap { dedupe in
+                dedupe.collection == collection
+                    ? ShardDedupe.LocalLosers(dedupe, records: state.records(collection), threads: state.threads) : nil
+            }
+            var position = 0
+            // A file's records are together: its number and count are looked up once a file.
+            var indexInFile: [ObjectIdentifier: Int] = [:]
+            var last: (source: SourceText, file: Int, index: Int)?
+            var current: (source: SourceText, records: [Record], keys: [UInt8])?
             func close() {
                 guard let open = current, !open.records.isEmpty else { return }
                 var bytes: [UInt8] = []
@@ -161,17 +171,34 @@ public enum ShardRun {
                 segments.append(
                     Partial.Segment(
                         collection: collection, file: file(of: open.source), sequence: sequence,
-                        count: open.records.count, bytes: SegmentBytes(bytes)))
+                        count: open.records.count, bytes: SegmentBytes(bytes),
+                        keys: local == nil ? nil : SegmentBytes(open.keys)))
                 current = nil
             }
             try state.forEachRecord(collection) { record in
+                if local != nil {
+                    if last?.source !== record.origin.source {
+                        if let last { indexInFile[ObjectIdentifier(last.source)] = last.index }
+                        let source = record.origin.source
+                        last = (source, file(of: source), indexInFile[ObjectIdentifier(source), default: 0])
+                    }
+                    let place = Partial.Place(file: last!.file, index: last!.index)
+                    last!.index += 1
+                    position += 1
+                    if local!.take(record, at: position - 1, place: place) { return }
+                }
+                defer { local?.appendKey(at: position - 1, to: &current!.keys) }
                 if let open = current, open.source !== record.origin.source || open.records.count >= 65_536 {
                     close()
                 }
-                if current == nil { current = (record.origin.source, []) }
+                if current == nil { current = (record.origin.source, [], []) }
                 current!.records.append(record)
             }
             close()
+            if let local {
+                segments += local.segments(
+                    of: collection, source: { number in table[order[number]].text }, sequence: &sequence)
+            }
         }
         var incomplete: [(source: Int, entry: IncompleteSource)] = []
         for entry in state.incomplete where !echoed.contains(entry.collection) {

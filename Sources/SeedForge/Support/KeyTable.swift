@@ -333,7 +333,17 @@ struct KeyTable {
         hashing: (UnsafeBufferPointer<UInt8>) -> UInt64 = { KeyTable.hash($0, from: 0, to: $0.count) },
         _ encode: (Int, inout ByteKey) -> Bool
     ) -> [Int] {
-        precondition(count < Int(Int32.max), "more records than a hash table of 32-bit positions holds")
+        let (hashes, present) = keyHashes(count: count, threads: threads, hashing: hashing, encode)
+        return firstWithEqualKey(hashes: hashes, present: present, encode)
+    }
+
+    /// Each key's hash, and whether it has a key (`encode` true), made on every core:
+    /// `firstWithEqualKey(hashes:present:_:)` takes them (from a shard's partial too).
+    static func keyHashes(
+        count: Int, threads: Threads,
+        hashing: (UnsafeBufferPointer<UInt8>) -> UInt64 = { KeyTable.hash($0, from: 0, to: $0.count) },
+        _ encode: (Int, inout ByteKey) -> Bool
+    ) -> (hashes: [UInt64], present: [Bool]) {
         var present = [Bool](repeating: false, count: count)
         let hashes = present.withUnsafeMutableBufferPointer { present in
             [UInt64](unsafeUninitializedCapacity: count) { hashes, initialized in
@@ -350,6 +360,16 @@ struct KeyTable {
                 initialized = count
             }
         }
+        return (hashes, present)
+    }
+
+    /// `firstWithEqualKey` with the keys' hashes made already (`keyHashes`); `encode` makes
+    /// only the keys of records whose hashes meet, to compare them.
+    static func firstWithEqualKey(
+        hashes: [UInt64], present: [Bool], _ encode: (Int, inout ByteKey) -> Bool
+    ) -> [Int] {
+        let count = hashes.count
+        precondition(count < Int(Int32.max), "more records than a hash table of 32-bit positions holds")
         var capacity = 16
         while capacity < count * 2 { capacity <<= 1 }
         let mask = capacity - 1

@@ -233,6 +233,100 @@ struct ShardedRunTests {
         #expect(lines[0].contains(#""day":"2026-11-13""#), "\(lines[0])")
     }
 
+    /// The dedupes a finish can start with: begun in the shards (each shard's partial holds
+    /// its survivors and, apart, its local losers) unless `fill`, `within` or `across` make
+    /// a group's winner depend on other shards' records (then the finish runs them whole).
+    static let shardDedupes: [(yaml: String, inShards: Bool)] = [
+        ("by: name\n    fold: true\n    keep: last", true),
+        ("by: [name, lat]\n    precision: 1\n    keep: highest\n    keep-by: score", true),
+        ("by: [name, code]\n    keep: lowest\n    keep-by: score", true),
+        ("by: code\n    keep: first", true),
+        ("by: name\n    fold: true\n    keep: lowest\n    keep-by: score\n    fill: [code]", false),
+    ]
+
+    /// A dedupe the finish starts with, begun in the shards: duplicates whose winner is in
+    /// another shard (a local winner that loses there takes its local losers with it),
+    /// `keep: last`, `highest` and `lowest` with null `keep-by` values, `fold`, `precision`
+    /// and null keys give the plain run's dataset and duplicates log, byte for byte, with
+    /// files whole or split into byte ranges, in one merge or a tree, under a memory limit
+    /// that spills, and with a sort after the dedupe.
+    @Test(arguments: shardDedupes.indices, [2, 3, 7])
+    func aDedupeBegunInTheShardsLogsEveryLoserWithItsFinalWinner(dedupe: Int, count: Int) throws {
+        let dir = try TempDir()
+        // Names that fold together, spread over every file; some scores and codes null.
+        let names = ["Ålborg", "alborg", "ALBORG", "Lviv", "lviv", "Zürich", "zurich", "Nice", "nice ", "Oslo"]
+        for file in 1...5 {
+            let lines = (0..<(file == 5 ? 240 : 60)).map { index -> String in
+                let id = file * 1_000 + index
+                let name = names[(index * 7 + file * 3) % names.count]
+                let lat = 40 + Double((index + file) % 3) * 0.04
+                let score = (index + file) % 5 == 0 ? "null" : "\((index * 13 + file * 5) % 9)"
+                let code = index % 6 == 1 ? "null" : "\"C\((index + 2 * file) % 4)\""
+                return #"{"id": \#(id), "name": "\#(name)", "lat": \#(lat), "score": \#(score), "code": \#(code)}"#
+            }
+            try dir.write("towns-\(file).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+        let (yaml, inShards) = Self.shardDedupes[dedupe]
+        let pipeline = try dir.write(
+            "towns.yml",
+            """
+            name: towns
+            sources:
+              towns:
+                kind: ndjson
+                path: towns-*.ndjson
+                id: id
+                fields: {id: integer, name: string, lat: number, score: integer, code: string}
+            steps:
+              - validate: range
+                collection: towns
+                field: score
+                max: 7
+              - aggregate: dedupe
+                collection: towns
+                \(yaml)
+              - aggregate: sort
+                collection: towns
+                by: [name, id]
+            outputs:
+              - {file: towns.ndjson, collection: towns}
+            thresholds:
+              max-reject-fraction: 1
+            """)
+        let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let parts = try shards(pipeline, count: count, in: dir, ["--split-files-over", "4KiB"])
+        let partials = try parts.map { try Partial.read($0) }
+        let losers = partials.map { $0.segments.filter { $0.losers != nil }.reduce(0) { $0 + $1.count } }
+        if inShards {
+            #expect(losers.allSatisfy { $0 > 0 }, "shards' local losers: \(losers)")
+        } else {
+            #expect(losers.allSatisfy { $0 == 0 }, "a dedupe with fill begun in the shards")
+        }
+        let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--quiet"])
+        #expect(flat.status == 0, "\(flat.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/towns"), dir.url.appendingPathComponent("flat/towns"),
+            "dedupe \(dedupe) begun in \(count) shards")
+        #expect(try CLI.run(["merge", parts[0], parts[1], "--partial", dir.path + "/head", "--quiet"]).status == 0)
+        let tree = try CLI.run(
+            ["merge"] + parts[2...] + [
+                dir.path + "/head", "--out", dir.path + "/tree", "--quiet", "--memory-limit", "4KiB",
+            ])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/towns"), dir.url.appendingPathComponent("tree/towns"),
+            "dedupe \(dedupe) begun in \(count) shards, merged as a tree under a memory limit")
+        // Duplicates there are, and some of them in other files than their winners.
+        let log = try dir.read("plain/towns/duplicates.ndjson").split(separator: "\n")
+        #expect(log.count > 100, "\(log.count) duplicates")
+        let crossing = log.filter { line in
+            let files = line.matches(of: /"(?:file|winnerFile)":"([^"]*)"/).map { String($0.1) }
+            return files.count == 2 && files[0] != files[1]
+        }
+        #expect(!crossing.isEmpty, "no duplicate whose winner is in another file: \(log.prefix(2))")
+    }
+
     @Test func aSyntaxErrorInASplitFileFailsEveryShardWithTheSameMessage() throws {
         let dir = try TempDir()
         for index in 0..<3 {

@@ -118,9 +118,11 @@ struct InputFilesTests {
         }
     }
 
-    /// Partials of format 1 named a location's file by its shown path only: one is refused
-    /// with a message that says which format this seedforge reads.
-    @Test func aPartialOfTheFormatBeforeFileNumbersIsRefused() throws {
+    /// Partials of format 1 named a location's file by its shown path only, and those of
+    /// format 3 held no dedupe begun in the shards: one is refused with a message that says
+    /// which format this seedforge reads.
+    @Test(arguments: [1, 3])
+    func aPartialOfAnOlderFormatIsRefused(format: Int) throws {
         let dir = try Self.folder()
         let path = dir.path + "/part"
         _ = try ShardRun.run(
@@ -129,12 +131,12 @@ struct InputFilesTests {
         let file = URL(fileURLWithPath: path + "/partial.bin")
         var body = Array(try Data(contentsOf: file).dropLast(64))
         #expect(body[0] == UInt8(Partial.format << 1))  // the format as a zigzag varint
-        body[0] = 2
+        body[0] = UInt8(format << 1)
         try Data(body + Array(SHA256.hex(body).utf8)).write(to: file)
         #expect {
             _ = try Partial.read(path)
         } throws: { error in
-            "\(error)".contains("is a partial of format 1; this seedforge reads format \(Partial.format)")
+            "\(error)".contains("is a partial of format \(format); this seedforge reads format \(Partial.format)")
         }
     }
 }

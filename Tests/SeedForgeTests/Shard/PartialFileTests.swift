@@ -43,6 +43,34 @@ struct PartialFileTests {
         #expect(try Self.records(Partial.read(dir.path + "/copy")) == Self.records(partial))
     }
 
+    /// The cities pipeline's finish starts with a dedupe by id, which the shard begins: its
+    /// partial holds the survivors and, apart, the loser (city 707860, listed on pages 1
+    /// and 3) with its place and its winner's, which a read and a merge keep.
+    @Test func aShardsLocalLosersKeepTheirPlaceAndTheirWinners() throws {
+        let dir = try TempDir()
+        let partial = try Partial.read(try Self.shard(into: dir))
+        let losers = partial.segments.filter { $0.losers != nil }
+        let loser = try #require(losers.first?.losers?.first)
+        #expect(losers.map(\.count) == [1])
+        #expect(partial.files[losers[0].file].displayPath.hasSuffix("page-3.json"))
+        #expect(partial.files[loser.winner.file].displayPath.hasSuffix("page-1.json"))
+        // The winner's place: its index among its file's records, counting the loser's
+        // place in its own file only.
+        let survivors = partial.segments.filter { $0.collection.name == "cities" && $0.losers == nil }
+        let winnerSegment = try #require(survivors.first { $0.file == loser.winner.file })
+        let source = SourceText(displayPath: "x", bytes: FileBytes(copying: []))
+        let winner = try RecordCodec(sources: [source]).decodeAll(
+            winnerSegment.bytes, count: winnerSegment.count, width: 0)[loser.winner.index]
+        let removed = try RecordCodec(sources: [source]).decodeAll(losers[0].bytes, count: 1, width: 0)[0]
+        #expect(winner.values.first == removed.values.first, "\(winner.values) won over \(removed.values)")
+        #expect(removed.values.first == .int(707_860))
+        // Through a merge and a read: the same.
+        let merged = try Partial.merge([("a", partial)])
+        try merged.write(to: dir.path + "/merged")
+        let again = try Partial.read(dir.path + "/merged")
+        #expect(again.segments.compactMap(\.losers) == [[loser]])
+    }
+
     /// A damaged byte inside the records (not the header) is caught by the seal.
     @Test func aDamagedSegmentIsRefused() throws {
         let dir = try TempDir()

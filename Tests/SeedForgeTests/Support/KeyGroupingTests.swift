@@ -51,6 +51,21 @@ struct KeyGroupingTests {
         }
     }
 
+    /// Hashes made apart (a shard makes its survivors' and the finish groups them) group
+    /// as the keys do, whatever the threads that made them.
+    @Test func hashesMadeApartGroupAsTheKeysDo() {
+        let keys = Self.keys(20_000, seed: 31)
+        func encode(_ index: Int, _ key: inout ByteKey) -> Bool {
+            guard let bytes = keys[index] else { return false }
+            key = ByteKey(bytes: bytes)
+            return true
+        }
+        let (hashes, present) = KeyTable.keyHashes(count: keys.count, threads: Threads(3), encode)
+        #expect(present == keys.map { $0 != nil })
+        #expect(KeyTable.keyHashes(count: keys.count, threads: Threads(1), encode).hashes == hashes)
+        #expect(KeyTable.firstWithEqualKey(hashes: hashes, present: present, encode) == Self.reference(keys))
+    }
+
     /// Keys whose hashes are equal but whose bytes differ stay apart: with a hash that
     /// gives every key the same value (every probe meets a collision), and one that gives
     /// the key's length (many collisions, some keys equal).
