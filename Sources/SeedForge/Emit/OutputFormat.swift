@@ -9,9 +9,14 @@ public protocol OutputFormat: Sendable {
     init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws
     /// Writes the records: one file at `out.file`, or a folder of files under it.
     func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws
+    /// How many files the output makes for `records` records (outputs making many are
+    /// started before the others).
+    func files(records: Int) -> Int
 }
 
 extension OutputFormat {
+    public func files(records: Int) -> Int { 1 }
+
     /// Writes records held in memory.
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         try write(OutputRecords(records), fields: fields, ids: ids, into: out)
