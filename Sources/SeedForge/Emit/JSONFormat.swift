@@ -126,9 +126,18 @@ public struct JSONFormat: FramedFormat, StructuredFormat {
     /// rerun, where making a layout's frame for each page was 2.9% of the CPU samples).
     func files(fields: [FieldSpec], ids: [FieldID]) -> (ArraySlice<Record>) -> [UInt8] {
         let elements = Elements(fields: fields, ids: ids, layout: layout)
+        let head = self.head(count: 1, fields: fields)
+        let tail = self.tail(count: 1)
+        // Head, records and tail rendered into one buffer (not three arrays joined into a
+        // fourth per page).
         return { records in
-            head(count: records.count, fields: fields) + elements.render(records, first: true)
-                + tail(count: records.count)
+            guard !records.isEmpty else { return self.head(count: 0, fields: fields) + self.tail(count: 0) }
+            var writer = JSONWriter()
+            writer.reserve(head.count + records.count * elements.room + tail.count)
+            writer.append(bytes: head)
+            elements.render(records, first: true, into: &writer)
+            writer.append(bytes: tail)
+            return writer.bytes
         }
     }
 
@@ -142,7 +151,7 @@ public struct JSONFormat: FramedFormat, StructuredFormat {
         private let ids: [FieldID]
         private let keys: [[UInt8]]
         /// Bytes reserved per record.
-        private let room: Int
+        let room: Int
 
         init(fields: [FieldSpec], ids: [FieldID], layout: FieldLayout?) {
             self.layout = layout
@@ -163,11 +172,17 @@ public struct JSONFormat: FramedFormat, StructuredFormat {
         func render(_ records: ArraySlice<Record>, first: Bool) -> [UInt8] {
             var writer = JSONWriter()
             writer.reserve(records.count * room)
+            render(records, first: first, into: &writer)
+            return writer.bytes
+        }
+
+        /// Appends the records' elements to `writer`.
+        func render(_ records: ArraySlice<Record>, first: Bool, into writer: inout JSONWriter) {
             if let frame {
                 frame.render(records, ids: frameIDs, first: first, into: &writer)
-                return writer.bytes
+                return
             }
-            guard let layout else { return writer.bytes }
+            guard let layout else { return }
             var isFirst = first
             for record in records {
                 writer.append(isFirst ? "  {\n" : ",\n  {\n")
@@ -179,7 +194,6 @@ public struct JSONFormat: FramedFormat, StructuredFormat {
                 }
                 writer.append("\n  }")
             }
-            return writer.bytes
         }
     }
 }

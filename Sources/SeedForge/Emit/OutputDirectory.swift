@@ -48,33 +48,22 @@ public struct OutputDirectory {
         try bytes.withUnsafeBufferPointer { try Self.writeAll($0, to: fd, path: path) }
     }
 
-    /// Writes one file like `write`, unless the dataset being replaced holds a file of
-    /// that name with exactly these bytes: that file is then hard-linked into the new
-    /// dataset instead. A nightly rerun of a dataset of thousands of page files, most of
-    /// them unchanged, then neither writes them nor, after the swap, frees their disk
-    /// blocks, which is what creating and removing small files costs. Nothing ever writes
-    /// into a linked file, so the previous dataset stays exactly as it was until the swap.
-    public func writeReusingPrevious(_ bytes: [UInt8], to name: String) throws {
-        let previous = target.path + "/" + name
-        let path = stagedPath(name)
-        // On a file system without hard links, the file is written.
-        if Self.holds(previous, exactly: bytes), Self.inSubfolder(path, name: name, { Glibc.link(previous, path) == 0 })
-        {
-            return
-        }
-        try write(bytes, to: name)
-    }
-
     /// Whether `path` is a regular file (not a link) holding exactly `bytes`.
     static func holds(_ path: String, exactly bytes: [UInt8]) -> Bool {
+        holds(in: AT_FDCWD, path, exactly: bytes)
+    }
+
+    /// Whether `path`, relative to the open folder `folder` (or `AT_FDCWD`), is a regular
+    /// file (not a link) holding exactly `bytes`.
+    static func holds(in folder: Int32, _ path: String, exactly bytes: [UInt8]) -> Bool {
         // Without touching its access time: a file linked into the dataset before has a newer
         // change time than access time, so under `relatime` each rerun's read would write its
         // inode again (`touch_atime`, 2% of the CPU samples of a shipped rerun). Only the
         // file's owner may ask that; anyone else reads it as before.
         // A file system that refuses the flag otherwise (some FUSE servers) is read as before
         // too; a missing file or a link needs no second try.
-        var fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | noAccessTime)
-        if fd < 0, errno != ENOENT, errno != ELOOP { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        var fd = openat(folder, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | noAccessTime)
+        if fd < 0, errno != ENOENT, errno != ELOOP { fd = openat(folder, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
@@ -99,6 +88,12 @@ public struct OutputDirectory {
             || contents.withUnsafeBytes { old in
                 bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 }
             }
+    }
+
+    /// The folder `name` of the new dataset, made and opened for writing many files into
+    /// it, each linked from the same folder of the dataset being replaced when unchanged.
+    func folder(_ name: String) throws -> StagedFolder {
+        try StagedFolder(staged: stagedPath(name), previous: target.path + "/" + name)
     }
 
     /// Where the file `name` of the new dataset is written (to be read back).

@@ -9,9 +9,14 @@ public protocol OutputFormat: Sendable {
     init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws
     /// Writes the records: one file at `out.file`, or a folder of files under it.
     func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws
+    /// How many files the output makes for `records` records (outputs making many are
+    /// started before the others).
+    func files(records: Int) -> Int
 }
 
 extension OutputFormat {
+    public func files(records: Int) -> Int { 1 }
+
     /// Writes records held in memory.
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         try write(OutputRecords(records), fields: fields, ids: ids, into: out)
@@ -160,21 +165,24 @@ public final class OutputWriter {
         written.append((name, bytes.count, SHA256.hex(bytes)))
     }
 
-    /// Writes `count` files of a folder format, `render(i)` giving the i-th file's subpath
-    /// and bytes, rendered, written and hashed on up to `threads` threads; they are
-    /// recorded in order, so the manifest is the same for any thread count. A file the
-    /// previous dataset holds with the same bytes is linked, not written again.
+    /// Writes `count` files of a folder format, `render(i)` giving the i-th file's name
+    /// inside the folder `file` and its bytes, rendered, written and hashed on up to
+    /// `threads` threads; they are recorded in order, so the manifest is the same for any
+    /// thread count. A file the previous dataset holds with the same bytes is linked, not
+    /// written again.
     public func writeFiles(_ count: Int, render: (Int) -> (subpath: String, bytes: [UInt8])) throws {
-        let folder = self.folder
+        let folder = try self.folder.folder(file)
         let chunks = Parallel.chunks(count, threads: threads, minimumChunk: 64) { range in
             Result { () throws -> [(file: String, bytes: Int, sha256: String)] in
                 var done: [(file: String, bytes: Int, sha256: String)] = []
                 done.reserveCapacity(range.count)
                 for index in range {
                     let (subpath, bytes) = render(index)
-                    let name = name(subpath)
-                    try folder.writeReusingPrevious(bytes, to: name)
-                    done.append((name, bytes.count, SHA256.hex(bytes)))
+                    guard !subpath.contains("/") else {
+                        throw InternalFailure("\(file): '\(subpath)' is not a file name of the folder")
+                    }
+                    try folder.writeReusingPrevious(bytes, to: subpath)
+                    done.append((name(subpath), bytes.count, SHA256.hex(bytes)))
                 }
                 return done
             }

@@ -39,6 +39,9 @@ public struct PagesFormat: StructuredFormat {
         keyName = plan.schema(collection)[key].name
     }
 
+    /// A file per page and `index.json`.
+    public func files(records: Int) -> Int { (records + size - 1) / size + 1 }
+
     /// The file name of page `number` (1-based) inside the folder.
     public static func fileName(page number: Int) -> String { "\(number).json" }
 

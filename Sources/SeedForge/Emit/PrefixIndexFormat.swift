@@ -74,6 +74,9 @@ public struct PrefixIndexFormat: OutputFormat {
     var key: FieldID { keys[0] }
     var keyName: String { keyNames[0] }
 
+    /// `keys.tsv` and `meta.json`.
+    public func files(records: Int) -> Int { 2 }
+
     public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         keys = try plan.fields(config, key: "key", in: collection)
         keyNames = keys.map { plan.schema(collection)[$0].name }

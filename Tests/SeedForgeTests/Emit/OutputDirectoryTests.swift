@@ -22,6 +22,40 @@ struct OutputDirectoryTests {
         #expect(!OutputDirectory.holds(dir.path + "/missing.json", exactly: []))
     }
 
+    @Test func aFolderOfFilesLinksUnchangedPreviousFilesAndWritesTheRest() throws {
+        let dir = try TempDir()
+        let target = dir.url.appendingPathComponent("dataset")
+        // A first run: no previous folder, every file written.
+        let first = try OutputDirectory(target: target, threads: 1)
+        let pages = try first.folder("pages")
+        try pages.writeReusingPrevious(Array("one".utf8), to: "1.json")
+        try pages.writeReusingPrevious(Array("two".utf8), to: "2.json")
+        try pages.writeReusingPrevious([], to: "3.json")
+        #expect(throws: IOFailure.self) { try pages.writeReusingPrevious(Array("again".utf8), to: "1.json") }
+        try first.commit()
+        #expect(try dir.read("dataset/pages/1.json") == "one")
+        #expect(try dir.read("dataset/pages/3.json") == "")
+
+        func inode(_ name: String) throws -> Int {
+            try (FileManager.default.attributesOfItem(atPath: dir.path + "/" + name)[.systemFileNumber] as! NSNumber)
+                .intValue
+        }
+        let before = try (1...3).map { try inode("dataset/pages/\($0).json") }
+        let second = try OutputDirectory(target: target, threads: 1)
+        let again = try second.folder("pages")
+        try again.writeReusingPrevious(Array("one".utf8), to: "1.json")
+        try again.writeReusingPrevious(Array("TWO".utf8), to: "2.json")
+        try again.writeReusingPrevious([], to: "3.json")
+        try again.writeReusingPrevious(Array("four".utf8), to: "4.json")
+        try second.commit()
+        #expect(try dir.read("dataset/pages/2.json") == "TWO")
+        #expect(try dir.read("dataset/pages/4.json") == "four")
+        // Unchanged files are the previous ones, linked; a changed one is a new file.
+        #expect(try inode("dataset/pages/1.json") == before[0])
+        #expect(try inode("dataset/pages/3.json") == before[2])
+        #expect(try inode("dataset/pages/2.json") != before[1])
+    }
+
     @Test func stagedFolderReplacesTheTargetOnlyOnCommit() throws {
         let dir = try TempDir()
         let target = dir.url.appendingPathComponent("dataset")
