@@ -157,22 +157,55 @@ final class RecordStore {
         sampledAt = 0
     }
 
+    /// Called with the records in memory just before they are written to disk, which it
+    /// may change or drop: while ingest reads, the pipeline's first record-by-record
+    /// steps run here (`IngestSpillPass`), so that the records are written once, as
+    /// those steps leave them, instead of written, read back, changed and written again.
+    var beforeSpill: ((inout [Record]) -> Void)?
+    /// Records `beforeSpill` dropped (rejected by those steps): ingest still counts them as
+    /// kept, since its own statistics end before the steps begin.
+    private(set) var droppedBeforeSpill = 0
+
     /// Writes every record in memory to disk (the memory limit is reached), and gives
     /// the memory they held back to the system.
     func spillResident() throws {
         guard !resident.isEmpty else { return }
         // Spilled batches come after the sorted runs' records: those become batches first.
         try settleRuns()
-        let file = try space.newFile()
-        var start = 0
-        while start < resident.count {
-            let end = min(start + space.batchRecords, resident.count)
-            try spill(Array(resident[start..<end]), to: file)
-            start = end
+        // Taken out of `resident`, so that `beforeSpill` changes rows no one else holds in
+        // place (a copy of the array would make it copy every row it changes).
+        var records: [Record] = []
+        swap(&records, &resident)
+        sampledAt = 0
+        if let beforeSpill {
+            let count = records.count
+            beforeSpill(&records)
+            droppedBeforeSpill += count - records.count
         }
-        resident = []
+        guard !records.isEmpty else { return }
+        var start = 0
+        do {
+            let file = try space.newFile()
+            while start < records.count {
+                let end = min(start + space.batchRecords, records.count)
+                try spill(Array(records[start..<end]), to: file)
+                start = end
+            }
+        } catch {
+            // Kept in memory (the run fails after the step: see `SpillSpace.failure`).
+            resident = Array(records[start...])
+            throw error
+        }
+        records = []
         sampledAt = 0
         space.returnFreedMemory(whenSpilled: true)
+    }
+
+    /// Changes the records in memory in place (those ingest did not spill, after
+    /// `beforeSpill` ran on the spilled ones).
+    func changeResident(_ body: (inout [Record]) throws -> Void) rethrows {
+        try body(&resident)
+        sampledAt = 0
     }
 
     /// Decodes each spilled batch once for `readers` readers going through the records
