@@ -172,23 +172,23 @@ final class RecordStore {
         guard !resident.isEmpty else { return }
         // Spilled batches come after the sorted runs' records: those become batches first.
         try settleRuns()
-        // Taken out of `resident`, so that `beforeSpill` changes rows no one else holds in
-        // place (a copy of the array would make it copy every row it changes).
+        // Taken out of `resident` and written batch by batch.
         var records: [Record] = []
         swap(&records, &resident)
         sampledAt = 0
-        if let beforeSpill {
-            let count = records.count
-            beforeSpill(&records)
-            droppedBeforeSpill += count - records.count
-        }
-        guard !records.isEmpty else { return }
         var start = 0
         do {
             let file = try space.newFile()
             while start < records.count {
                 let end = min(start + space.batchRecords, records.count)
-                try spill(Array(records[start..<end]), to: file)
+                if let beforeSpill {
+                    var batch = Self.moveOut(start..<end, of: &records)
+                    beforeSpill(&batch)
+                    droppedBeforeSpill += end - start - batch.count
+                    try spill(batch, to: file)
+                } else {
+                    try spill(Array(records[start..<end]), to: file)
+                }
                 start = end
             }
         } catch {
@@ -201,11 +201,41 @@ final class RecordStore {
         space.returnFreedMemory(whenSpilled: true)
     }
 
-    /// Changes the records in memory in place (those ingest did not spill, after
-    /// `beforeSpill` ran on the spilled ones).
+    /// Changes the records in memory (those ingest did not spill, after `beforeSpill` ran
+    /// on the spilled ones) a batch at a time, as `beforeSpill` and a pass over spilled
+    /// batches do: every step over a batch of 65,536 records while it is in the cache, where
+    /// each step over all of them (at 20M cities under 2 GiB, millions of records, about 1 GB)
+    /// made the whole run take 1.12x the CPU time of the pass after ingest it replaced. The records kept move back into place.
     func changeResident(_ body: (inout [Record]) throws -> Void) rethrows {
-        try body(&resident)
+        var kept = 0
+        var start = 0
+        while start < resident.count {
+            let end = min(start + space.batchRecords, resident.count)
+            var batch = Self.moveOut(start..<end, of: &resident)
+            try body(&batch)
+            for record in batch {
+                resident[kept] = record
+                kept += 1
+            }
+            start = end
+        }
+        resident.removeLast(resident.count - kept)
         sampledAt = 0
+    }
+
+    /// The records at `range`, moved into an array of their own (each left as a record of
+    /// no values), so that a change to one changes its row in place instead of copying it.
+    private static func moveOut(_ range: Range<Int>, of records: inout [Record]) -> [Record] {
+        guard !range.isEmpty else { return [] }
+        // The empty array of values is shared: leaving it costs no allocation.
+        let filler = Record(values: [], origin: records[range.lowerBound].origin)
+        var batch: [Record] = []
+        batch.reserveCapacity(range.count)
+        for index in range {
+            batch.append(records[index])
+            records[index] = filler
+        }
+        return batch
     }
 
     /// Decodes each spilled batch once for `readers` readers going through the records
