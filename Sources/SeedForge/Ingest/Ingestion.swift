@@ -160,7 +160,8 @@ enum Ingestion {
         _ source: SourceDefinition, state: RunState, since clock: ContinuousClock.Instant, logger: Logger
     ) {
         let read = state.ingested[source.collection] ?? 0
-        let kept = state.count(source.collection)
+        // Records the steps run at its spills rejected were kept by ingest (`IngestSpillPass`).
+        let kept = state.count(source.collection) + state.store(source.collection).droppedBeforeSpill
         state.stepStats.append(
             StepStat(
                 label: "ingest: \(source.kindName)", stage: .ingest, collection: source.collection, recordsIn: read,

@@ -157,22 +157,85 @@ final class RecordStore {
         sampledAt = 0
     }
 
+    /// Called with the records in memory just before they are written to disk, which it
+    /// may change or drop: while ingest reads, the pipeline's first record-by-record
+    /// steps run here (`IngestSpillPass`), so that the records are written once, as
+    /// those steps leave them, instead of written, read back, changed and written again.
+    var beforeSpill: ((inout [Record]) -> Void)?
+    /// Records `beforeSpill` dropped (rejected by those steps): ingest still counts them as
+    /// kept, since its own statistics end before the steps begin.
+    private(set) var droppedBeforeSpill = 0
+
     /// Writes every record in memory to disk (the memory limit is reached), and gives
     /// the memory they held back to the system.
     func spillResident() throws {
         guard !resident.isEmpty else { return }
         // Spilled batches come after the sorted runs' records: those become batches first.
         try settleRuns()
-        let file = try space.newFile()
+        // Taken out of `resident` and written batch by batch.
+        var records: [Record] = []
+        swap(&records, &resident)
+        sampledAt = 0
+        var start = 0
+        do {
+            let file = try space.newFile()
+            while start < records.count {
+                let end = min(start + space.batchRecords, records.count)
+                if let beforeSpill {
+                    var batch = Self.moveOut(start..<end, of: &records)
+                    beforeSpill(&batch)
+                    droppedBeforeSpill += end - start - batch.count
+                    try spill(batch, to: file)
+                } else {
+                    try spill(Array(records[start..<end]), to: file)
+                }
+                start = end
+            }
+        } catch {
+            // Kept in memory (the run fails after the step: see `SpillSpace.failure`).
+            resident = Array(records[start...])
+            throw error
+        }
+        records = []
+        sampledAt = 0
+        space.returnFreedMemory(whenSpilled: true)
+    }
+
+    /// Changes the records in memory (those ingest did not spill, after `beforeSpill` ran
+    /// on the spilled ones) a batch at a time, as `beforeSpill` and a pass over spilled
+    /// batches do: every step over a batch of 65,536 records while it is in the cache, where
+    /// each step over all of them (at 20M cities under 2 GiB, millions of records, about 1 GB)
+    /// made the whole run take 1.12x the CPU time of the pass after ingest it replaced. The records kept move back into place.
+    func changeResident(_ body: (inout [Record]) throws -> Void) rethrows {
+        var kept = 0
         var start = 0
         while start < resident.count {
             let end = min(start + space.batchRecords, resident.count)
-            try spill(Array(resident[start..<end]), to: file)
+            var batch = Self.moveOut(start..<end, of: &resident)
+            try body(&batch)
+            for record in batch {
+                resident[kept] = record
+                kept += 1
+            }
             start = end
         }
-        resident = []
+        resident.removeLast(resident.count - kept)
         sampledAt = 0
-        space.returnFreedMemory(whenSpilled: true)
+    }
+
+    /// The records at `range`, moved into an array of their own (each left as a record of
+    /// no values), so that a change to one changes its row in place instead of copying it.
+    private static func moveOut(_ range: Range<Int>, of records: inout [Record]) -> [Record] {
+        guard !range.isEmpty else { return [] }
+        // The empty array of values is shared: leaving it costs no allocation.
+        let filler = Record(values: [], origin: records[range.lowerBound].origin)
+        var batch: [Record] = []
+        batch.reserveCapacity(range.count)
+        for index in range {
+            batch.append(records[index])
+            records[index] = filler
+        }
+        return batch
     }
 
     /// Decodes each spilled batch once for `readers` readers going through the records

@@ -88,8 +88,54 @@ struct FusedBlock {
         return FusedBlock(collection: collection, steps: Array(steps[start..<index]), next: index)
     }
 
-    /// Runs the block; returns the validate steps' threshold failures.
-    func run(state: RunState, logger: Logger) throws -> [String] {
+    /// The block that starts the pipeline's steps, when it could run on the records while
+    /// ingest spills them (`IngestSpillPass`): every part changes or checks a record by
+    /// itself alone (no step reads another collection or its own collection as a whole).
+    /// Whether the collection spills is known only once ingest has read it.
+    static func atIngest(_ steps: [PlannedStep], state: RunState) -> FusedBlock? {
+        guard let first = steps.first else { return nil }
+        let collection = first.collection
+        var index = 0
+        var parts = 0
+        scan: while index < steps.count, steps[index].collection == collection {
+            switch steps[index] {
+            case .validate:
+                var end = index
+                while end < steps.count, case .validate(let step) = steps[end] {
+                    guard step.collection == collection, !type(of: step.rule).comparesRecords else { break scan }
+                    end += 1
+                }
+                index = end
+            case .step(let step, _, _):
+                guard step is any RecordStep, type(of: step).worksRecordByRecord else { break scan }
+                index += 1
+            }
+            parts += 1
+        }
+        guard parts >= 2 else { return nil }
+        return FusedBlock(collection: collection, steps: Array(steps[..<index]), next: index)
+    }
+
+    /// The block's parts, prepared once and applied to batch after batch.
+    final class Pass {
+        let collection: CollectionID
+        fileprivate(set) var parts: [Part]
+
+        fileprivate init(collection: CollectionID, parts: [Part]) {
+            self.collection = collection
+            self.parts = parts
+        }
+
+        var label: String { parts.map(\.label).joined(separator: ", ") }
+
+        /// Runs every part, in order, on a batch of records (which may drop some).
+        func apply(_ records: inout [Record], state: RunState) {
+            for number in parts.indices { parts[number].apply(&records, collection: collection, state: state) }
+        }
+    }
+
+    /// Prepares the parts (each step's `RecordChange`, each run of validate steps' pass).
+    func prepare(state: RunState) throws -> Pass {
         var parts: [Part] = []
         var index = 0
         let first = next - steps.count
@@ -111,7 +157,13 @@ struct FusedBlock {
                 index += 1
             }
         }
-        let label = parts.map(\.label).joined(separator: ", ")
+        return Pass(collection: collection, parts: parts)
+    }
+
+    /// Runs the block; returns the validate steps' threshold failures.
+    func run(state: RunState, logger: Logger) throws -> [String] {
+        let pass = try prepare(state: state)
+        let label = pass.label
         let store = state.store(collection)
         let total = store.count
         state.spill.step = label
@@ -120,17 +172,21 @@ struct FusedBlock {
         // The records still in memory go to disk first: the pass then holds one batch at
         // a time (changed in memory, a step adding a field would grow them all at once).
         try store.spillResident()
-        try store.rewrite { records in
-            for number in parts.indices { parts[number].apply(&records, collection: collection, state: state) }
-        }
+        try store.rewrite { pass.apply(&$0, state: state) }
         try state.spill.check()
         state.progress?.advance(items: total, bytes: 0, records: 0)
         state.releaseSourcePages()
         logger.info(
             "\(label) \(collection): one pass over the spilled records, \(String(format: "%.2f", Runner.seconds(since: clock))) s"
         )
+        return finish(pass, state: state, logger: logger)
+    }
+
+    /// Books what the parts did (their rejects and warnings after those of the steps
+    /// before them, their statistics); returns the validate steps' threshold failures.
+    func finish(_ pass: Pass, state: RunState, logger: Logger) -> [String] {
         var failures: [String] = []
-        for part in parts {
+        for part in pass.parts {
             state.rejects += part.rejects
             state.warnings += part.warnings
             switch part.work {

@@ -115,9 +115,13 @@ public enum Runner {
         let state = makeState(pipeline, options: options, root: root)
         defer { state.spill.remove() }
         defer { options.progress?.finish() }
+        let early = IngestSpillPass(pipeline, state: state)
         try Ingestion.run(pipeline, state: state, options: options, logger: logger)
         try state.spill.check()
-        let thresholdFailures = try StepRunner.run(pipeline, state: state, logger: logger)
+        let ran = try early?.finish(logger: logger) ?? (next: 0, failures: [])
+        let thresholdFailures =
+            try ran.failures
+            + StepRunner.run(pipeline, state: state, logger: logger, steps: ran.next..<pipeline.steps.count)
         return try conclude(
             pipeline, state: state, thresholdFailures: thresholdFailures, options: options,
             target: target, started: started, logger: logger)

@@ -166,4 +166,48 @@ struct RecordStoreTests {
         #expect(try Self.positions(store) == Array(0..<16).filter { ![2, 3, 8].contains($0) })
         #expect(store.count == 13)
     }
+
+    /// `beforeSpill` sees every record before it is written, and only then: what it drops
+    /// is never written and is counted; the records left in memory are untouched by it.
+    @Test func recordsAreChangedOrDroppedJustBeforeTheyAreWritten() throws {
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let space = SpillSpace(
+            limit: 4_096, folder: NSTemporaryDirectory() + "record-store-\(UUID().uuidString)", threads: Threads(1))
+        space.sources = { [source] }
+        defer { space.remove() }
+        let store = RecordStore(width: 2, space: space)
+        var seen = 0
+        store.beforeSpill = { records in
+            seen += records.count
+            // Odd positions dropped, the others marked.
+            records.removeAll { record in
+                guard case .int(let position) = record[FieldID(index: 0)] else { return false }
+                return position % 2 == 1
+            }
+            for index in records.indices { records[index][FieldID(index: 1)] = .string("spilled") }
+        }
+        for position in 0..<42 {
+            store.append(
+                Record(
+                    values: [.int(Int64(position)), .null],
+                    origin: Origin(source: source, offset: position, index: position)))
+        }
+        store.beforeSpill = nil
+        let inMemory = store.resident.count
+        #expect(store.isSpilled && seen > 0 && inMemory > 0)
+        #expect(seen + inMemory == 42)
+        #expect(space.spilledRecords == seen - store.droppedBeforeSpill)
+        var read: [(Int, Value)] = []
+        try store.forEachBatch { batch in
+            for record in batch {
+                guard case .int(let position) = record[FieldID(index: 0)] else { continue }
+                read.append((Int(position), record[FieldID(index: 1)]))
+            }
+        }
+        let expected: [(Int, Value)] =
+            (0..<seen).filter { $0 % 2 == 0 }.map { ($0, .string("spilled")) } + (seen..<42).map { ($0, .null) }
+        #expect(read.map(\.0) == expected.map(\.0))
+        #expect(read.map(\.1) == expected.map(\.1))
+        #expect(store.droppedBeforeSpill == (0..<seen).filter { $0 % 2 == 1 }.count)
+    }
 }

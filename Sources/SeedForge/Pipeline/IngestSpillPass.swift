@@ -1,0 +1,65 @@
+import Logging
+
+/// The pipeline's first steps, when they form a `FusedBlock` of steps that look at one
+/// record at a time, run on the records as ingest spills them, instead of in a pass of
+/// their own after ingest: such a pass read every spilled record back, decoded it,
+/// changed it and encoded and wrote it again (the 5M reference job under 512 MiB: 4.95M
+/// records, 7.9 of its 28.8 CPU seconds against 3.0 for the same steps in memory). The
+/// records ingest keeps in memory go through the steps after ingest, in place, and stay
+/// in memory.
+///
+/// The bytes are those of the pass after ingest: each record goes through the steps in
+/// order either way, and each step's rejects and warnings are held back until the block
+/// ends, in record order (the spills come in record order, the records kept in memory
+/// last). A collection that never spills runs its steps one by one, as always.
+final class IngestSpillPass {
+    let block: FusedBlock
+    private let state: RunState
+    private let store: RecordStore
+    /// Made on the first spill (nil: the collection has not spilled).
+    private var pass: FusedBlock.Pass?
+    /// Preparing the steps failed on the first spill: nothing was applied, and the block
+    /// runs after ingest as always (where the same error stops the run).
+    private var failed = false
+    private var seconds = 0.0
+
+    /// Hooks the block's first steps into the spills of their collection, when they fuse.
+    init?(_ pipeline: Pipeline, state: RunState) {
+        guard let block = FusedBlock.atIngest(pipeline.steps, state: state) else { return nil }
+        self.block = block
+        self.state = state
+        store = state.store(block.collection)
+        store.beforeSpill = { [weak self] records in self?.apply(&records) }
+    }
+
+    private func apply(_ records: inout [Record]) {
+        if pass == nil, !failed {
+            do { pass = try block.prepare(state: state) } catch { failed = true }
+        }
+        guard let pass else { return }
+        let clock = ContinuousClock.now
+        // The steps note their phase on what they reject; ingest goes on after them.
+        let phase = state.phase
+        pass.apply(&records, state: state)
+        state.phase = phase
+        seconds += Runner.seconds(since: clock)
+    }
+
+    /// Ends the hook once ingest is done. When the collection spilled, runs the steps on
+    /// the records still in memory and books the block; returns the index of the first
+    /// step left to run and the block's threshold failures.
+    func finish(logger: Logger) throws -> (next: Int, failures: [String]) {
+        store.beforeSpill = nil
+        guard let pass else { return (0, []) }
+        let clock = ContinuousClock.now
+        store.changeResident { pass.apply(&$0, state: state) }
+        try state.spill.check()
+        state.releaseSourcePages()
+        let label = pass.label
+        let memory = Runner.seconds(since: clock)
+        logger.info(
+            "\(label) \(block.collection): run as ingest spilled the records, \(String(format: "%.2f", seconds)) s, then on the records in memory, \(String(format: "%.2f", memory)) s"
+        )
+        return (block.next, block.finish(pass, state: state, logger: logger))
+    }
+}
