@@ -221,12 +221,15 @@ extension ShardRun {
         // when the collection is large for the memory limit, its records put back whole in
         // input order for the step to run as in a plain run (spilling past the limit).
         let begun = ShardDedupe.leading(pipeline, split: split)
-        let whole = begun.flatMap { ShardDedupe.fits(partial, $0, limit: state.spill.limit) ? nil : $0.collection }
+        let whole = begun.flatMap { ShardDedupe.fits(partial, limit: state.spill.limit) ? nil : $0.collection }
         let texts = try restore(partial, pipeline: pipeline, into: state, whole: whole)
         var finished = split
         if let dedupe = begun, whole == nil {
             try ShardDedupe.finish(partial, dedupe: dedupe, step: split, pipeline: pipeline, texts: texts, state: state)
-            logger.info("\(pipeline.steps[split].label) \(dedupe.collection): the shards' survivors deduplicated")
+            let stat = state.stepStats[state.stepStats.count - 1]
+            logger.info(
+                "\(stat.label) \(stat.collection): \(stat.recordsIn) in, \(stat.recordsOut) out, \(stat.duplicates) duplicates (begun in the shards)"
+            )
             finished += 1
         }
         // The sorts the shards began: their sorted runs merged, not sorted again.

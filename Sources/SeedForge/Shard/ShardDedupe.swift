@@ -109,6 +109,8 @@ enum ShardDedupe {
         let collection = dedupe.collection
         let width = state.schemas[collection]?.fields.count ?? 0
         let order = partial.recordOrder()
+        state.progress?.begin(
+            stage: "\(label) \(collection)", unit: "records", total: state.count(collection), totalBytes: nil)
         var records = state.store(collection).take()
         // The survivors are in input order: the sequential choice finds each group's best,
         // from the key hashes the shards made (keys are made again only where hashes meet).
@@ -220,13 +222,15 @@ enum ShardDedupe {
     }
 
     /// Whether the finish deduplicates the survivors itself: it holds them whole, decoded
-    /// (about four times their encoded size, as `ShardSort` reckons), so only when they fit
-    /// in the memory limit; otherwise `restoreWhole` and the dedupe step as a plain run has it.
-    static func fits(_ partial: Partial, _ dedupe: Dedupe, limit: Int) -> Bool {
-        let encoded = partial.segments.lazy.filter { $0.collection == dedupe.collection }.reduce(0) {
-            $0 + $1.bytes.count
-        }
-        return encoded * 4 < limit
+    /// (about four times their encoded size, as `ShardSort` reckons), so only when every
+    /// record the partial holds fits in the half of the memory limit that stores keep in
+    /// memory (`SpillSpace.enforce`): then restoring them spills none. Otherwise
+    /// `restoreWhole` and the dedupe step as a plain run has it, spilling past the limit (a
+    /// test under 6 MiB took the first path after the survivors had spilled, and held them
+    /// whole again with a notice that the limit may have been exceeded).
+    static func fits(_ partial: Partial, limit: Int) -> Bool {
+        let encoded = partial.segments.reduce(0) { $0 + $1.bytes.count }
+        return encoded * 4 < limit / 2
     }
 
     /// Puts the survivors and the local losers of `collection` into `store` together, in a

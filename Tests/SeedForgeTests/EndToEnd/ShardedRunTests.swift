@@ -303,8 +303,11 @@ struct ShardedRunTests {
         } else {
             #expect(losers.allSatisfy { $0 == 0 }, "a dedupe with fill begun in the shards")
         }
-        let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--quiet"])
+        let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--verbose"])
         #expect(flat.status == 0, "\(flat.stderr)")
+        // Without a limit the finish completes the dedupe the shards began (it does not put
+        // the losers back and deduplicate everything again).
+        #expect(flat.stderr.contains("(begun in the shards)") == inShards, "\(flat.stderr)")
         Self.expectSameDataset(
             dir.url.appendingPathComponent("plain/towns"), dir.url.appendingPathComponent("flat/towns"),
             "dedupe \(dedupe) begun in \(count) shards")
