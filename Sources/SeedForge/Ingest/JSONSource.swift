@@ -189,6 +189,7 @@ public struct JSONSource: SourceKind {
     /// A plain array of records can be read in byte ranges (a keyed object's keys, and a
     /// page's number, belong to the whole file).
     public var readsByteRanges: Bool { keyField == nil && pageNumberPath == nil }
+    public var ordersRecordsByPage: Bool { pageNumberPath != nil }
 
     public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
         let limits = sink.limits

@@ -22,6 +22,10 @@ public protocol SourceKind: Sendable {
     /// Whether the source can read the records that start in a byte range of a file
     /// (`IngestSink.byteRange`), so a large file can be split between shards.
     var readsByteRanges: Bool { get }
+    /// Whether the collection's records are put in page order after the whole source is
+    /// read (files that say which page of a paginated dump they hold): until then they are
+    /// in file order, so no step may look at them as they are read.
+    var ordersRecordsByPage: Bool { get }
     /// What a link to a page that was not saved does (`on-missing-page:`).
     var onMissingPage: FollowCheck.MissingPage { get }
     /// Whether pipeline tests may give this source inline records (else fixture files).
@@ -39,6 +43,7 @@ extension SourceKind {
     public var followLimit: Int { 1000 }
     public var followsLinks: Bool { false }
     public var readsByteRanges: Bool { false }
+    public var ordersRecordsByPage: Bool { false }
     public var onMissingPage: FollowCheck.MissingPage { .fail }
     public var acceptsInlineRecords: Bool { true }
 }

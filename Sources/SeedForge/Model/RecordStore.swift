@@ -192,7 +192,10 @@ final class RecordStore {
                 start = end
             }
         } catch {
-            // Kept in memory (the run fails after the step: see `SpillSpace.failure`).
+            // The records not yet written stay in memory; the run fails after the step with
+            // this error (`SpillSpace.failure`, which also stops any later spill). A batch
+            // that `beforeSpill` took is not among them (its places hold empty records):
+            // nothing reads them again, since the run stops.
             resident = Array(records[start...])
             throw error
         }

@@ -26,6 +26,12 @@ final class IngestSpillPass {
     /// Hooks the block's first steps into the spills of their collection, when they fuse.
     init?(_ pipeline: Pipeline, state: RunState) {
         guard let block = FusedBlock.atIngest(pipeline.steps, state: state) else { return nil }
+        // A paginated dump's records reach their order (page order) only after the whole
+        // source is read: the steps run after that, as always, or their rejects and
+        // warnings would come in file order.
+        if pipeline.sources.contains(where: { $0.collection == block.collection && $0.kind.ordersRecordsByPage }) {
+            return nil
+        }
         self.block = block
         self.state = state
         store = state.store(block.collection)

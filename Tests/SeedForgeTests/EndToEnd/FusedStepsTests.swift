@@ -89,6 +89,39 @@ struct FusedStepsTests {
         }
     }
 
+    /// A paginated dump's records are put in page order only once the whole source is
+    /// read: its steps must not run as ingest spills (in file order), or their rejects and
+    /// warnings would come out in another order than without a limit. Here the file names
+    /// sort the other way round from the pages they hold.
+    @Test func aPaginatedSourcesStepsWaitForPageOrder() throws {
+        let dir = try TempDir()
+        let shops = Self.dump().split(separator: "\n").filter { $0.hasPrefix("{") }.map {
+            $0.hasSuffix(",") ? String($0.dropLast()) : String($0)
+        }
+        for page in 1...3 {
+            let slice = shops[(page - 1) * 1_000..<page * 1_000].joined(separator: ",\n")
+            // page 1 in c.json, page 3 in a.json
+            let name = ["c", "b", "a"][page - 1]
+            try dir.write(
+                "pages/\(name).json", #"{"page": \#(page), "total_pages": 3, "results": [\#n\#(slice)\#n]}"#)
+        }
+        let pipeline = Self.pipeline.replacingOccurrences(
+            of: "path: shops.json",
+            with: "path: pages/*.json\n    records: /results\n    page-number: /page\n    page-count: /total_pages")
+        try dir.write("shops.yml", pipeline)
+        let plain = try CLI.run(["run", "shops.yml", "--out", "plain"], cwd: dir.path)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        var expected = try HoneyShopsEndToEndTests.snapshot(dir.path + "/plain/shops")
+        expected.removeValue(forKey: "manifest.json")
+        #expect(try dir.read("plain/shops/rejects.ndjson").contains(#""rule":"required""#))
+        let limited = try CLI.run(["run", "shops.yml", "--out", "limited", "--memory-limit", "1", "-v"], cwd: dir.path)
+        #expect(limited.status == 0, "\(limited.stderr)")
+        #expect(!limited.stderr.contains("run as ingest spilled the records"), "\(limited.stderr)")
+        var actual = try HoneyShopsEndToEndTests.snapshot(dir.path + "/limited/shops")
+        actual.removeValue(forKey: "manifest.json")
+        #expect(actual == expected, "a paginated source's findings in another order under a memory limit")
+    }
+
     /// `stable-id` reads the ids given before it changes any record: it starts a block of
     /// its own, never follows another step in one.
     @Test func aStepThatReadsItsCollectionFirstStartsANewBlock() throws {
