@@ -230,7 +230,7 @@ final class RecordStore {
     /// no values), so that a change to one changes its row in place instead of copying it.
     private static func moveOut(_ range: Range<Int>, of records: inout [Record]) -> [Record] {
         guard !range.isEmpty else { return [] }
-        // The empty array of values is shared: leaving it costs no allocation.
+        // One record of no values, made once, fills every place left (no allocation each).
         let filler = Record(values: [], origin: records[range.lowerBound].origin)
         var batch: [Record] = []
         batch.reserveCapacity(range.count)

@@ -34,6 +34,21 @@ struct ShardedRunTests {
         return line.dropFirst("name:".count).trimmingCharacters(in: .whitespaces)
     }
 
+    /// Merges the first two partials into one, then that one with the rest into a dataset
+    /// under a 4 KiB memory limit, and expects the dataset `dir/plain/DATASET` of a plain run.
+    static func expectTreeUnderALimitMatchesPlain(
+        _ parts: [String], in dir: TempDir, dataset: String, _ what: String
+    ) throws {
+        #expect(try CLI.run(["merge", parts[0], parts[1], "--partial", dir.path + "/head", "--quiet"]).status == 0)
+        let tree = try CLI.run(
+            ["merge"] + parts[2...] + [
+                dir.path + "/head", "--out", dir.path + "/tree", "--quiet", "--memory-limit", "4KiB",
+            ])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        expectSameDataset(
+            dir.url.appendingPathComponent("plain/\(dataset)"), dir.url.appendingPathComponent("tree/\(dataset)"), what)
+    }
+
     /// Asserts two dataset folders hold the same files with the same bytes.
     static func expectSameDataset(_ plain: URL, _ sharded: URL, _ what: String) {
         let files = Golden.files(in: plain)
@@ -218,14 +233,8 @@ struct ShardedRunTests {
         Self.expectSameDataset(
             dir.url.appendingPathComponent("plain/deliveries"), dir.url.appendingPathComponent("flat/deliveries"),
             "sorted runs of \(count) shards")
-        #expect(try CLI.run(["merge", parts[0], parts[1], "--partial", dir.path + "/head", "--quiet"]).status == 0)
-        let tree = try CLI.run(
-            ["merge"] + parts[2...] + [
-                dir.path + "/head", "--out", dir.path + "/tree", "--quiet", "--memory-limit", "4KiB",
-            ])
-        #expect(tree.status == 0, "\(tree.stderr)")
-        Self.expectSameDataset(
-            dir.url.appendingPathComponent("plain/deliveries"), dir.url.appendingPathComponent("tree/deliveries"),
+        try Self.expectTreeUnderALimitMatchesPlain(
+            parts, in: dir, dataset: "deliveries",
             "sorted runs of \(count) shards merged as a tree under a memory limit")
         // Many records share a day: the ties are there to keep.
         let lines = try dir.read("plain/deliveries/deliveries.ndjson").split(separator: "\n")
@@ -311,14 +320,8 @@ struct ShardedRunTests {
         Self.expectSameDataset(
             dir.url.appendingPathComponent("plain/towns"), dir.url.appendingPathComponent("flat/towns"),
             "dedupe \(dedupe) begun in \(count) shards")
-        #expect(try CLI.run(["merge", parts[0], parts[1], "--partial", dir.path + "/head", "--quiet"]).status == 0)
-        let tree = try CLI.run(
-            ["merge"] + parts[2...] + [
-                dir.path + "/head", "--out", dir.path + "/tree", "--quiet", "--memory-limit", "4KiB",
-            ])
-        #expect(tree.status == 0, "\(tree.stderr)")
-        Self.expectSameDataset(
-            dir.url.appendingPathComponent("plain/towns"), dir.url.appendingPathComponent("tree/towns"),
+        try Self.expectTreeUnderALimitMatchesPlain(
+            parts, in: dir, dataset: "towns",
             "dedupe \(dedupe) begun in \(count) shards, merged as a tree under a memory limit")
         // Duplicates there are, and some of them in other files than their winners.
         let log = try dir.read("plain/towns/duplicates.ndjson").split(separator: "\n")
