@@ -740,8 +740,11 @@ final class SpillSpace {
 final class SpillFile: @unchecked Sendable {
     private let fd: Int32
     private var size = 0
+    /// Where it lies (for messages: the file itself is unlinked once open).
+    private let folder: String
 
     init(folder: String) throws {
+        self.folder = folder
         let path = "\(folder)/records-\(UUID().uuidString)"
         fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -763,7 +766,7 @@ final class SpillFile: @unchecked Sendable {
                     if errno == EINTR { continue }
                     throw SpillError(
                         message:
-                            "cannot write spilled records (\(buffer.count) bytes): \(String(cString: strerror(errno)))"
+                            "cannot write records past the memory limit to \(folder) (\(buffer.count) bytes at \(start + written)): \(String(cString: strerror(errno))); free space there or raise --memory-limit"
                     )
                 }
                 written += result
@@ -799,7 +802,10 @@ final class SpillFile: @unchecked Sendable {
 }
 
 /// A spill file could not be written (a full disk): the run fails, previous outputs kept.
-public struct SpillError: Error, CustomStringConvertible {
+/// Records past the memory limit that cannot go to disk (a full disk, a file-size limit):
+/// an I/O error (exit 3), the previous outputs kept.
+public struct SpillError: ExitCoded, Sendable {
     public let message: String
+    public var exitStatus: ExitStatus { .ioOrInternal }
     public var description: String { "error: \(message)" }
 }

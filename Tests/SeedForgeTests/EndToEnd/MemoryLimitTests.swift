@@ -209,6 +209,33 @@ struct MemoryLimitTests {
         #expect(try dir.read("out/many/cities.json").contains("Town 1"))
     }
 
+    /// Records past the limit that cannot go to disk (here a file-size limit, as a full
+    /// disk would) stop the run with an I/O error that says where and what to do, not an
+    /// internal error; the previous dataset stays.
+    @Test func aSpillThatCannotBeWrittenIsAClearIOErrorAndKeepsThePreviousDataset() throws {
+        let dir = try Self.prepared()
+        let first = try CLI.run(["run", "many.yml", "--out", "out", "--quiet"], cwd: dir.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/many")
+        try dir.write("cities.json", ThreadsTests.dump().replacingOccurrences(of: "City 1", with: "Town 1"))
+        // Files may grow to 16 KiB; the signal for going past it is ignored, so the write
+        // fails with EFBIG, as one on a full disk fails with ENOSPC.
+        let failed = try CLI.runProgram(
+            "/bin/sh",
+            [
+                "-c",
+                "trap '' XFSZ; ulimit -f 32; exec \"$0\" run many.yml --out out --memory-limit 64KiB",
+                CLI.binary,
+            ], cwd: dir.path)
+        #expect(failed.status == 3, "\(failed.stderr)")
+        #expect(
+            failed.stderr.contains("error: cannot write records past the memory limit to ")
+                && failed.stderr.contains("/out/.many.spill (")
+                && failed.stderr.contains("; free space there or raise --memory-limit"), "\(failed.stderr)")
+        #expect(!failed.stderr.contains("internal error"), "\(failed.stderr)")
+        #expect(try HoneyShopsEndToEndTests.snapshot(dir.path + "/out/many") == before)
+    }
+
     @Test func badSizesAreClearErrors() throws {
         let dir = try Self.prepared()
         let flag = try CLI.run(["run", "many.yml", "--memory-limit", "lots"], cwd: dir.path)
