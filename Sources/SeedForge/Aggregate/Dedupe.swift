@@ -221,14 +221,8 @@ public struct Dedupe: Step {
 
     /// The winner of each duplicate of the records (loser position → winner position).
     func winners(in records: [Record], threads: Threads) -> [Int: Int] {
-        // Keep-by keys are made only for records whose key collides: most records have none.
-        let preference: (Int) -> ByteKey? = { preferenceKey(records[$0]) }
-        // Each record learns the first record sharing its key, which stands for the group
-        // (keys hashed, not held). Records are then taken in input order, as before.
-        let groupOf = KeyTable.firstWithEqualKey(count: records.count, threads: threads) { index, key in
-            appendKey(of: records[index], to: &key)
-        }
-        return winners(groupOf, preference)
+        let (hashes, present) = keyHashes(of: records, threads: threads)
+        return winners(in: records, hashes: hashes, present: present)
     }
 
     /// The hash of each record's key and whether it has one (`KeyTable.keyHashes`): a
@@ -242,9 +236,12 @@ public struct Dedupe: Step {
 
     /// `winners(in:threads:)` with the keys' hashes made already (`keyHashes`).
     func winners(in records: [Record], hashes: [UInt64], present: [Bool]) -> [Int: Int] {
+        // Each record learns the first record sharing its key, which stands for the group
+        // (keys hashed, not held). Records are then taken in input order, as before.
         let groupOf = KeyTable.firstWithEqualKey(hashes: hashes, present: present) { index, key in
             appendKey(of: records[index], to: &key)
         }
+        // Keep-by keys are made only for records whose key collides: most records have none.
         return winners(groupOf) { preferenceKey(records[$0]) }
     }
 

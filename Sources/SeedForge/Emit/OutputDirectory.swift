@@ -108,29 +108,18 @@ public struct OutputDirectory {
         return try staged.finish()
     }
 
+    /// Creates the staging file `path` (dataset file `name`); when its sub-folder does not
+    /// exist yet (`prefix-index/keys.tsv`), makes the folder and tries once more.
     static func create(_ path: String, name: String) throws -> Int32 {
-        var fd: Int32 = -1
-        guard
-            inSubfolder(
-                path, name: name,
-                {
-                    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                    return fd >= 0
-                })
-        else { throw IOFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
+        func open() -> Int32 { Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        var fd = open()
+        if fd < 0, errno == ENOENT, name.contains("/") {
+            try? FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            fd = open()
+        }
+        guard fd >= 0 else { throw IOFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
         return fd
-    }
-
-    /// Makes the staging path `path` (dataset file `name`) with `make`; when that fails
-    /// because its sub-folder does not exist yet, makes the folder and tries once more.
-    /// The first file of a sub-folder (`pages/1.json`) makes the folder; the thousands
-    /// after it cost no extra system call.
-    static func inSubfolder(_ path: String, name: String, _ make: () -> Bool) -> Bool {
-        if make() { return true }
-        guard errno == ENOENT, name.contains("/") else { return false }
-        try? FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        return make()
     }
 
     static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to fd: Int32, path: String) throws {

@@ -150,9 +150,6 @@ public final class SourceText: @unchecked Sendable {
                 let length = min(window, buffer.count - position)
                 let found = Int(seedforge_count_byte(base + position, Int64(length), 0x0A))
                 if found > 0 {
-                    if starts.capacity < starts.count + found {
-                        starts.reserveCapacity(max(starts.count + found, 2 * starts.capacity))
-                    }
                     starts.append(
                         contentsOf: [Int](unsafeUninitializedCapacity: found) { out, initialized in
                             initialized = Int(

@@ -61,6 +61,25 @@ struct FusedBlock {
     static func starting(at start: Int, in steps: [PlannedStep], state: RunState) -> FusedBlock? {
         let collection = steps[start].collection
         guard state.count(collection) > 0, state.store(collection).isSpilled else { return nil }
+        return scan(from: start, in: steps) { step, parts in parts == 0 || !type(of: step).preparesFromOwnRecords }
+    }
+
+    /// The block that starts the pipeline's steps, when it could run on the records while
+    /// ingest spills them (`IngestSpillPass`): every part changes or checks a record by
+    /// itself alone (no step reads another collection or its own collection as a whole).
+    /// Whether the collection spills is known only once ingest has read it.
+    static func atIngest(_ steps: [PlannedStep], state: RunState) -> FusedBlock? {
+        guard !steps.isEmpty else { return nil }
+        return scan(from: 0, in: steps) { step, _ in type(of: step).worksRecordByRecord }
+    }
+
+    /// The steps from `start` on one collection that fuse: each whole run of validate steps
+    /// whose rules look at one record at a time, and each record step that `admits` (given
+    /// how many parts come before it); nil unless at least two parts do.
+    private static func scan(
+        from start: Int, in steps: [PlannedStep], admits: (any RecordStep, Int) -> Bool
+    ) -> FusedBlock? {
+        let collection = steps[start].collection
         var index = start
         var parts = 0
         scan: while index < steps.count, steps[index].collection == collection {
@@ -77,43 +96,13 @@ struct FusedBlock {
                 else { break scan }
                 index = end
             case .step(let step, _, _):
-                guard let recordStep = step as? any RecordStep,
-                    parts == 0 || !type(of: recordStep).preparesFromOwnRecords
-                else { break scan }
+                guard let recordStep = step as? any RecordStep, admits(recordStep, parts) else { break scan }
                 index += 1
             }
             parts += 1
         }
         guard parts >= 2 else { return nil }
         return FusedBlock(collection: collection, steps: Array(steps[start..<index]), next: index)
-    }
-
-    /// The block that starts the pipeline's steps, when it could run on the records while
-    /// ingest spills them (`IngestSpillPass`): every part changes or checks a record by
-    /// itself alone (no step reads another collection or its own collection as a whole).
-    /// Whether the collection spills is known only once ingest has read it.
-    static func atIngest(_ steps: [PlannedStep], state: RunState) -> FusedBlock? {
-        guard let first = steps.first else { return nil }
-        let collection = first.collection
-        var index = 0
-        var parts = 0
-        scan: while index < steps.count, steps[index].collection == collection {
-            switch steps[index] {
-            case .validate:
-                var end = index
-                while end < steps.count, case .validate(let step) = steps[end] {
-                    guard step.collection == collection, !type(of: step.rule).comparesRecords else { break scan }
-                    end += 1
-                }
-                index = end
-            case .step(let step, _, _):
-                guard step is any RecordStep, type(of: step).worksRecordByRecord else { break scan }
-                index += 1
-            }
-            parts += 1
-        }
-        guard parts >= 2 else { return nil }
-        return FusedBlock(collection: collection, steps: Array(steps[..<index]), next: index)
     }
 
     /// The block's parts, prepared once and applied to batch after batch.
