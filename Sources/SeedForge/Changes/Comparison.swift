@@ -14,18 +14,33 @@ struct Comparison {
         _ pipeline: Pipeline, state: RunState, previous target: String, staging folder: OutputDirectory,
         carried: [CollectionID: Snapshot.Lines] = [:]
     ) throws -> Comparison {
+        var repetition = SnapshotRepeat(previousFolder: target)
         let written = try folder.stream(Snapshot.file) { file in
-            try Snapshot.render(pipeline, state: state, carried: carried) { try file.write($0) }
+            try Snapshot.render(pipeline, state: state, carried: carried) {
+                repetition.check($0)
+                try file.write($0)
+            }
         }
         let collections = Snapshot.collections(of: pipeline)
         let records = collections.reduce(0) { $0 + state.count($1) }
+        if repetition.repeated() {
+            // The previous snapshot written again: every collection holds the same records
+            // in the same order, what comparing the files finds for each (key or no key).
+            var changes = Changes(collections: [], entries: [])
+            for collection in collections {
+                var same = CollectionChanges(
+                    collection: collection.name, key: Snapshot.key(of: collection, in: pipeline) ?? [])
+                (same.previous, same.current) = (state.count(collection), state.count(collection))
+                changes.collections.append(same)
+            }
+            return Comparison(snapshot: written, records: records, changes: changes)
+        }
         let previous = Snapshot.read(folder: target)
         guard case .success = previous else {
             var changes = Changes(collections: [], entries: [])
             if case .failure(let why) = previous {
                 for collection in collections {
-                    let schema = pipeline.schemas[loaded: collection]
-                    let key = pipeline.changeKeys[collection].map { $0.map { schema[$0].name } } ?? []
+                    let key = Snapshot.key(of: collection, in: pipeline) ?? []
                     changes.collections.append(
                         CollectionChanges(collection: collection.name, key: key, notCompared: why.reason))
                 }

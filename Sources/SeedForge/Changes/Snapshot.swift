@@ -98,6 +98,13 @@ public struct Snapshot: @unchecked Sendable {
         return wanted.sorted { $0.index < $1.index }
     }
 
+    /// The names of the fields a collection's records are matched by across runs, as its
+    /// header lists them; nil when it has no key.
+    static func key(of collection: CollectionID, in pipeline: Pipeline) -> [String]? {
+        let schema = pipeline.schemas[loaded: collection]
+        return pipeline.changeKeys[collection].map { $0.map { schema[$0].name } }
+    }
+
     /// The frame of a record line of `count` fields: `[v1,v2,...]` and a line break.
     static func lineFrame(fields count: Int) -> RecordFrame {
         RecordFrame(
@@ -133,10 +140,7 @@ public struct Snapshot: @unchecked Sendable {
                 .object(
                     JSONObject([
                         ("collection", .string(collection.name)),
-                        (
-                            "key",
-                            pipeline.changeKeys[collection].map { .array($0.map { .string(schema[$0].name) }) } ?? .null
-                        ),
+                        ("key", key(of: collection, in: pipeline).map { .array($0.map { .string($0) }) } ?? .null),
                         ("fields", .array(fields.map { .string(schema[$0].name) })),
                         ("records", .int(Int64(state.count(collection)))),
                     ])))
