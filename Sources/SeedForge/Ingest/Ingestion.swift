@@ -5,7 +5,11 @@ import Logging
 /// collections, following `next` links and page numbers, and books each file in the
 /// run's `InputFiles`.
 enum Ingestion {
-    static func run(_ pipeline: Pipeline, state: RunState, options: RunOptions, logger: Logger) throws {
+    /// `known`: the inputs of the dataset being replaced, whose hashes a file with the
+    /// same stamp keeps.
+    static func run(
+        _ pipeline: Pipeline, state: RunState, options: RunOptions, known: KnownInputs, logger: Logger
+    ) throws {
         defer { state.currentSource = nil }
         // A sharded run reads its share of the files (see `Shard`), planned once.
         let plan = options.shard.map { ShardPlan.shares(in: pipeline, shard: $0) }
@@ -27,7 +31,7 @@ enum Ingestion {
             {
                 try readPagesInParallel(
                     source, number: sourceNumber, shares: shares, pagewise, state: state, options: options,
-                    pipeline: pipeline)
+                    pipeline: pipeline, known: known)
                 recordIngest(source, state: state, since: clock, logger: logger)
                 continue
             }
@@ -48,7 +52,8 @@ enum Ingestion {
                     limits: pipeline.limits)
                 let text: SourceText
                 do {
-                    contents = try InputFile.read(file, maxBytes: pipeline.limits.maxFileBytes)
+                    contents = try InputFile.read(
+                        file, maxBytes: pipeline.limits.maxFileBytes, known: known.entry(for: file))
                     // A small file's hash takes less than handing it to another thread.
                     if contents.raw.count >= 1 << 20 {
                         sink.alongside = { [digest = contents.digest] in _ = digest.value }
@@ -173,7 +178,7 @@ enum Ingestion {
 
     static func readPagesInParallel(
         _ source: SourceDefinition, number sourceNumber: Int, shares: [FileShare]?, _ pagewise: any PagewiseSource,
-        state: RunState, options: RunOptions, pipeline: Pipeline
+        state: RunState, options: RunOptions, pipeline: Pipeline, known: KnownInputs
     ) throws {
         let batch = 256
         // Pages are never split between shards: a page is read whole or not at all.
@@ -187,7 +192,8 @@ enum Ingestion {
                 files.count
             ) { index in
                 Result {
-                    let contents = try InputFile.read(files[index], maxBytes: pipeline.limits.maxFileBytes)
+                    let contents = try InputFile.read(
+                        files[index], maxBytes: pipeline.limits.maxFileBytes, known: known.entry(for: files[index]))
                     let text = SourceText(displayPath: Paths.display(files[index]), bytes: contents.text)
                     text.pageNumber = taken[index] + 1
                     text.absolutePath = files[index]

@@ -116,7 +116,13 @@ public enum Runner {
         defer { state.spill.remove() }
         defer { options.progress?.finish() }
         let early = IngestSpillPass(pipeline, state: state)
-        try Ingestion.run(pipeline, state: state, options: options, logger: logger)
+        // The inputs of the dataset being replaced, whose hashes a file not written since
+        // keeps (a run that writes nothing has no dataset to take them from).
+        let known =
+            options.writeOutputs
+            ? KnownInputs(datasetFolder: target.path, baseDirectory: pipeline.baseDirectory)
+            : KnownInputs(baseDirectory: pipeline.baseDirectory)
+        try Ingestion.run(pipeline, state: state, options: options, known: known, logger: logger)
         try state.spill.check()
         let ran = try early?.finish(logger: logger) ?? (next: 0, failures: [])
         let thresholdFailures =

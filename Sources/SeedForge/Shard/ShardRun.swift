@@ -50,7 +50,9 @@ public enum ShardRun {
         defer { state.spill.remove() }
         state.progress = options.progress
         defer { options.progress?.finish() }
-        try Ingestion.run(pipeline, state: state, options: options, logger: logger)
+        try Ingestion.run(
+            pipeline, state: state, options: options, known: KnownInputs(baseDirectory: pipeline.baseDirectory),
+            logger: logger)
         try state.spill.check()
         let split = ShardPlan.split(pipeline)
         _ = try StepRunner.run(pipeline, state: state, logger: logger, steps: 0..<split)
