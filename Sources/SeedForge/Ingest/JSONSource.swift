@@ -756,6 +756,7 @@ public struct JSONSource: SourceKind {
             }
         }
         if !splits.isEmpty {
+            text.findLineStarts(threads: threads)
             let starts = [arrayStart] + splits
             let results = threads.run(starts.count) { piece in
                 parseChunk(

@@ -138,16 +138,48 @@ public final class SourceText: @unchecked Sendable {
         defer { lock.unlock() }
         if let lineStarts { return lineStarts }
         var starts = [0]
-        // A large file's pages are released behind the scan, so counting lines never
-        // brings the whole file into memory. Each window's line breaks are counted, then
-        // written where the count made room (`seedforge_byte_ends`).
-        var pass = FileBytes.ReleasingPass(bytes)
+        lineBreaks(in: 0..<bytes.count, into: &starts)
+        lineStarts = starts
+        return starts
+    }
+
+    /// Finds the line starts now, on every thread, when the file is large: before a
+    /// parallel parse, whose first finding would otherwise wait for one thread to scan the
+    /// whole file (at 1M CSV rows, 67 MB, about 20 ms while the other thread waited too),
+    /// and which would scan it anyway when the file's pages are let go (`releasePages`).
+    func findLineStarts(threads: Threads) {
+        let pieces = bytes.count >= Self.parallelLineScan ? threads.count : 1
+        guard pieces > 1 else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard lineStarts == nil else { return }
+        let count = bytes.count
+        let found = threads.run(pieces) { piece in
+            var breaks: [Int] = []
+            lineBreaks(in: (count * piece / pieces)..<(count * (piece + 1) / pieces), into: &breaks)
+            return breaks
+        }
+        var starts = [0]
+        starts.reserveCapacity(found.reduce(1) { $0 + $1.count })
+        for piece in found { starts += piece }
+        lineStarts = starts
+    }
+
+    /// Files smaller than this have their line starts found on one thread.
+    static let parallelLineScan = 4 << 20
+
+    /// Appends the offsets just after each line break in `range`, in order. A large file's pages
+    /// are released behind the scan, so counting lines never brings the whole file into
+    /// memory. Each window's line breaks are counted, then written where the count made
+    /// room (`seedforge_byte_ends`).
+    private func lineBreaks(in range: Range<Int>, into starts: inout [Int]) {
+        var pass = FileBytes.ReleasingPass(bytes, from: range.lowerBound)
         bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             let window = 1 << 20
-            var position = 0
-            while position < buffer.count {
-                let length = min(window, buffer.count - position)
+            var position = range.lowerBound
+            while position < range.upperBound {
+                let length = min(window, range.upperBound - position)
                 let found = Int(seedforge_count_byte(base + position, Int64(length), 0x0A))
                 if found > 0 {
                     starts.append(
@@ -162,7 +194,5 @@ public final class SourceText: @unchecked Sendable {
                 pass.reached(position)
             }
         }
-        lineStarts = starts
-        return starts
     }
 }

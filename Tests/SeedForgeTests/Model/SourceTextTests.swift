@@ -52,13 +52,15 @@ struct SourceTextTests {
         #expect(starts.count <= 4 && zip(starts, starts.dropFirst() + [bytes.count]).allSatisfy { $1 - $0 > 65_536 })
     }
 
-    /// Line starts are found 16 bytes at a time in windows of 1 MiB: line breaks at every
-    /// place within a block and across windows, runs of empty lines and long lines give
-    /// the lines a byte-by-byte count gives.
-    @Test func lineStartsOfALargeFileMatchAByteByByteCount() {
+    /// Line starts are found 16 bytes at a time in windows of 1 MiB, and before a parallel
+    /// parse in one piece of the file per thread: line breaks at every place within a
+    /// block and across windows and pieces, runs of empty lines and long lines give the
+    /// lines a byte-by-byte count gives.
+    @Test(arguments: [1, 2, 3])
+    func lineStartsOfALargeFileMatchAByteByByteCount(threads: Int) {
         var generator = SplitMix64(state: 7)
         var bytes: [UInt8] = []
-        while bytes.count < 2_300_000 {
+        while bytes.count < SourceText.parallelLineScan + 300_000 {
             switch Int.random(in: 0..<10, using: &generator) {
             case 0: bytes += [0x0A, 0x0A, 0x0A]
             case 1: bytes += Array(repeating: UInt8(ascii: "x"), count: Int.random(in: 0..<40_000, using: &generator))
@@ -68,8 +70,9 @@ struct SourceTextTests {
         }
         bytes += Array("no break at the end".utf8)
         let text = SourceText(displayPath: "big.csv", bytes: bytes)
+        if threads > 1 { text.findLineStarts(threads: Threads(threads)) }
         let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
-        for (line, start) in starts.enumerated() where line % 97 == 0 || line == starts.count - 1 {
+        for (line, start) in starts.enumerated() {
             #expect(text.offset(ofLine: line + 1) == start, "line \(line + 1)")
             #expect(text.lineAndColumn(ofOffset: start) == (line + 1, 1))
         }

@@ -284,6 +284,7 @@ public struct CSVSource: SourceKind {
             }
         }
         if !splits.isEmpty {
+            text.findLineStarts(threads: threads)
             let starts = [start] + splits
             let results = threads.run(starts.count) { piece in
                 reader.rows(from: starts[piece], stop: piece + 1 < starts.count ? starts[piece + 1] : buffer.count)
