@@ -65,6 +65,25 @@ final class RecordStore {
         }
     }
 
+    /// Whether `count` records of about `averageBytes` each in memory can join an empty
+    /// store at once, as `adopt` takes them: with every collection's records in memory,
+    /// they stay under a quarter of the limit, half the total at which a check of
+    /// `append(count:_:)` would spill, so appending them one check at a time would not
+    /// have spilled any of them.
+    func hasRoom(forRecords count: Int, averageBytes: Int) -> Bool {
+        guard resident.isEmpty, space.failure == nil else { return false }
+        return space.residentBytes + count * (MemoryLayout<Record>.stride + averageBytes) <= space.limit / 4
+    }
+
+    /// Takes `records` as the store's records in memory (it holds none), then checks the
+    /// memory limit once (see `hasRoom`).
+    func adopt(_ records: [Record]) {
+        precondition(resident.isEmpty, "records adopted by a store that holds some")
+        resident = records
+        sampledAt = 0
+        space.enforce(appending: self)
+    }
+
     private static func append(_ count: Int, to records: inout [Record], _ next: () -> Record) {
         for _ in 0..<count { records.append(next()) }
     }
@@ -626,6 +645,9 @@ final class SpillSpace {
 
     func register(_ store: RecordStore) { stores.append(store) }
 
+    /// The records every collection holds in memory, in bytes (sampled: `RecordStore.residentBytes`).
+    var residentBytes: Int { stores.reduce(0) { $0 + $1.residentBytes } }
+
     /// The first spill that failed (a full disk): the records stayed in memory, and the
     /// run fails with it at the end of the step (`check`).
     private(set) var failure: Error?
@@ -636,9 +658,7 @@ final class SpillSpace {
     /// the others are not being touched.
     func enforce(appending store: RecordStore) {
         guard failure == nil, store.resident.count >= checkInterval else { return }
-        var total = 0
-        for each in stores { total += each.residentBytes }
-        guard total > limit / 2 else { return }
+        guard residentBytes > limit / 2 else { return }
         do { try store.spillResident() } catch { failure = error }
     }
 
