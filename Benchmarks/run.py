@@ -303,7 +303,24 @@ def csv_benchmark(runs, rows=1_000_000):
     size_mb = os.path.getsize(data) / 1e6
     log(f"csv: {rows} rows, {size_mb:.0f} MB (median of {runs} runs)")
     out = os.path.join(OUT_ROOT, "out")
-    sf = median_of(runs, [SEEDFORGE, "run", os.path.join(BENCH, "pipelines", "csv.yml"), "--out", out, "--quiet", "--force"], cwd=DATA)
+    definition = os.path.join(BENCH, "pipelines", "csv.yml")
+    # A first run into an empty folder is the job DuckDB's command does: read, type, write.
+    # A forced rerun over the dataset of the same file also compares with it, but takes the
+    # input's hash from the previous manifest and finds the snapshot written again unchanged
+    # as it goes: cheaper than a nightly run whose input changed, so the verdict is on the
+    # first run. The previous folders are moved aside and removed after the timed runs.
+    fresh = os.path.join(OUT_ROOT, "csv-fresh")
+    first_runs = []
+    aside = []
+    for run in range(runs):
+        if os.path.exists(fresh):
+            aside.append(f"{fresh}.old-{os.getpid()}-{run}")
+            os.rename(fresh, aside[-1])  # not timed
+        first_runs.append(measure([SEEDFORGE, "run", definition, "--out", fresh, "--quiet"], cwd=DATA))
+    for old in aside:
+        shutil.rmtree(old, ignore_errors=True)
+    first = sorted(first_runs)[(len(first_runs) - 1) // 2]
+    sf = median_of(runs, [SEEDFORGE, "run", definition, "--out", out, "--quiet", "--force"], cwd=DATA)
     with open(os.path.join(out, "csv-bench", "cities.ndjson"), encoding="utf-8") as f:
         sf_count = sum(1 for _ in f)
     duck_out = os.path.join(OUT_ROOT, "duckdb-csv.ndjson")
@@ -315,10 +332,12 @@ def csv_benchmark(runs, rows=1_000_000):
     duck = median_of(runs, [DUCKDB, "-c", sql])
     with open(duck_out, encoding="utf-8") as f:
         duck_count = sum(1 for _ in f)
-    table = [(rows, "seedforge (csv source -> ndjson)", sf, sf_count, size_mb, duck[0]),
+    table = [(rows, "seedforge (csv source -> ndjson, first run)", first, sf_count, size_mb, duck[0]),
+             (rows, "seedforge (csv source -> ndjson, rerun)", sf, sf_count, size_mb, duck[0]),
              (rows, "duckdb (read_csv -> json)", duck, duck_count, size_mb, duck[0])]
     verdicts = [
-        ("csv: wall <= 1x DuckDB read_csv", sf[0] <= duck[0], f"{duck[0] / sf[0]:.2f}x ({sf[0]:.2f} s vs {duck[0]:.2f} s)"),
+        ("csv: first run wall <= 1x DuckDB read_csv", first[0] <= duck[0],
+         f"{duck[0] / first[0]:.2f}x ({first[0]:.2f} s vs {duck[0]:.2f} s; rerun {duck[0] / sf[0]:.2f}x, {sf[0]:.2f} s)"),
         ("csv: rows kept agree (seedforge = DuckDB)", sf_count == duck_count, f"{sf_count}, {duck_count}"),
     ]
     return table, verdicts
