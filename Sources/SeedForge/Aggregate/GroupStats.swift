@@ -166,14 +166,45 @@ public struct GroupStats: Step {
     }
 
     public func run(_ state: RunState) throws {
-        let records = state.records(collection)
-        var groups: [ByteKey: [Int]] = [:]
-        for (index, record) in records.enumerated() {
-            var key = ByteKey()
-            for field in by { key.append(record[field], text: .folded) }
-            groups[key, default: []].append(index)
+        var groups: [ByteKey: GroupSummary] = [:]
+        var origin: Origin?
+        try state.forEachRecord(collection) { record in
+            if origin == nil { origin = record.origin }
+            summarize(record, file: 0, into: &groups)
         }
-        let schema = state.schemas[loaded: collection]
+        state.setRecords(into, records(of: groups, origin: origin, schema: state.schemas[loaded: collection]))
+    }
+
+    /// Adds a record (after those added before, in input order) to its group's summary;
+    /// `file` orders summaries of other records (see `GroupSummary`).
+    func summarize(_ record: Record, file: Int, into groups: inout [ByteKey: GroupSummary]) {
+        var key = ByteKey()
+        for field in by { key.append(record[field], text: .folded) }
+        if groups[key] == nil {
+            groups[key] = GroupSummary(values: by.map { record[$0] }, file: file, metrics: metrics.count)
+        }
+        groups[key]!.add(record, file: file, metrics: metrics)
+    }
+
+    /// Whether every sum of the summaries is the same from summaries of parts of the
+    /// records as from all of them (see `NumberTotal.isOrderFree`), and with `exact`,
+    /// whether every mean and sum is then found from the exact sums alone.
+    func isOrderFree(_ groups: [ByteKey: GroupSummary], exact: Bool) -> Bool {
+        groups.values.allSatisfy { summary in
+            metrics.indices.allSatisfy { number in
+                switch metrics[number].metric {
+                case .mean, .sum:
+                    let total = summary.totals[number]
+                    return total.isOrderFree && (!exact || total.isExact(places: decimals))
+                default: return true
+                }
+            }
+        }
+    }
+
+    /// The statistics' records, one per group sorted by the group fields' key; `origin`:
+    /// the collection's first record's.
+    func records(of groups: [ByteKey: GroupSummary], origin: Origin?, schema: Schema) -> [Record] {
         /// A mean or sum of `field` in the type the schema declared for it: exact digits
         /// rounded half away from zero; null without values, or when a sum of integers
         /// leaves `Int64` or a sum is not finite.
@@ -187,52 +218,24 @@ public struct GroupStats: Step {
             case (_, false): return total.sum(decimals).map(Value.double) ?? .null
             }
         }
-        let origin = records.first?.origin
+        guard let origin else { return [] }
         var out: [Record] = []
+        out.reserveCapacity(groups.count)
         for key in groups.keys.sorted() {
-            let members = groups[key]!.map { records[$0] }
-            var values = by.map { members[0][$0] }
-            for (_, metric) in metrics {
-                func chosen(_ condition: FieldID?) -> [Record] {
-                    guard let condition else { return members }
-                    return members.filter { $0[condition] == .bool(true) }
-                }
+            let summary = groups[key]!
+            var values = summary.values
+            for (number, (_, metric)) in metrics.enumerated() {
                 switch metric {
-                case .count: values.append(.int(Int64(members.count)))
-                case .countWhere(let field):
-                    values.append(.int(Int64(members.filter { $0[field] == .bool(true) }.count)))
-                case .mean(let field, let condition), .sum(let field, let condition):
-                    var total = NumberTotal()
-                    for record in chosen(condition) { total.add(record[field]) }
-                    var isMean = false
-                    if case .mean = metric { isMean = true }
-                    values.append(statistic(total, mean: isMean, of: field))
-                case .mode(let field, let condition):
-                    // Counted by exact key, so 4 and 4.0 are one value; ties: the lowest.
-                    var counts: [ByteKey: (count: Int, value: Value)] = [:]
-                    for record in chosen(condition) where !record[field].isNull {
-                        var key = ByteKey()
-                        key.append(record[field], text: .exact)
-                        counts[key, default: (0, record[field])].count += 1
-                    }
-                    let best = counts.min {
-                        $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key
-                    }
-                    values.append(best?.value.value ?? .null)
-                case .min(let field, let condition), .max(let field, let condition):
-                    let candidates = chosen(condition).map { $0[field] }.filter { !$0.isNull }
-                    let keyed = candidates.map { value -> (ByteKey, Value) in
-                        var key = ByteKey()
-                        key.append(value, text: .exact)
-                        return (key, value)
-                    }
-                    let pick: (ByteKey, Value)?
-                    if case .min = metric { pick = keyed.min { $0.0 < $1.0 } } else { pick = keyed.max { $0.0 < $1.0 } }
-                    values.append(pick?.1 ?? .null)
+                case .count: values.append(.int(Int64(summary.count)))
+                case .countWhere: values.append(.int(Int64(summary.counts[number])))
+                case .mean(let field, _): values.append(statistic(summary.totals[number], mean: true, of: field))
+                case .sum(let field, _): values.append(statistic(summary.totals[number], mean: false, of: field))
+                case .mode: values.append(summary.mode(number))
+                case .min, .max: values.append(summary.picks[number]?.value ?? .null)
                 }
             }
-            if let origin { out.append(Record(values: values, origin: origin)) }
+            out.append(Record(values: values, origin: origin))
         }
-        state.setRecords(into, out)
+        return out
     }
 }

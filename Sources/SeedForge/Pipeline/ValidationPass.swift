@@ -42,22 +42,38 @@ struct ValidationPass {
     mutating func check(_ records: inout [Record], state: RunState) {
         var found: [Int: [Finding]] = [:]
         for (number, step) in steps.enumerated() {
-            let clock = ContinuousClock.now
-            let results = step.rule.checkAll(
-                records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
-            for (position, findings) in results.enumerated() where !findings.isEmpty {
+            for (position, findings) in check(records, step: number, state: state) {
                 found[position, default: []] += findings
-                if findings.contains(where: { $0.severity == .error }) {
-                    flagged[number] += 1
-                } else {
-                    warned[number] += 1
-                }
             }
-            seconds[number] += Runner.seconds(since: clock)
         }
+        settle(found, in: &records, state: state)
+    }
+
+    /// The findings of the pass's step numbered `number` on a run of records, by position
+    /// (only records it found something on), counted in its statistics.
+    mutating func check(_ records: [Record], step number: Int, state: RunState) -> [(Int, [Finding])] {
+        let step = steps[number]
+        let clock = ContinuousClock.now
+        defer { seconds[number] += Runner.seconds(since: clock) }
+        let results = step.rule.checkAll(
+            records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
+        var found: [(Int, [Finding])] = []
+        for (position, findings) in results.enumerated() where !findings.isEmpty {
+            found.append((position, findings))
+            if findings.contains(where: { $0.severity == .error }) {
+                flagged[number] += 1
+            } else {
+                warned[number] += 1
+            }
+        }
+        return found
+    }
+
+    /// Settles the records' findings (`found`, by position, in step order) in input order,
+    /// as every record was before (one without findings is kept and logs nothing), and
+    /// removes the rejected records in place.
+    func settle(_ found: [Int: [Finding]], in records: inout [Record], state: RunState) {
         guard !found.isEmpty else { return }
-        // Settled in input order, as every record was before (one without findings is kept
-        // and logs nothing).
         var rejected: [Int] = []
         for position in found.keys.sorted() {
             if !state.settle(
@@ -66,7 +82,6 @@ struct ValidationPass {
                 rejected.append(position)
             }
         }
-        found = [:]
         var next = 0
         Reorder.remove(&records) { position in
             guard next < rejected.count, rejected[next] == position else { return false }

@@ -91,6 +91,16 @@ struct Partial {
         var index: Int
     }
 
+    /// What the record-by-record rules of a validate pass with a rule that compares records
+    /// (`unique`) found on one record, which the shard left unsettled (`ShardUnique`): the
+    /// record's place, and each finding with the number of its step in the pass.
+    struct Pending {
+        var collection: CollectionID
+        var place: Place
+        var steps: [Int]
+        var findings: [Finding]
+    }
+
     /// A record a shard's dedupe removed: its index in its file, and its local winner.
     struct Loser: Equatable {
         var index: Int
@@ -109,6 +119,16 @@ struct Partial {
     /// Sources read in part, by the number of their source.
     var incomplete: [(source: Int, entry: IncompleteSource)]
     var entries: [Entry]
+    /// The unsettled findings of a validate pass the finish completes (`ShardUnique`), by
+    /// collection, then by the place of the record in a plain run's order.
+    var pending: [Pending] = []
+    /// The summaries of the `group-stats` the finish starts with, begun in the shards
+    /// (`ShardGroupStats`): each shard's summary of each group apart, in order of group key,
+    /// then of the file of the group's first record.
+    var groups: [(key: ByteKey, summary: GroupSummary)] = []
+    /// Whether every shard covered summarised its groups (a shard whose sums are not
+    /// order-free leaves the step whole to the finish).
+    var groupsComplete = false
     var segments: [Segment]
 
     static let jsonFile = "partial.json"
@@ -116,8 +136,10 @@ struct Partial {
     /// Format 2: a location names its file by its number in `files` too. Format 3: the
     /// sources every shard reads whole (`Identity.shared`), and segments of sorted runs
     /// (`Segment.run`). Format 4: the losers of a dedupe begun in the shards
-    /// (`Segment.losers`), and its survivors' key hashes (`Segment.keys`).
-    static let format = 4
+    /// (`Segment.losers`), and its survivors' key hashes (`Segment.keys`). Format 5: the
+    /// unsettled findings of a validate pass with a `unique` rule (`pending`), and the
+    /// summaries of a `group-stats` begun in the shards (`groups`).
+    static let format = 5
 }
 
 // MARK: - Writing and reading
@@ -264,6 +286,37 @@ struct PartialWriter {
         text(location.pointer)
         int(location.fileNumber)
     }
+    mutating func exact(_ number: ExactNumber) {
+        int(Int(truncatingIfNeeded: Int64(truncatingIfNeeded: number.significand >> 64)))
+        int(Int(Int64(bitPattern: UInt64(truncatingIfNeeded: number.significand))))
+        int(number.exponent)
+    }
+    mutating func pick(_ pick: GroupSummary.Pick) {
+        blob(pick.key.bytes)
+        value(pick.value)
+        int(pick.file)
+        int(pick.count)
+    }
+    /// A group's summary; only order-free totals (`NumberTotal.isOrderFree`) are written.
+    mutating func summary(_ key: ByteKey, _ summary: GroupSummary) {
+        blob(key.bytes)
+        int(summary.file)
+        int(summary.values.count)
+        for value in summary.values { self.value(value) }
+        int(summary.count)
+        int(summary.counts.count)
+        for number in summary.counts.indices {
+            int(summary.counts[number])
+            let total = summary.totals[number]
+            int(total.count)
+            exact(total.exact ?? .zero)
+            exact(total.absolute ?? .zero)
+            bool(summary.picks[number] != nil)
+            if let chosen = summary.picks[number] { pick(chosen) }
+            int(summary.modes[number].count)
+            for candidate in summary.modes[number].values.sorted(by: { $0.key < $1.key }) { pick(candidate) }
+        }
+    }
     mutating func finding(_ finding: Finding) {
         text(finding.rule.rawValue)
         bool(finding.severity == .warning)
@@ -327,6 +380,35 @@ struct PartialReader {
         guard try bool() else { return nil }
         return Location(
             file: try text(), line: try int(), column: try int(), pointer: try text(), fileNumber: try int())
+    }
+    mutating func exact() throws -> ExactNumber {
+        let high = Int128(Int64(try int()))
+        let low = Int128(UInt64(bitPattern: Int64(try int())))
+        return ExactNumber(significand: high << 64 | low, exponent: try int())
+    }
+    mutating func pick() throws -> GroupSummary.Pick {
+        GroupSummary.Pick(
+            key: ByteKey(bytes: try blob()), value: try value() ?? .null, file: try int(), count: try int())
+    }
+    mutating func summary() throws -> (key: ByteKey, summary: GroupSummary) {
+        let key = ByteKey(bytes: try blob())
+        let file = try int()
+        let values = try (0..<int()).map { _ in try value() ?? .null }
+        let count = try int()
+        let metrics = try int()
+        try need(metrics)
+        var summary = GroupSummary(values: values, file: file, metrics: metrics)
+        summary.count = count
+        for number in 0..<metrics {
+            summary.counts[number] = try int()
+            summary.totals[number] = NumberTotal(count: try int(), exact: try exact(), absolute: try exact())
+            if try bool() { summary.picks[number] = try pick() }
+            for _ in 0..<(try int()) {
+                let candidate = try pick()
+                summary.modes[number][candidate.key] = candidate
+            }
+        }
+        return (key, summary)
     }
     mutating func finding() throws -> Finding {
         Finding(
@@ -450,6 +532,20 @@ extension Partial {
                 out.blob(record)
             }
         }
+        out.int(pending.count)
+        for entry in pending {
+            out.text(entry.collection.name)
+            out.int(entry.place.file)
+            out.int(entry.place.index)
+            out.int(entry.findings.count)
+            for (step, finding) in zip(entry.steps, entry.findings) {
+                out.int(step)
+                out.finding(finding)
+            }
+        }
+        out.bool(groupsComplete)
+        out.int(groups.count)
+        for (key, summary) in groups { out.summary(key, summary) }
         out.int(segments.count)
         for segment in segments {
             out.text(segment.collection.name)
@@ -604,6 +700,19 @@ extension Partial {
                     phase: phase, file: file, sequence: sequence, isReject: isReject, collection: collection,
                     step: step, id: id, findings: findings, record: record, recordFile: recordFile))
         }
+        var pending: [Pending] = []
+        for _ in 0..<(try input.int()) {
+            var entry = Pending(
+                collection: CollectionID(try input.text()), place: Place(file: try input.int(), index: try input.int()),
+                steps: [], findings: [])
+            for _ in 0..<(try input.int()) {
+                entry.steps.append(try input.int())
+                entry.findings.append(try input.finding())
+            }
+            pending.append(entry)
+        }
+        let groupsComplete = try input.bool()
+        let groups = try (0..<input.int()).map { _ in try input.summary() }
         var segments: [Segment] = []
         for _ in 0..<(try input.int()) {
             let (collection, fileNumber, sequence) = (CollectionID(try input.text()), try input.int(), try input.int())
@@ -624,6 +733,6 @@ extension Partial {
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],
             appendedIn: counts[1], appendedOut: counts[2], incomplete: incomplete, entries: entries,
-            segments: segments)
+            pending: pending, groups: groups, groupsComplete: groupsComplete, segments: segments)
     }
 }

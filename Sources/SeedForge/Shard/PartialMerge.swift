@@ -51,6 +51,10 @@ extension Partial {
             return (entry.phase, entry.phase == 0 ? entry.file : order[entry.file], entry.sequence)
         }
         copy.entries.sort { key($0) < key($1) }
+        copy.groups.sort { a, b in a.key != b.key ? a.key < b.key : order[a.summary.file] < order[b.summary.file] }
+        copy.pending.sort { a, b in
+            (a.collection, order[a.place.file], a.place.index) < (b.collection, order[b.place.file], b.place.index)
+        }
         copy.segments.sort { a, b in
             if a.collection != b.collection { return a.collection < b.collection }
             // A dedupe's local losers come after the collection's records.
@@ -103,6 +107,9 @@ extension Partial {
         }
         merged.entries = []
         merged.segments = []
+        merged.pending = []
+        merged.groups = []
+        merged.groupsComplete = partials.allSatisfy(\.partial.groupsComplete)
         merged.incomplete = []
         for (index, (_, partial)) in partials.enumerated() {
             let map = renumber[index]
@@ -111,6 +118,15 @@ extension Partial {
                 if entry.recordFile >= 0 { entry.recordFile = map[entry.recordFile] }
                 entry.findings = entry.findings.map { $0.inFiles(map) }
                 merged.entries.append(entry)
+            }
+            for var entry in partial.pending {
+                entry.place.file = map[entry.place.file]
+                entry.findings = entry.findings.map { $0.inFiles(map) }
+                merged.pending.append(entry)
+            }
+            for (key, var summary) in partial.groups {
+                summary.renumberFiles(map)
+                merged.groups.append((key, summary))
             }
             for var segment in partial.segments {
                 segment.file = map[segment.file]
@@ -223,7 +239,22 @@ extension ShardRun {
         let begun = ShardDedupe.leading(pipeline, split: split)
         let whole = begun.flatMap { ShardDedupe.fits(partial, limit: state.spill.limit) ? nil : $0.collection }
         let texts = try restore(partial, pipeline: pipeline, into: state, whole: whole)
+        // A validate block with `unique` the shards began: compared and settled here.
+        if let block = ShardUnique.block(pipeline, split: split) {
+            try ShardUnique.finish(
+                partial, pipeline: pipeline, block: block, texts: texts, state: state, logger: logger)
+        }
         var finished = split
+        // A group-stats the shards began: their summaries merged (the records stay as they are).
+        if let stats = ShardGroupStats.leading(pipeline, split: split),
+            try ShardGroupStats.finish(
+                partial, stats: stats, step: split, pipeline: pipeline, texts: texts, state: state)
+        {
+            let stat = state.stepStats[state.stepStats.count - 1]
+            logger.info(
+                "\(stat.label) \(stat.collection): \(state.count(stats.into)) groups (begun in the shards)")
+            finished += 1
+        }
         if let dedupe = begun, whole == nil {
             try ShardDedupe.finish(partial, dedupe: dedupe, step: split, pipeline: pipeline, texts: texts, state: state)
             let stat = state.stepStats[state.stepStats.count - 1]
@@ -325,13 +356,17 @@ extension ShardRun {
                     RecordCodec(sources: [texts[entry.recordFile]]).decodeAll(
                         bytes, count: 1, width: state.schemas[entry.collection]?.fields.count ?? 0)[0]
                 }
+                // The phase, for the findings the finish adds to a step the shards began
+                // (`ShardUnique`) to take their place among these.
                 rejects.append(
                     Rejection(
                         collection: entry.collection, record: record, id: entry.id, findings: entry.findings,
-                        step: entry.step))
+                        step: entry.step, place: EntryPlace(phase: entry.phase)))
             } else {
                 warnings.append(
-                    Warning(collection: entry.collection, id: entry.id, finding: entry.findings[0], step: entry.step))
+                    Warning(
+                        collection: entry.collection, id: entry.id, finding: entry.findings[0], step: entry.step,
+                        place: EntryPlace(phase: entry.phase)))
             }
         }
         state.restore(

@@ -111,8 +111,9 @@ enum ShardPlan {
     }
 
     /// The number of leading steps a shard runs: every step up to the first that needs the
-    /// records of all shards at once (sort, dedupe, joins and statistics, stable ids, a
-    /// validation block with a rule that compares records). The rest runs when the
+    /// records of all shards at once (sort, dedupe, joins and statistics, stable ids), or
+    /// up to and including a validation block with a rule that compares records, which the
+    /// shards begin and the finish completes (`ShardUnique`). The rest runs when the
     /// partials are merged.
     static func split(_ pipeline: Pipeline) -> Int { steps(of: pipeline).count }
 
@@ -143,7 +144,9 @@ enum ShardPlan {
                     if type(of: step.rule).comparesRecords { recordByRecord = false }
                     end += 1
                 }
-                if !recordByRecord { return result(index) }
+                // A block whose rules compare records (`unique`) is the shards' last: they
+                // run its other rules and leave the findings unsettled (`ShardUnique`).
+                if !recordByRecord { return result(end) }
                 index = end
             case .step(let step, _, _):
                 if type(of: step).worksRecordByRecord {

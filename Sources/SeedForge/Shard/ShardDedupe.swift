@@ -24,7 +24,9 @@ enum ShardDedupe {
     /// The dedupe the finish starts with (the step numbered `split`), when the shards can
     /// begin it.
     static func leading(_ pipeline: Pipeline, split: Int) -> Dedupe? {
-        guard split < pipeline.steps.count, case .step(let step, _, _) = pipeline.steps[split],
+        // After a validate block the shards began, the finish settles its records first.
+        guard ShardUnique.block(pipeline, split: split) == nil, split < pipeline.steps.count,
+            case .step(let step, _, _) = pipeline.steps[split],
             let dedupe = step as? Dedupe, dedupe.beginsInShards
         else { return nil }
         return dedupe

@@ -55,9 +55,12 @@ public enum ShardRun {
             logger: logger)
         try state.spill.check()
         let split = ShardPlan.split(pipeline)
-        _ = try StepRunner.run(pipeline, state: state, logger: logger, steps: 0..<split)
+        // A last validate block with a rule that compares records is begun, not run.
+        let begun = ShardUnique.block(pipeline, split: split)
+        _ = try StepRunner.run(pipeline, state: state, logger: logger, steps: 0..<(begun?.lowerBound ?? split))
+        let unsettled = try begun.map { try ShardUnique.begin(pipeline, block: $0, state: state, logger: logger) }
         try state.spill.check()
-        let partial = try make(pipeline, shard: shard, split: split, state: state)
+        let partial = try make(pipeline, shard: shard, split: split, state: state, unsettled: unsettled ?? [:])
         try partial.write(to: path)
         logger.info("shard \(shard): \(split) of \(pipeline.steps.count) steps run, partial written to \(path)")
         return Outcome(
@@ -82,8 +85,11 @@ public enum ShardRun {
     }()
 
     /// The partial of a shard's state.
+    /// `unsettled`: what a validate pass the shard began found on its records, by
+    /// collection and position (`ShardUnique.begin`).
     static func make(
-        _ pipeline: Pipeline, shard: Shard, split: Int, state: RunState
+        _ pipeline: Pipeline, shard: Shard, split: Int, state: RunState,
+        unsettled: [CollectionID: [Int: ShardUnique.Found]] = [:]
     ) throws
         -> Partial
     {
@@ -151,6 +157,7 @@ public enum ShardRun {
         }
         // Records in segments of one file each, in the collection's order.
         var segments: [Partial.Segment] = []
+        var pending: [Partial.Pending] = []
         var sequence = 0
         let dedupe = ShardDedupe.leading(pipeline, split: split)
         for collection in pipeline.collections where !echoed.contains(collection) {
@@ -177,8 +184,9 @@ public enum ShardRun {
                         keys: local == nil ? nil : SegmentBytes(open.keys)))
                 current = nil
             }
+            let found = unsettled[collection]
             try state.forEachRecord(collection) { record in
-                if local != nil {
+                if local != nil || found != nil {
                     if last?.source !== record.origin.source {
                         if let last { indexInFile[ObjectIdentifier(last.source)] = last.index }
                         let source = record.origin.source
@@ -187,7 +195,13 @@ public enum ShardRun {
                     let place = Partial.Place(file: last!.file, index: last!.index)
                     last!.index += 1
                     position += 1
-                    if local!.take(record, at: position - 1, place: place) { return }
+                    if let what = found?[position - 1] {
+                        pending.append(
+                            Partial.Pending(
+                                collection: collection, place: place, steps: what.steps,
+                                findings: what.findings.map { $0.inFiles(numberInPartial) }))
+                    }
+                    if local != nil, local!.take(record, at: position - 1, place: place) { return }
                 }
                 defer { local?.appendKey(at: position - 1, to: &current!.keys) }
                 if let open = current, open.source !== record.origin.source || open.records.count >= 65_536 {
@@ -207,6 +221,16 @@ public enum ShardRun {
             let source = files.first { $0.input.file == entry.page && $0.input.collection == entry.collection }
             incomplete.append((source?.place.source ?? -1, entry))
         }
+        // A group-stats begun in the shard: its groups summarised.
+        var groups: [(key: ByteKey, summary: GroupSummary)] = []
+        var groupsComplete = false
+        if let stats = ShardGroupStats.leading(pipeline, split: split) {
+            if echoed.contains(stats.collection) {
+                groupsComplete = true
+            } else if let summaries = try ShardGroupStats.summarize(stats, state: state, file: file(of:)) {
+                (groups, groupsComplete) = (summaries, true)
+            }
+        }
         let merged = Partial(
             identity: identity(pipeline, shards: shard.count, split: split, splitBytes: shard.splitBytes),
             covers: [shard.index], files: files,
@@ -214,7 +238,7 @@ public enum ShardRun {
             ingested: state.ingested.filter { !echoed.contains($0.key) },
             appendedIn: state.appendedIn.filter { !echoed.contains($0.key) },
             appendedOut: state.appendedOut.filter { !echoed.contains($0.key) }, incomplete: incomplete,
-            entries: entries, segments: segments)
+            entries: entries, pending: pending, groups: groups, groupsComplete: groupsComplete, segments: segments)
         var partial = merged.sorted()
         let sorts = ShardSort.leading(pipeline, split: split)
         if !sorts.isEmpty {

@@ -14,6 +14,8 @@ enum ShardSort {
     /// a collection no earlier one sorts.
     static func leading(_ pipeline: Pipeline, split: Int) -> [Sort] {
         var sorts: [Sort] = []
+        // After a validate block the shards began, the finish settles its records first.
+        guard ShardUnique.block(pipeline, split: split) == nil else { return sorts }
         var index = split
         while index < pipeline.steps.count, case .step(let step, _, _) = pipeline.steps[index],
             let sort = step as? Sort, !sorts.contains(where: { $0.collection == sort.collection })

@@ -151,6 +151,12 @@ public struct ExactNumber: Sendable, Equatable {
         return significand < 0 ? "-" + body : body
     }
 
+    /// The absolute value, or nil when it does not fit (the least significand).
+    var magnitude: ExactNumber? {
+        guard significand.magnitude <= UInt128(Int128.max) else { return nil }
+        return ExactNumber(significand: Int128(significand.magnitude), exponent: exponent)
+    }
+
     /// The nearest double (exact for the decimals seedforge writes: its shortest form).
     public var double: Double { Double(text) ?? .nan }
 
@@ -179,9 +185,17 @@ extension DecimalPlaces {
 /// of a double), which then give the old binary results.
 struct NumberTotal: Sendable {
     private(set) var count = 0
-    private var exact: ExactNumber? = .zero
+    private(set) var exact: ExactNumber? = .zero
     private var binarySum = 0.0
     private var binaryMean = 0.0
+    /// The sum of the values' magnitudes, exactly; nil once it does not fit (or a value has
+    /// no exact form). While it fits, no partial sum of the values in any order or grouping
+    /// leaves the digits `exact` holds (each is at most it in magnitude, at the same or a
+    /// coarser exponent), so `exact` is the same however the values were summed: totals of
+    /// parts of the values (shards) add up to the total of all (`add(_:)`).
+    private(set) var absolute: ExactNumber? = .zero
+
+    init() {}
 
     /// Adds a numeric value; anything else is skipped (returns false).
     @discardableResult
@@ -190,8 +204,49 @@ struct NumberTotal: Sendable {
         count += 1
         binarySum += number
         binaryMean += (number - binaryMean) / Double(count)
-        if let sum = exact { exact = ExactNumber(value).flatMap { sum.adding($0) } }
+        if let sum = exact {
+            let term = ExactNumber(value)
+            exact = term.flatMap { sum.adding($0) }
+            if let magnitude = absolute {
+                absolute = term?.magnitude.flatMap { magnitude.adding($0) }
+            }
+        } else {
+            absolute = nil
+        }
         return true
+    }
+
+    /// Whether the exact sum is the same in any order and grouping of the values (see
+    /// `absolute`): only then is a total made of totals (`add(_:)`) that of all values.
+    var isOrderFree: Bool { absolute != nil && exact != nil }
+
+    /// A total of a part of the values, as a shard's partial holds it: its count, exact sum
+    /// and sum of magnitudes (order-free totals only; no binary fallback).
+    init(count: Int, exact: ExactNumber, absolute: ExactNumber) {
+        self.count = count
+        self.exact = exact
+        self.absolute = absolute
+        binarySum = exact.double
+        binaryMean = count > 0 ? binarySum / Double(count) : 0
+    }
+
+    /// Adds the total of other values (another shard's). The exact sums are those of all
+    /// values when both totals are order-free and the sum stays so (`isOrderFree`); the
+    /// binary fallback is then not used, and is not kept exactly otherwise.
+    mutating func add(_ other: NumberTotal) {
+        count += other.count
+        binarySum += other.binarySum
+        binaryMean = count > 0 ? binarySum / Double(count) : 0
+        exact = exact.flatMap { sum in other.exact.flatMap { sum.adding($0) } }
+        absolute = absolute.flatMap { sum in other.absolute.flatMap { sum.adding($0) } }
+    }
+
+    /// Whether the mean or sum rounded to `places` is found from the exact sum alone,
+    /// never from the binary fallback (see `mean` and `sum`).
+    func isExact(places: DecimalPlaces) -> Bool {
+        guard let exact else { return false }
+        return exact.rounded(places: places.places) != nil
+            && (count == 0 || exact.divided(by: count, places: places.places) != nil)
     }
 
     /// The exact sum rounded to `places` (nil: as it is), or nil when it did not fit.

@@ -333,6 +333,209 @@ struct ShardedRunTests {
         #expect(!crossing.isEmpty, "no duplicate whose winner is in another file: \(log.prefix(2))")
     }
 
+    /// Towns whose codes and names repeat in every file: some records hold a key first and
+    /// are rejected by another rule (a later one is still a duplicate of them), some break
+    /// a rule and repeat a key (rejected with both findings), some carry a warning and are
+    /// rejected for a repeated key.
+    static func writeRepeatingTowns(in dir: TempDir) throws {
+        let names = ["Lviv", "Oslo", "Nice", "Zürich", "", "Kyiv", "Porto"]
+        for file in 1...5 {
+            let lines = (0..<(file == 5 ? 240 : 60)).map { index -> String in
+                let id = file * 1_000 + index
+                let name = names[(index * 5 + file) % names.count]
+                let code = index % 9 == 4 ? "null" : "\"C\((index * 7 + file * 3) % 97)\""
+                let lat = 40 + Double((index + file) % 4) * 0.5
+                let score = (index * 13 + file * 5) % 11
+                return #"{"id": \#(id), "name": "\#(name)", "lat": \#(lat), "score": \#(score), "code": \#(code)}"#
+            }
+            try dir.write("towns-\(file).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+    }
+
+    /// A validate block with `unique` rules (an error, and a warning on two fields) among
+    /// record-by-record rules: the shards run the others and ship their findings unsettled,
+    /// the finish compares keys across shards, and rejects, warnings (the messages naming
+    /// the record that holds the key first, in another shard or not), counts and the
+    /// dataset are the plain run's, whole or split into byte ranges, in one merge or a
+    /// tree under a memory limit that spills; a threshold on the `unique` rule fails the
+    /// finish as it fails the plain run.
+    @Test(arguments: [1, 2, 3, 7])
+    func aUniqueRuleBegunInTheShardsIsComparedAcrossShardsInTheFinish(count: Int) throws {
+        let dir = try TempDir()
+        try Self.writeRepeatingTowns(in: dir)
+        func pipeline(_ threshold: String) throws -> String {
+            try dir.write(
+                "towns.yml",
+                """
+                name: towns
+                sources:
+                  towns:
+                    kind: ndjson
+                    path: towns-*.ndjson
+                    id: id
+                    fields: {id: integer, name: string, lat: number, score: integer, code: string}
+                steps:
+                  - validate: required
+                    collection: towns
+                    field: name
+                  - validate: unique
+                    collection: towns
+                    field: code\(threshold)
+                  - validate: range
+                    collection: towns
+                    field: score
+                    max: 8
+                  - validate: unique
+                    collection: towns
+                    field: [name, lat]
+                    severity: warning
+                  - validate: range
+                    collection: towns
+                    field: score
+                    min: 1
+                    severity: warning
+                  - normalize: trim
+                    collection: towns
+                    field: name
+                  - aggregate: sort
+                    collection: towns
+                    by: [name, id]
+                outputs:
+                  - {file: towns.ndjson, collection: towns}
+                thresholds:
+                  max-reject-fraction: 1
+                """)
+        }
+        let path = try pipeline("")
+        let plain = try CLI.run(["run", path, "--out", dir.path + "/plain", "--quiet"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let parts = try shards(path, count: count, in: dir, ["--split-files-over", "4KiB"])
+        // The shards ran the block (5 steps) and left its findings unsettled.
+        let partials = try parts.map { try Partial.read($0) }
+        #expect(partials.allSatisfy { $0.identity.split == 5 && !$0.pending.isEmpty })
+        #expect(partials.allSatisfy { $0.entries.allSatisfy { $0.phase == 0 } }, "settled in a shard")
+        let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--verbose"])
+        #expect(flat.status == 0, "\(flat.stderr)")
+        #expect(flat.stderr.contains("(begun in the shards, compared in the finish)"), "\(flat.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/towns"), dir.url.appendingPathComponent("flat/towns"),
+            "unique begun in \(count) shards")
+        if count >= 2 {
+            try Self.expectTreeUnderALimitMatchesPlain(
+                parts, in: dir, dataset: "towns", "unique begun in \(count) shards, merged as a tree under a limit")
+        }
+        // Repeated keys there are, rejected naming a record of another file, some of them
+        // also rejected by another rule, and records rejected by another rule hold keys.
+        let rejects = try dir.read("plain/towns/rejects.ndjson").split(separator: "\n")
+        let repeated = rejects.filter { $0.contains("is already used by the record at") }
+        #expect(repeated.count > 50, "\(repeated.count) repeated codes")
+        #expect(repeated.contains { $0.contains("towns-1.ndjson") && $0.contains(#""file":"towns-5.ndjson""#) })
+        #expect(repeated.contains { $0.contains(#""rule":"range""#) }, "\(repeated.prefix(2))")
+        let warnings = try dir.read("plain/towns/warnings.ndjson")
+        #expect(warnings.contains("name + lat"), "\(warnings.prefix(300))")
+
+        // A threshold on the merged count of the unique rule fails both runs alike.
+        let strict = try pipeline("\n    max-rejects: 3")
+        let failing = try CLI.run(["run", strict, "--out", dir.path + "/plain-strict", "--quiet"])
+        let strictDir = try TempDir()
+        let strictParts = try shards(strict, count: count, in: strictDir)
+        let finished = try CLI.run(["merge"] + strictParts + ["--out", dir.path + "/strict", "--quiet"])
+        #expect(failing.status == 1 && finished.status == 1, "\(failing.stderr) \(finished.stderr)")
+        #expect(finished.stderr.contains("more than its max-rejects 3"), "\(finished.stderr)")
+    }
+
+    /// A group-stats the finish starts with, begun in the shards: groups whose records are
+    /// in every shard, counts, exact
+    /// means and sums of numbers and decimals (with and without `where`), `min`, `max` and
+    /// `mode` with ties between `4` and `4.0` give the plain run's statistics, whole or split
+    /// into byte ranges, in one merge or a tree under a memory limit that spills. A sum
+    /// that is not order-free (a value of 1e300 among small ones: its exact digits do not
+    /// fit) leaves the step to the finish, which runs it on the records: the same bytes.
+    @Test(arguments: [false, true], [1, 2, 3, 7])
+    func aGroupStatsBegunInTheShardsMergesTheShardsSummaries(huge: Bool, count: Int) throws {
+        let dir = try TempDir()
+        let names = ["Ålborg", "alborg", "ALBORG", "Lviv", "lviv", "Zürich", "zurich", "Nice", "Oslo"]
+        let ranks = ["4", "4.0", "2.5", "null", "\"4\"", "7", "2.50", "1"]
+        for file in 1...5 {
+            let lines = (0..<(file == 5 ? 240 : 60)).map { index -> String in
+                let id = file * 1_000 + index
+                let name = names[(index * 7 + file * 3) % names.count]
+                let lat =
+                    huge && file == 3 && index == 7 ? "1e300" : "\(40 + Double((index * index + file) % 11) * 0.013)"
+                let score = (index + file) % 5 == 0 ? "null" : "\((index * 13 + file * 5) % 9)"
+                let rank = ranks[(index * 5 + file) % ranks.count]
+                let price = "\((index * 37 + file) % 1000 / 100).\((index * 7) % 10)5"
+                let open = (index / 2 + file) % 3 == 0 ? "true" : (index / 2 + file) % 3 == 1 ? "false" : "null"
+                return
+                    #"{"id": \#(id), "name": "\#(name)", "lat": \#(lat), "score": \#(score), "rank": \#(rank), "price": \#(price), "open": \#(open)}"#
+            }
+            try dir.write("towns-\(file).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+        let pipeline = try dir.write(
+            "towns.yml",
+            """
+            name: towns
+            sources:
+              towns:
+                kind: ndjson
+                path: towns-*.ndjson
+                id: id
+                fields: {id: integer, name: string, lat: number, score: integer, rank: any, price: decimal, open: boolean}
+            steps:
+              - normalize: trim
+                collection: towns
+                field: name
+              - aggregate: group-stats
+                collection: towns
+                by: name
+                into: stats
+                metrics:
+                  towns: count
+                  open: {count-where: open}
+                  meanLat: {mean: lat}
+                  openLat: {mean: lat, where: open}
+                  scores: {sum: score}
+                  meanScore: {mean: score}
+                  prices: {sum: price}
+                  meanPrice: {mean: price, where: open}
+                  low: {min: rank}
+                  high: {max: rank}
+                  usual: {mode: rank}
+                  lowName: {min: name}
+              - aggregate: sort
+                collection: towns
+                by: [name, id]
+            outputs:
+              - {file: towns.ndjson, collection: towns}
+              - {file: stats.ndjson, collection: stats}
+            """)
+        let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let parts = try shards(pipeline, count: count, in: dir, ["--split-files-over", "4KiB"])
+        let partials = try parts.map { try Partial.read($0) }
+        // Each shard summarised its groups, unless a sum of its own is not order-free.
+        let begun = partials.map { $0.groupsComplete && !$0.groups.isEmpty }
+        if huge {
+            #expect(begun.filter { !$0 }.count == 1, "\(begun)")
+        } else {
+            #expect(begun.allSatisfy { $0 }, "\(begun)")
+        }
+        let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--verbose"])
+        #expect(flat.status == 0, "\(flat.stderr)")
+        #expect(flat.stderr.contains("groups (begun in the shards)") == !huge, "\(flat.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/towns"), dir.url.appendingPathComponent("flat/towns"),
+            "group-stats begun in \(count) shards")
+        if count >= 2 {
+            try Self.expectTreeUnderALimitMatchesPlain(
+                parts, in: dir, dataset: "towns", "group-stats begun in \(count) shards, merged as a tree under a limit"
+            )
+        }
+        let stats = try dir.read("plain/towns/stats.ndjson").split(separator: "\n")
+        // One group per spelling (grouping folds no case), each with records in every file.
+        #expect(stats.count == names.count, "\(stats)")
+    }
+
     @Test func aSyntaxErrorInASplitFileFailsEveryShardWithTheSameMessage() throws {
         let dir = try TempDir()
         for index in 0..<3 {

@@ -107,3 +107,35 @@ struct PartialFileTests {
         }
     }
 }
+
+/// The group summaries a shard's partial holds for a `group-stats` begun in the shards
+/// read back as they were written: exact sums (128-bit significands, negative ones too),
+/// picks and mode candidates with their files.
+@Suite("Shard: group summaries in partials")
+struct PartialGroupSummaryTests {
+    @Test func aSummaryReadsBackAsWritten() throws {
+        var summary = GroupSummary(values: [.string("Lviv"), .int(4)], file: 3, metrics: 3)
+        summary.count = 12
+        summary.counts[0] = 5
+        let big = ExactNumber(significand: -(Int128(1) << 100) - 12_345, exponent: -7)
+        summary.totals[1] = NumberTotal(count: 4, exact: big, absolute: try #require(big.magnitude))
+        var key = ByteKey()
+        key.append(.double(2.5), text: .exact)
+        summary.picks[2] = GroupSummary.Pick(key: key, value: .double(2.5), file: 1)
+        summary.modes[2][key] = GroupSummary.Pick(key: key, value: .int(4), file: 2, count: 9)
+        var group = ByteKey()
+        group.append(.string("Lviv"), text: .folded)
+        var writer = PartialWriter()
+        writer.summary(group, summary)
+        let (readKey, read) = try writer.bytes.withUnsafeBufferPointer { buffer in
+            var reader = PartialReader(buffer, path: "test")
+            return try reader.summary()
+        }
+        #expect(readKey == group)
+        #expect(read.values == summary.values && read.file == 3 && read.count == 12 && read.counts == [5, 0, 0])
+        #expect(read.totals[1].exact == big && read.totals[1].count == 4 && read.totals[1].isOrderFree)
+        #expect(read.picks[2]?.value == .double(2.5) && read.picks[2]?.file == 1)
+        #expect(read.modes[2][key]?.count == 9 && read.modes[2][key]?.value == .int(4))
+        #expect(read.picks[0] == nil && read.modes[0].isEmpty)
+    }
+}

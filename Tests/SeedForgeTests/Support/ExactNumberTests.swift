@@ -78,4 +78,47 @@ struct ExactNumberTests {
         #expect(!added)
         #expect(skipped.mean(DecimalPlaces(2)) == nil)
     }
+
+    /// Totals of parts of the values (shards) added up give the total of all, exactly,
+    /// whatever the grouping, while the magnitudes' sum fits: the means and sums a sharded
+    /// `group-stats` writes.
+    @Test func totalsOfPartsAddUpToTheTotalOfAllWhileOrderFree() throws {
+        let values: [Value] = [.double(4.8), .int(-3), .decimal("1.005"), .double(0.1), .double(0.2), .int(7)]
+        var all = NumberTotal()
+        for value in values { all.add(value) }
+        for cut in 0...values.count {
+            var head = NumberTotal()
+            var tail = NumberTotal()
+            for value in values[..<cut] { head.add(value) }
+            for value in values[cut...] { tail.add(value) }
+            tail.add(head)
+            #expect(tail.isOrderFree && tail.count == all.count)
+            #expect(tail.exact == all.exact, "cut at \(cut)")
+            #expect(tail.mean(DecimalPlaces(2)) == all.mean(DecimalPlaces(2)))
+        }
+        #expect(try #require(all.exact).text == "10.105")
+        #expect(all.isExact(places: DecimalPlaces(2)))
+        // A value whose exact digits do not fit beside the others: not order-free (a plain
+        // run sums it as a double, in input order).
+        var huge = NumberTotal()
+        huge.add(.double(0.5))
+        huge.add(.double(1e300))
+        #expect(!huge.isOrderFree)
+        var parts = NumberTotal()
+        parts.add(.double(0.5))
+        var other = NumberTotal()
+        other.add(.double(1e300))
+        #expect(!other.isOrderFree, "1e300's digits do not fit beside the sum's units either")
+        #expect(parts.isOrderFree)
+        parts.add(other)
+        #expect(!parts.isOrderFree)
+        // Magnitudes that do not fit 38 digits, though the sum would (1e37 - 1e37 + ...).
+        var near = NumberTotal()
+        for value: Value in [
+            .decimal("90000000000000000000000000000000000000"), .decimal("-90000000000000000000000000000000000000"),
+        ] {
+            near.add(value)
+        }
+        #expect(!near.isOrderFree)
+    }
 }
