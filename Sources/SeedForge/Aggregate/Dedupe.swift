@@ -140,6 +140,14 @@ public struct Dedupe: Step {
     /// chosen greedily (`within`, `across`) and not given fields by the losers (`fill`).
     var beginsInShards: Bool { within == nil && across == nil && fill.isEmpty }
 
+    /// Its keys can be gathered from the records as ingest spills them, when it is the step
+    /// after ingest's record-by-record steps (`IngestSpillPass`): past the limit it reads
+    /// them as sorted runs (`runSpilled`), unless `within` or `across` hold it whole.
+    var spillKeyEntry: ((Record, inout ByteKey, inout [UInt8]) -> Bool)? {
+        guard within == nil, across == nil else { return nil }
+        return { record, key, payload in runEntry(record, &key, &payload) }
+    }
+
     /// The parts of the record's key as compared (nil when a part is null).
     func keyParts(of record: Record) -> [Value]? {
         var parts: [Value] = []
@@ -255,49 +263,22 @@ public struct Dedupe: Step {
     /// without a duplicate as they are (when the collection is a sort's sorted runs, the
     /// runs are merged and every batch is written once: see `RecordStore.rewriteEncoded`).
     func runSpilled(_ store: RecordStore, _ state: RunState) throws {
-        let ranked = keep == .lowest || keep == .highest
         var reading = by
-        if ranked, let keepBy { reading.append(keepBy) }
-        let runs = try SortedRuns.write(store, space: state.spill, threads: state.threads, reading: reading) {
-            record, key, payload in
-            guard appendKey(of: record, to: &key) else { return false }
-            if ranked, let preference = preferenceKey(record) { payload += preference.bytes }
-            return true
-        }
+        if keep == .lowest || keep == .highest, let keepBy { reading.append(keepBy) }
+        // Gathered as ingest spilled the records, when this dedupe follows its first steps.
+        let runs =
+            try store.takeSpillKeys(step: state.phase - 1)
+            ?? SortedRuns.write(store, space: state.spill, threads: state.threads, reading: reading) {
+                runEntry($0, &$1, &$2)
+            }
+        // Cut by key ranges, merged on every core (one merge through a heap kept one thread
+        // busy and the others idle): a key's records all meet in one part, so the winners
+        // are the same however the runs are cut.
+        let parts = SortedRuns.Merge.parts(runs, count: state.threads.count)
         var winnerOf: [Int: Int] = [:]
-        // The group of records sharing the current key: their positions, and their keep-by
-        // keys one after another (an empty one: none). Most groups hold one record, so a
-        // keep-by key is made only for a group of two or more.
-        var group: [(position: Int, preferenceEnd: Int)] = []
-        var preferences: [UInt8] = []
-        var groupKey: [UInt8] = []
-        func settleGroup() {
-            guard group.count > 1 else { return }
-            let keys: [ByteKey?] = group.indices.map { index in
-                let from = index == 0 ? 0 : group[index - 1].preferenceEnd
-                let to = group[index].preferenceEnd
-                return from == to ? nil : ByteKey(bytes: Array(preferences[from..<to]))
-            }
-            let chosen = winners(Array(repeating: 0, count: group.count)) { keys[$0] }
-            for (loser, winner) in chosen { winnerOf[group[loser].position] = group[winner].position }
+        for part in state.threads.run(parts.count, { winners(merging: parts[$0]) }) {
+            winnerOf.merge(part) { a, _ in a }
         }
-        try SortedRuns.merge(runs) { entry in
-            let same =
-                !group.isEmpty && groupKey.count == entry.key.count
-                && groupKey.withUnsafeBufferPointer {
-                    $0.isEmpty || memcmp($0.baseAddress!, entry.key.baseAddress!, $0.count) == 0
-                }
-            if !same {
-                settleGroup()
-                group.removeAll(keepingCapacity: true)
-                preferences.removeAll(keepingCapacity: true)
-                groupKey.removeAll(keepingCapacity: true)
-                groupKey.append(contentsOf: entry.key)
-            }
-            preferences.append(contentsOf: entry.payload)
-            group.append((entry.position, preferences.count))
-        }
-        settleGroup()
         guard !winnerOf.isEmpty else { return }
         // The duplicates and their winners, decoded from their batches; the rest skipped.
         let codec = state.spill.codec()
@@ -346,6 +327,57 @@ public struct Dedupe: Step {
             keptCount += count - from
             return (bytes: kept, count: keptCount)
         }
+    }
+
+    /// The winner of each duplicate among the entries of a merge of sorted key runs, in
+    /// which records sharing a key arrive together, in input order; each group's winner is
+    /// chosen as in memory.
+    func winners(merging merge: SortedRuns.Merge) -> [Int: Int] {
+        var winnerOf: [Int: Int] = [:]
+        // The group of records sharing the current key: their positions, and their keep-by
+        // keys one after another (an empty one: none). Most groups hold one record, so a
+        // keep-by key is made only for a group of two or more.
+        var group: [(position: Int, preferenceEnd: Int)] = []
+        var preferences: [UInt8] = []
+        var groupKey: [UInt8] = []
+        func settleGroup() {
+            guard group.count > 1 else { return }
+            let keys: [ByteKey?] = group.indices.map { index in
+                let from = index == 0 ? 0 : group[index - 1].preferenceEnd
+                let to = group[index].preferenceEnd
+                return from == to ? nil : ByteKey(bytes: Array(preferences[from..<to]))
+            }
+            let chosen = winners(Array(repeating: 0, count: group.count)) { keys[$0] }
+            for (loser, winner) in chosen { winnerOf[group[loser].position] = group[winner].position }
+        }
+        _ = merge.next(.max) { entry in
+            let same =
+                !group.isEmpty && groupKey.count == entry.key.count
+                && groupKey.withUnsafeBufferPointer {
+                    $0.isEmpty || memcmp($0.baseAddress!, entry.key.baseAddress!, $0.count) == 0
+                }
+            if !same {
+                settleGroup()
+                group.removeAll(keepingCapacity: true)
+                preferences.removeAll(keepingCapacity: true)
+                groupKey.removeAll(keepingCapacity: true)
+                groupKey.append(contentsOf: entry.key)
+            }
+            preferences.append(contentsOf: entry.payload)
+            group.append((entry.position, preferences.count))
+        }
+        settleGroup()
+        return winnerOf
+    }
+
+    /// A record's entry in the sorted runs of a spilled dedupe: its key, and as payload its
+    /// keep-by key when the winner is ranked by it; false when the key has a null part.
+    func runEntry(_ record: Record, _ key: inout ByteKey, _ payload: inout [UInt8]) -> Bool {
+        guard appendKey(of: record, to: &key) else { return false }
+        if keep == .lowest || keep == .highest, let preference = preferenceKey(record) {
+            payload += preference.bytes
+        }
+        return true
     }
 
     /// The winner of each duplicate (loser position → winner position), taking records in

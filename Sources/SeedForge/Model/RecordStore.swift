@@ -185,6 +185,37 @@ final class RecordStore {
     /// kept, since its own statistics end before the steps begin.
     private(set) var droppedBeforeSpill = 0
 
+    /// The sort keys of the step after ingest's record-by-record steps (a dedupe), made from
+    /// each record as it is spilled, while it is still in memory (`IngestSpillPass`): the
+    /// step then merges them without reading the collection back and decoding every
+    /// record's key fields (at 20M cities under 2 GiB, about 1.1 GB read and 20M partial
+    /// decodes). Any change to the spilled records but a spill lets them go (`release`,
+    /// `drop`), and the step uses them only when they count every spilled record.
+    var spillKeys: SpillKeys?
+
+    /// Keys gathered as sorted runs from the records as they are spilled, for step number
+    /// `step` of the pipeline.
+    struct SpillKeys {
+        let step: Int
+        let gathering: SortedRuns.Gathering
+        /// Writes a record's key and appends its payload; false: the record has no key.
+        let entry: (Record, inout ByteKey, inout [UInt8]) -> Bool
+    }
+
+    /// The keys gathered for step number `step`, covering every record (those in memory
+    /// are spilled first, and their keys gathered as they go); nil when there are none
+    /// or they no longer match the records. They are let go either way.
+    func takeSpillKeys(step: Int) throws -> SortedRuns.Runs? {
+        guard let keys = spillKeys, keys.step == step else {
+            spillKeys = nil
+            return nil
+        }
+        try spillResident()
+        spillKeys = nil
+        guard sortedRuns == nil, dropped.isEmpty, keys.gathering.count == spilledCount else { return nil }
+        return try keys.gathering.finish()
+    }
+
     /// Writes every record in memory to disk (the memory limit is reached), and gives
     /// the memory they held back to the system.
     func spillResident() throws {
@@ -200,14 +231,20 @@ final class RecordStore {
             let file = try space.newFile()
             while start < records.count {
                 let end = min(start + space.batchRecords, records.count)
+                var batch: [Record]
                 if let beforeSpill {
-                    var batch = Self.moveOut(start..<end, of: &records)
+                    batch = Self.moveOut(start..<end, of: &records)
                     beforeSpill(&batch)
                     droppedBeforeSpill += end - start - batch.count
-                    try spill(batch, to: file)
                 } else {
-                    try spill(Array(records[start..<end]), to: file)
+                    batch = Array(records[start..<end])
                 }
+                if let spillKeys {
+                    try batch.withUnsafeBufferPointer { batch in
+                        try spillKeys.gathering.add(count: batch.count) { spillKeys.entry(batch[$0], &$1, &$2) }
+                    }
+                }
+                try spill(batch, to: file)
                 start = end
             }
         } catch {
@@ -371,6 +408,7 @@ final class RecordStore {
     func drop(_ positions: [Int]) throws {
         guard !positions.isEmpty else { return }
         precondition(resident.isEmpty, "records dropped from a store with records in memory")
+        spillKeys = nil
         try settleRuns()
         // A position as readers number it, past the records dropped before it, is a
         // position as written.
@@ -556,6 +594,7 @@ final class RecordStore {
         spilledCount = 0
         sortedRuns = nil
         dropped = []
+        spillKeys = nil
     }
 
     /// An estimate of the memory the records in memory take: the average size of 64

@@ -44,9 +44,23 @@ enum SortedRuns {
     struct Runs {
         let file: SpillFile
         var spans: [(offset: Int, length: Int)] = []
+        /// Per run, every `markEvery`th entry's key and where the entry starts in the file:
+        /// a merge of a range of keys starts each run near its first entry in the range
+        /// (`Merge.parts`).
+        var marks: [[Mark]] = []
         /// Entries in all the runs.
         var count = 0
     }
+
+    /// An entry of a run that a merge of part of the keys can start from.
+    struct Mark {
+        let offset: Int
+        let key: [UInt8]
+    }
+
+    /// Entries between two marks of a run: at 20M keys about 5,000 marks, and a part's
+    /// reader of a run skips at most this many entries to reach its first key.
+    static let markEvery = 4_096
 
     /// Writes sorted runs of the store's records: `make(record, &key, &payload)` writes
     /// a record's key and appends its payload, or returns false (and appends nothing) to
@@ -64,39 +78,81 @@ enum SortedRuns {
         let codec = space.codec()
         var read = [Bool](repeating: false, count: store.width)
         for field in reading where field.index < read.count { read[field.index] = true }
-        var runs = Runs(file: try space.newFile())
-        let runBytes = space.limit / 16
-        var pending = Pending(base: 0)
+        let gathering = Gathering(space: space, threads: threads)
         try store.forEachEncodedBatch { bytes, count, _ in
             let starts = RecordCodec.starts(bytes, count: count)
+            let room: (Range<Int>) -> Int = { carryRecord ? starts[$0.upperBound] - starts[$0.lowerBound] : 0 }
+            try gathering.add(count: count, payloadRoom: room) { index, key, payloads in
+                var reader = RecordCodec.Reader(bytes, at: starts[index])
+                let record = codec.decode(&reader, width: store.width, reading: read)
+                let has = make(record, &key, &payloads)
+                if has, carryRecord {
+                    payloads.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
+                }
+                return has
+            }
+        }
+        return try gathering.finish()
+    }
+
+    /// Sorted runs gathered a batch of entries at a time, in the collection's order (the
+    /// first entry added is input position 0): `write` over a spilled store's batches, or
+    /// a dedupe's keys made from the records ingest spills while they are still in memory
+    /// (`RecordStore.spillKeys`), so that dedupe need not read the collection back for them.
+    final class Gathering {
+        let space: SpillSpace
+        let threads: Threads
+        private var runs: Runs?
+        private var pending = Pending(base: 0)
+        /// Entries added so far (with or without a key).
+        private(set) var count = 0
+
+        init(space: SpillSpace, threads: Threads) {
+            self.space = space
+            self.threads = threads
+        }
+
+        /// Adds `count` entries, `entry(index, &key, &payloads)` making each (false: no
+        /// key, and it appends nothing), on every core; `payloadRoom` is the payload bytes
+        /// a range of them will take, when known. A run holds the entries of as many
+        /// batches as fit in a sixteenth of the memory limit (at least one batch), so that
+        /// few runs are merged.
+        func add(
+            count: Int, payloadRoom: (Range<Int>) -> Int = { _ in 0 },
+            _ entry: (Int, inout ByteKey, inout [UInt8]) -> Bool
+        ) throws {
             // Keys in one table, payloads in one buffer: no allocation per record.
             let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 4_096) { range in
                 var key = ByteKey()
                 var keys = KeyTable()
                 keys.reserve(range.count)
                 var payloads: [UInt8] = []
-                if carryRecord { payloads.reserveCapacity(starts[range.upperBound] - starts[range.lowerBound]) }
+                payloads.reserveCapacity(payloadRoom(range))
                 var ends: [Int] = []
                 ends.reserveCapacity(range.count)
                 for index in range {
                     key.removeAll()
-                    var reader = RecordCodec.Reader(bytes, at: starts[index])
-                    let record = codec.decode(&reader, width: store.width, reading: read)
-                    let has = make(record, &key, &payloads)
-                    if has, carryRecord {
-                        payloads.append(
-                            contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
-                    }
+                    let has = entry(index, &key, &payloads)
                     keys.append(has ? key.bytes : [], present: has)
                     ends.append(payloads.count)
                 }
                 return (keys, payloads, ends)
             }
             for (keys, payloads, ends) in pieces { pending.add(keys, payloads, ends) }
-            if pending.bytes >= runBytes { try pending.flush(to: &runs, threads: threads) }
+            self.count += count
+            if pending.bytes >= space.limit / 16 { try flush() }
         }
-        try pending.flush(to: &runs, threads: threads)
-        return runs
+
+        private func flush() throws {
+            if runs == nil { runs = Runs(file: try space.newFile()) }
+            try pending.flush(to: &runs!, threads: threads)
+        }
+
+        /// The runs of every entry added.
+        func finish() throws -> Runs {
+            try flush()
+            return runs!
+        }
     }
 
     /// The entries of the run being gathered: keys in one table, payloads one after another
@@ -140,6 +196,7 @@ enum SortedRuns {
             let order = table.sortedPositions(threads: threads).filter { present[$0] }
             var start: Int?
             var length = 0
+            var marks: [Mark] = []
             let base = self.base
             // Bytes an entry takes on average, for each piece's room.
             let average = (table.bytes.count + payloads.count) / table.count + 24
@@ -159,10 +216,13 @@ enum SortedRuns {
                                             base: base, keys: keys, starts: starts, payloads: payloads, ends: ends,
                                             room: average * range.count)
                                     }
-                                    for piece in pieces where !piece.isEmpty {
-                                        let offset = try runs.file.append(piece)
+                                    for piece in pieces where !piece.bytes.isEmpty {
+                                        let offset = try runs.file.append(piece.bytes)
                                         start = start ?? offset
-                                        length += piece.count
+                                        length += piece.bytes.count
+                                        for mark in piece.marks {
+                                            marks.append(Mark(offset: offset + mark.offset, key: mark.key))
+                                        }
                                     }
                                     group = end
                                 }
@@ -172,7 +232,10 @@ enum SortedRuns {
                 }
             }
             // The run file is written only here: a run's appends lie one after the other.
-            if let start { runs.spans.append((start, length)) }
+            if let start {
+                runs.spans.append((start, length))
+                runs.marks.append(marks)
+            }
             runs.count += order.count
             self = Pending(base: base + table.count)
         }
@@ -182,8 +245,9 @@ enum SortedRuns {
             _ positions: Slice<UnsafeBufferPointer<Int>>, base: Int, keys: UnsafeBufferPointer<UInt8>,
             starts: UnsafeBufferPointer<Int>, payloads: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>,
             room: Int
-        ) -> [UInt8] {
+        ) -> (bytes: [UInt8], marks: [Mark]) {
             var bytes: [UInt8] = []
+            var marks: [Mark] = []
             bytes.reserveCapacity(room)
             let distance = 8
             for index in positions.indices {
@@ -201,6 +265,8 @@ enum SortedRuns {
                 let key = UnsafeBufferPointer(rebasing: keys[starts[position]..<starts[position + 1]])
                 let payload = UnsafeBufferPointer(
                     rebasing: payloads[(position == 0 ? 0 : ends[position - 1])..<ends[position]])
+                // `index` counts the run's entries (the slice keeps the indexes of `order`).
+                if index % SortedRuns.markEvery == 0 { marks.append(Mark(offset: bytes.count, key: Array(key))) }
                 let length =
                     RecordCodec.varintLength(UInt64(key.count)) + key.count
                     + RecordCodec.varintLength(UInt64(base + position))
@@ -211,7 +277,7 @@ enum SortedRuns {
                 RecordCodec.appendVarint(UInt64(base + position), to: &bytes)
                 bytes.append(contentsOf: payload)
             }
-            return bytes
+            return (bytes, marks)
         }
     }
 
@@ -234,6 +300,51 @@ enum SortedRuns {
         init(_ runs: Runs) {
             readers = runs.spans.map { RunReader(file: runs.file, offset: $0.offset, length: $0.length) }
             heap = Heap(readers.filter { $0.advance() }.map(Head.init))
+        }
+
+        /// A merge of the entries whose keys lie in `keys` (from its lower key, included, to
+        /// its upper key, excluded; nil: no bound): each run is read from its last mark
+        /// before the lower key.
+        init(_ runs: Runs, keys: (lower: [UInt8]?, upper: [UInt8]?)) {
+            readers = runs.spans.indices.map { run in
+                let span = runs.spans[run]
+                var offset = span.offset
+                if let lower = keys.lower {
+                    for mark in runs.marks[run] {
+                        guard mark.key.lexicographicallyPrecedes(lower) else { break }
+                        offset = mark.offset
+                    }
+                }
+                return RunReader(
+                    file: runs.file, offset: offset, length: span.offset + span.length - offset, upper: keys.upper)
+            }
+            heap = Heap(
+                readers.filter { reader in
+                    guard reader.advance() else { return false }
+                    guard let lower = keys.lower else { return true }
+                    while reader.compare(to: lower) < 0 {
+                        guard reader.advance() else { return false }
+                    }
+                    return true
+                }.map(Head.init))
+        }
+
+        /// The runs' entries cut by key into up to `count` merges, one after another in key
+        /// order, each holding about as many entries (by the runs' marks), a key's entries
+        /// all in one: merged side by side, their entries are those of one merge of the runs,
+        /// and where the cuts fall depends only on the runs.
+        static func parts(_ runs: Runs, count: Int) -> [Merge] {
+            let keys = runs.marks.joined().map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
+            // Few marks: one merge (cutting it would save little).
+            guard count > 1, keys.count >= 4 * count else { return [Merge(runs)] }
+            var cuts: [[UInt8]] = []
+            for part in 1..<count {
+                let key = keys[keys.count * part / count]
+                if cuts.last != key { cuts.append(key) }
+            }
+            return (0...cuts.count).map { part in
+                Merge(runs, keys: (part == 0 ? nil : cuts[part - 1], part == cuts.count ? nil : cuts[part]))
+            }
         }
 
         /// Hands `body` the next entries, at most `limit`; returns how many (0: the runs
@@ -293,10 +404,14 @@ enum SortedRuns {
         /// The key's first eight bytes, big-endian, zero-padded: most comparisons end here.
         private(set) var prefix: UInt64 = 0
 
-        init(file: SpillFile, offset: Int, length: Int) {
+        /// Entries from this key on are past the run's end (nil: none are).
+        private let upper: [UInt8]?
+
+        init(file: SpillFile, offset: Int, length: Int, upper: [UInt8]? = nil) {
             self.file = file
             nextOffset = offset
             end = offset + length
+            self.upper = upper
             window = .allocate(capacity: capacity)
         }
 
@@ -360,7 +475,22 @@ enum SortedRuns {
             payloadStart = start + reader.position
             payloadEnd = start + length
             prefix = KeyTable.prefix(of: key)
+            if let upper, compare(to: upper) >= 0 {
+                nextOffset = end
+                cursor = filled
+                return false
+            }
             return true
+        }
+
+        /// The order of the current entry's key against `other` (byte order, shorter first
+        /// on a tie, as `precedes`): negative, zero or positive.
+        func compare(to other: [UInt8]) -> Int {
+            let common = min(keyCount, other.count)
+            let order =
+                common == 0 ? 0 : other.withUnsafeBufferPointer { memcmp(window + keyStart, $0.baseAddress!, common) }
+            if order != 0 { return Int(order) }
+            return keyCount - other.count
         }
     }
 }

@@ -151,4 +151,36 @@ struct FusedStepsTests {
         #expect(actual == expected)
         #expect(try Self.steps(dir.path + "/fused/shops") == Self.steps(dir.path + "/plain/shops"))
     }
+
+    /// A dedupe right after the steps that run as ingest spills gets its keys made from the
+    /// records as they are spilled (`RecordStore.spillKeys`), and merges them cut by key
+    /// ranges on every core: the dataset and the duplicates log (winners by keep-by, ties
+    /// by input order) must be those of the run without a limit, for any thread count.
+    @Test func aDedupeAfterTheStepsAtIngestGivesTheSameDuplicates() throws {
+        let dir = try TempDir()
+        try dir.write(
+            "shops.yml",
+            Self.pipeline.replacingOccurrences(
+                of: "  - {aggregate: sort",
+                with:
+                    "  - {aggregate: dedupe, collection: shops, by: [searchKey], keep: lowest, keep-by: lat}\n  - {aggregate: sort"
+            ))
+        try dir.write("shops.json", Self.dump())
+        let plain = try CLI.run(["run", "shops.yml", "--out", "plain", "--quiet"], cwd: dir.path)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        var expected = try HoneyShopsEndToEndTests.snapshot(dir.path + "/plain/shops")
+        expected.removeValue(forKey: "manifest.json")
+        // Names repeat every 2,500 shops: about 500 duplicates, or the test means nothing.
+        #expect(try dir.read("plain/shops/duplicates.ndjson").split(separator: "\n").count > 400)
+        for (threads, limit) in [("1", "1"), ("3", "1"), ("2", "64KiB")] {
+            let out = "t\(threads)-\(limit)"
+            let fused = try CLI.run(
+                ["run", "shops.yml", "--out", out, "--memory-limit", limit, "--threads", threads, "-v"], cwd: dir.path)
+            #expect(fused.status == 0, "\(fused.stderr)")
+            #expect(fused.stderr.contains("shops: run as ingest spilled the records"), "\(fused.stderr)")
+            var actual = try HoneyShopsEndToEndTests.snapshot(dir.path + "/\(out)/shops")
+            actual.removeValue(forKey: "manifest.json")
+            #expect(actual == expected, "--threads \(threads) --memory-limit \(limit): other outputs")
+        }
+    }
 }

@@ -210,4 +210,67 @@ struct RecordStoreTests {
         #expect(read.map(\.1) == expected.map(\.1))
         #expect(store.droppedBeforeSpill == (0..<seen).filter { $0 % 2 == 1 }.count)
     }
+
+    /// Keys gathered as records are spilled (`spillKeys`: a dedupe's, after ingest's steps)
+    /// must be the runs `SortedRuns.write` makes by reading the spilled records back, with
+    /// the positions the records have in the collection; a change to the spilled records
+    /// lets them go.
+    @Test(arguments: [1, 3])
+    func keysGatheredAsRecordsSpillAreThoseReadBack(threads: Int) throws {
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let space = SpillSpace(
+            limit: 4_096, folder: NSTemporaryDirectory() + "record-store-\(UUID().uuidString)",
+            threads: Threads(threads))
+        space.sources = { [source] }
+        defer { space.remove() }
+        let entry: (Record, inout ByteKey, inout [UInt8]) -> Bool = { record, key, payload in
+            guard case .int(let value) = record[FieldID(index: 0)], value % 5 != 0 else { return false }
+            key.append(.int(value % 9), text: .exact)
+            payload.append(UInt8(value % 200))
+            return true
+        }
+        func store(gathering: Bool) -> RecordStore {
+            let store = RecordStore(width: 2, space: space)
+            if gathering {
+                store.spillKeys = RecordStore.SpillKeys(
+                    step: 4, gathering: SortedRuns.Gathering(space: space, threads: Threads(threads)), entry: entry)
+            }
+            // Dropped before they are written: positions count only the records spilled.
+            store.beforeSpill = { records in records.removeAll { $0[FieldID(index: 0)] == .int(13) } }
+            // The last 2 stay in memory until the keys are taken.
+            for position in 0..<302 {
+                store.append(
+                    Record(
+                        values: [.int(Int64(position % 37)), .int(Int64(position))],
+                        origin: Origin(source: source, offset: position, index: position)))
+            }
+            store.beforeSpill = nil
+            return store
+        }
+        func entries(_ runs: SortedRuns.Runs) throws -> [[Int]] {
+            var entries: [[Int]] = []
+            try SortedRuns.merge(runs) {
+                entries.append([$0.position] + $0.key.map(Int.init) + $0.payload.map(Int.init))
+            }
+            return entries
+        }
+        let gathered = store(gathering: true)
+        #expect(gathered.isSpilled && !gathered.resident.isEmpty)
+        // Another step's number: not these keys.
+        let other = store(gathering: true)
+        #expect(try other.takeSpillKeys(step: 5) == nil)
+        #expect(other.spillKeys == nil)
+        let runs = try #require(try gathered.takeSpillKeys(step: 4))
+        #expect(gathered.resident.isEmpty && gathered.spillKeys == nil)
+        let plain = store(gathering: false)
+        let readBack = try SortedRuns.write(
+            plain, space: space, threads: Threads(threads), reading: [FieldID(index: 0)], entry)
+        #expect(runs.count == readBack.count && runs.count > 0)
+        #expect(try entries(runs) == entries(readBack))
+        // A change to the spilled records (here a drop) lets the keys go.
+        let changed = store(gathering: true)
+        try changed.spillResident()
+        try changed.drop([0])
+        #expect(try changed.takeSpillKeys(step: 4) == nil)
+    }
 }

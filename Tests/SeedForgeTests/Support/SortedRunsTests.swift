@@ -69,4 +69,54 @@ struct SortedRunsTests {
         #expect(differs == nil, "the merged entries differ from entry \(differs ?? -1)")
         #expect(one.bytes == three.bytes)
     }
+
+    /// Several runs cut into key ranges (`Merge.parts`) and merged part after part must hand
+    /// over exactly the entries of one merge of all the runs, in its order, whatever the
+    /// number of parts; a key's entries, here thousands of them across many marks, all fall
+    /// in one part.
+    @Test(arguments: [2, 3])
+    func runsCutByKeyRangesMergeAsOne(parts: Int) throws {
+        var generator = SplitMix64(state: 11)
+        // 60,000 entries in 4 runs: 40 keys (1,500 entries each, some keys a prefix of
+        // others) and a few distinct ones.
+        let count = 60_000
+        let keys: [[UInt8]] = (0..<count).map { index in
+            let draw = Int(generator.next() % 1_000)
+            if draw < 5 { return (0..<8).map { _ in UInt8(truncatingIfNeeded: generator.next()) } }
+            let key = UInt8(draw % 40)
+            return key % 4 == 0 ? [key] : [key, 7]
+        }
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()))
+        var pending = SortedRuns.Pending(base: 0)
+        for index in 0..<count {
+            var table = KeyTable()
+            table.append(keys[index], present: true)
+            pending.add(table, [UInt8(index % 251)], [1])
+            if index % 15_000 == 14_999 { try pending.flush(to: &runs, threads: Threads(2)) }
+        }
+        #expect(runs.spans.count == 4)
+        var whole: [Entry] = []
+        try SortedRuns.merge(runs) {
+            whole.append(Entry(key: Array($0.key), position: $0.position, payload: Array($0.payload)))
+        }
+        #expect(whole.count == count)
+        // 16 marks (4 a run): cut into at most `parts`, never cut with fewer than 4 a part.
+        #expect(SortedRuns.Merge.parts(runs, count: 5).count == 1)
+        let merges = SortedRuns.Merge.parts(runs, count: parts)
+        #expect(merges.count > 1 && merges.count <= parts)
+        var cut: [Entry] = []
+        var lastKeys: [[UInt8]] = []
+        for merge in merges {
+            var seen: [[UInt8]] = []
+            _ = merge.next(.max) { entry in
+                cut.append(Entry(key: Array(entry.key), position: entry.position, payload: Array(entry.payload)))
+                if seen.last != Array(entry.key) { seen.append(Array(entry.key)) }
+            }
+            // No key in two parts.
+            #expect(Set(seen).isDisjoint(with: Set(lastKeys)))
+            lastKeys += seen
+        }
+        #expect(cut.count == whole.count)
+        #expect(cut == whole)
+    }
 }
