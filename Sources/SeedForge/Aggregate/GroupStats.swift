@@ -180,10 +180,10 @@ public struct GroupStats: Step {
     func summarize(_ record: Record, file: Int, into groups: inout [ByteKey: GroupSummary]) {
         var key = ByteKey()
         for field in by { key.append(record[field], text: .folded) }
-        if groups[key] == nil {
-            groups[key] = GroupSummary(values: by.map { record[$0] }, file: file, metrics: metrics.count)
-        }
-        groups[key]!.add(record, file: file, metrics: metrics)
+        // One lookup a record: the summary is made in place the first time, instead of a
+        // check and then a second lookup (two hashes of the key a record).
+        groups[key, default: GroupSummary(values: by.map { record[$0] }, file: file, metrics: metrics.count)]
+            .add(record, file: file, metrics: metrics)
     }
 
     /// Whether every sum of the summaries is the same from summaries of parts of the
