@@ -21,13 +21,14 @@ public struct Snapshot: @unchecked Sendable {
     static let format = "seedforge-snapshot"
     static let version = 1
     /// How far a pass over a snapshot (its line scan, the comparison of two) goes before it
-    /// lets the pages behind it go: 4 MiB, not the 32 of an input's passes. The comparison
+    /// lets the pages behind it go: 1 MiB, not the 32 of an input's passes. The comparison
     /// reads the previous snapshot and the new one side by side while the outputs render,
     /// so at 32 MiB up to 64 MiB of their pages were resident at once at the peak of a
     /// rerun (1M cities: 53 MB snapshots, +45 MiB of file pages there; 240k: both 13 MB
-    /// files whole). Each page is read once either way: a smaller step costs only a few more
-    /// `madvise` calls.
-    static let releaseStep = 4 << 20
+    /// files whole), and at 4 MiB up to 8 MiB, the peak of the 240k reference job's rerun.
+    /// Each page is read once either way: a smaller step costs only a few more `madvise`
+    /// calls (about 26 for two 13 MB snapshots).
+    static let releaseStep = 1 << 20
 
     /// One collection of a snapshot: its header and the byte ranges of its record lines.
     public struct Collection: Sendable {
@@ -36,7 +37,7 @@ public struct Snapshot: @unchecked Sendable {
         public let key: [String]?
         public let fields: [String]
         /// Each record's line (the array, without the line break) in `Snapshot.bytes`.
-        public let lines: [Range<Int>]
+        public let lines: SnapshotLines
     }
 
     public let dataset: String
@@ -237,8 +238,7 @@ public struct Snapshot: @unchecked Sendable {
             guard fields.count == fieldValues.count, Set(fields).count == fields.count else {
                 throw ReadError(line: lineNumber, message: "the fields of \(name) must be distinct names")
             }
-            var lines: [Range<Int>] = []
-            lines.reserveCapacity(Int(count))
+            var lines = SnapshotLines(from: position, capacity: Int(count))
             // A mapped file's pages go behind the scan: a snapshot of millions of records
             // is not brought into memory whole just to find its lines.
             var pass = FileBytes.ReleasingPass(storage, from: position, step: Self.releaseStep)
@@ -246,7 +246,7 @@ public struct Snapshot: @unchecked Sendable {
                 guard let line = nextLine(), !line.isEmpty else {
                     throw ReadError(line: lineNumber, message: "\(name) ends after \(lines.count) of \(count) records")
                 }
-                lines.append(line)
+                lines.append(endingAt: line.upperBound)
                 pass.reached(position)
             }
             pass.end(at: min(position, bytes.count))
