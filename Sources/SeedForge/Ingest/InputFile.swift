@@ -32,7 +32,9 @@ public enum InputFile {
         // Mapping a file costs no memory: its size is checked before any byte is read.
         let raw = try FileBytes.read(path: path)
         if raw.count > maxBytes { throw tooLarge(path, "size (\(raw.count) bytes)", maxBytes) }
-        let digest = InputDigest(raw, known: known.flatMap { FileStamp.of(path) == $0.0 ? $0.1 : nil })
+        // The stamp of the file opened (`fstat`), not of the path now: a file renamed into
+        // place since it was opened is not taken for the one read.
+        let digest = InputDigest(raw, known: known.flatMap { raw.stamp == $0.0 ? $0.1 : nil })
         guard raw.count >= 2, raw[0] == 0x1F, raw[1] == 0x8B else {
             return Contents(raw: raw, text: raw, digest: digest)
         }

@@ -41,10 +41,16 @@ struct KnownInputs {
         }
         for entry in list("inputs", in: manifest) {
             guard let file = entry.member("file")?.string, let sha256 = entry.member("sha256")?.string,
-                sha256.count == 64, let stamp = stamps[file]
+                Self.isHash(sha256), let stamp = stamps[file]
             else { continue }
             known[file] = (stamp, sha256)
         }
+    }
+
+    /// Whether `text` is a SHA-256 as manifests write it: 64 lowercase hexadecimal digits
+    /// (a damaged value is not carried into the next manifest; the file is hashed).
+    static func isHash(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The stamp and hash recorded for the input at `path`, if any (whether the file still

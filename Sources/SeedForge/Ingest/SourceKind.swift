@@ -217,7 +217,8 @@ public struct IngestSink {
         let total = chunks.reduce(0) { $0 + $1.count }
         guard threads.count > 1, total >= Self.sideBySideRecords else { return false }
         let store = state.store(collection)
-        guard store.hasRoom(forRecords: total, averageBytes: Self.averageRowBytes(of: chunks)) else { return false }
+        guard let average = Self.averageRowBytes(of: chunks), store.hasRoom(forRecords: total, averageBytes: average)
+        else { return false }
         // The plan: where each chunk's runs of plain records go, and the records the other
         // entries left (settled here, in order: their rejects and warnings keep their order).
         var runs: [[(entries: Range<Int>, place: Int)]] = Array(repeating: [], count: chunks.count)
@@ -294,19 +295,25 @@ public struct IngestSink {
         return true
     }
 
-    /// The average bytes of a row among some plain records of the chunks.
-    private static func averageRowBytes(of chunks: [[IngestEntry]]) -> Int {
+    /// The average bytes of a row among some records of the chunks (plain ones, and those
+    /// typed with findings); nil when none was found to sample (entries mapped only when
+    /// taken): then nothing says they fit.
+    private static func averageRowBytes(of chunks: [[IngestEntry]]) -> Int? {
         var bytes = 0
         var sampled = 0
         for chunk in chunks {
             let step = max(1, chunk.count / 8)
             for position in stride(from: 0, to: chunk.count, by: step) {
-                guard case .record(let record) = chunk[position] else { continue }
-                bytes += record.row.allocatedBytes
-                sampled += 1
+                switch chunk[position] {
+                case .record(let record), .mapped(let record, _):
+                    bytes += record.row.allocatedBytes
+                    sampled += 1
+                default:
+                    continue
+                }
             }
         }
-        return sampled == 0 ? 0 : bytes / sampled
+        return sampled == 0 ? nil : bytes / sampled
     }
 
     /// `merge`'s own work: the chunks' records moved into the store, in order.

@@ -75,6 +75,46 @@ struct MemoryLimitTests {
         #expect(spills["3"] == spills["1"])
     }
 
+    /// The same when every record carries a warning (an undeclared field, `unknown-fields:
+    /// warn`): none is a plain record whose size the merge could sample, and a merge of
+    /// them all at once spilled later on two threads than on one (a review found it).
+    @Test func recordsWithWarningsSpillInTheSameBatchesForAnyThreadCount() throws {
+        let dir = try TempDir()
+        // 1.7 MB: read in windows of 1 MiB, the first of which fits in a quarter of the limit.
+        let records = (0..<20_000).map { id in
+            let values = "abcdefg".enumerated().map { #""\#($0.element)":\#(id + $0.offset)"# }
+            return #"{"id":\#(id),\#(values.joined(separator: ",")),"x":1}"#
+        }
+        try dir.write("u.json", "[\n" + records.joined(separator: ",\n") + "\n]\n")
+        try dir.write(
+            "u.yml",
+            """
+            name: uf
+            sources:
+              uf:
+                kind: json
+                path: u.json
+                id: id
+                unknown-fields: warn
+                fields: {id: integer, a: integer, b: integer, c: integer, d: integer, e: integer, f: integer, g: integer}
+            outputs:
+              - file: uf.ndjson
+                collection: uf
+            """)
+        var spills: [String: String] = [:]
+        for threads in ["1", "2", "3"] {
+            let limited = try CLI.run(
+                ["run", "u.yml", "--out", "t\(threads)", "--threads", threads, "--memory-limit", "2MiB", "-v"],
+                cwd: dir.path)
+            #expect(limited.status == 0, "\(limited.stderr)")
+            let line = limited.stderr.split(separator: "\n").first { $0.contains("uf: memory limit 2 MiB: ") }
+            #expect(line?.contains("written to disk in") == true, "\(limited.stderr)")
+            spills[threads] = line.map(String.init)
+        }
+        #expect(spills["2"] == spills["1"])
+        #expect(spills["3"] == spills["1"])
+    }
+
     /// Every fixture pipeline (csv, keyed records, unnest, html lists, exact numbers...)
     /// writes the same files under a limit of one byte, which spills every record.
     @Test func everyFixturePipelineWritesTheSameFilesWhenEveryRecordIsSpilled() throws {

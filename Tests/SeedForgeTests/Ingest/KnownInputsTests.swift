@@ -46,6 +46,14 @@ struct KnownInputsTests {
         #expect(try run().status == 0)
         #expect(try Self.listedHash(dir) == recorded)
 
+        // A damaged value (not 64 hexadecimal digits) is not carried on: the file is hashed.
+        let damaged = String(repeating: "0", count: 63) + "X"
+        try dir.write(
+            "out/towns/manifest.json",
+            try dir.read("out/towns/manifest.json").replacingOccurrences(of: recorded, with: damaged))
+        #expect(try run().status == 0)
+        #expect(try Self.listedHash(dir) == real)
+
         // The same bytes written again: another stamp, so the file is hashed.
         _ = try dir.write("cities.json", Self.cities)
         #expect(try run().status == 0)
