@@ -79,6 +79,24 @@ def measure(command, cwd=None):
     return float(wall), float(user) + float(system), int(peak_kb) / 1024
 
 
+def first_runs(runs, command, folder, cwd=None):
+    """The median run of `command` into `folder` when it does not exist: the folder of the
+    run before is moved aside (not timed) and removed only after the timed runs. ext4
+    without a journal (this machine's disk) skips inodes freed in the last 60 to 360 s on
+    every allocation in their group (the kernel's `recently_deleted`), so deleting many files
+    just before a run made each file that run creates cost about 6x more."""
+    results = []
+    aside = []
+    for run in range(runs):
+        if os.path.exists(folder):
+            aside.append(f"{folder}.old-{os.getpid()}-{run}")
+            os.rename(folder, aside[-1])
+        results.append(measure(command, cwd))
+    for old in aside:
+        shutil.rmtree(old, ignore_errors=True)
+    return sorted(results)[(len(results) - 1) // 2]
+
+
 def median_of(runs, command, cwd=None):
     results = [measure(command, cwd) for _ in range(runs)]
     walls = [r[0] for r in results]
@@ -212,22 +230,11 @@ def main():
             # machine of the README's figures 8x more under the work folder than in /tmp):
             # BENCH_FRESH_OUT puts this output elsewhere.
             fresh_out = os.environ.get("BENCH_FRESH_OUT", os.path.join(OUT_ROOT, "out-fresh"))
-            # The previous run's folder is moved aside, and removed only after the timed runs:
-            # ext4 without a journal (this machine's disk) skips inodes freed in the last 60 to
-            # 360 s on every allocation in their group (the kernel's `recently_deleted`), so
-            # deleting 23,256 files just before a run made each file that run creates cost
-            # about 6x more (a Python loop of 23,000 files of 900 bytes: 180 us of system time
-            # a file right after removing the same number, 31 us otherwise).
-            fresh_runs = []
-            aside = []
-            for run in range(runs):
-                if os.path.exists(fresh_out):
-                    aside.append(f"{fresh_out}.old-{os.getpid()}-{run}")
-                    os.rename(fresh_out, aside[-1])  # not timed
-                fresh_runs.append(measure([SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet", "--force"]))
-            for old in aside:
-                shutil.rmtree(old, ignore_errors=True)
-            shipped_fresh = sorted(fresh_runs)[(len(fresh_runs) - 1) // 2]
+            # Into an empty folder each time (`first_runs`: 23,256 files deleted just before a
+            # run made each file it creates cost about 6x more: a Python loop of 23,000 files of
+            # 900 bytes took 180 us of system time a file right after removing the same
+            # number, 31 us otherwise).
+            shipped_fresh = first_runs(runs, [SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet", "--force"], fresh_out)
             # A forced rerun with unchanged inputs replaces that dataset (unchanged pages are linked).
             shipped = median_of(runs, [SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet", "--force"])
             shipped_count = count(os.path.join(fresh_out, "shipped-200k", "cities.json"))
@@ -308,18 +315,9 @@ def csv_benchmark(runs, rows=1_000_000):
     # A forced rerun over the dataset of the same file also compares with it, but takes the
     # input's hash from the previous manifest and finds the snapshot written again unchanged
     # as it goes: cheaper than a nightly run whose input changed, so the verdict is on the
-    # first run. The previous folders are moved aside and removed after the timed runs.
+    # first run.
     fresh = os.path.join(OUT_ROOT, "csv-fresh")
-    first_runs = []
-    aside = []
-    for run in range(runs):
-        if os.path.exists(fresh):
-            aside.append(f"{fresh}.old-{os.getpid()}-{run}")
-            os.rename(fresh, aside[-1])  # not timed
-        first_runs.append(measure([SEEDFORGE, "run", definition, "--out", fresh, "--quiet"], cwd=DATA))
-    for old in aside:
-        shutil.rmtree(old, ignore_errors=True)
-    first = sorted(first_runs)[(len(first_runs) - 1) // 2]
+    first = first_runs(runs, [SEEDFORGE, "run", definition, "--out", fresh, "--quiet"], fresh, cwd=DATA)
     sf = median_of(runs, [SEEDFORGE, "run", definition, "--out", out, "--quiet", "--force"], cwd=DATA)
     with open(os.path.join(out, "csv-bench", "cities.ndjson"), encoding="utf-8") as f:
         sf_count = sum(1 for _ in f)

@@ -60,19 +60,26 @@ struct MemoryLimitTests {
     /// thread's chunk ends; the memory limit is still checked at the same record counts,
     /// so the same records spill in the same batches whatever the thread count.
     @Test func recordsSpillInTheSameBatchesForAnyThreadCount() throws {
-        let dir = try Self.prepared()
+        let spills = try Self.spills(
+            in: try Self.prepared(), pipeline: "many.yml", limit: "256KiB", line: "many: memory limit 256 KiB: ")
+        #expect(spills["2"] == spills["1"])
+        #expect(spills["3"] == spills["1"])
+    }
+
+    /// The log line saying what the memory limit wrote to disk (the one containing `line`),
+    /// by thread count, for runs of `pipeline` at 1, 2 and 3 threads under `limit`.
+    static func spills(in dir: TempDir, pipeline: String, limit: String, line: String) throws -> [String: String] {
         var spills: [String: String] = [:]
         for threads in ["1", "2", "3"] {
             let limited = try CLI.run(
-                ["run", "many.yml", "--out", "t\(threads)", "--threads", threads, "--memory-limit", "256KiB", "-v"],
+                ["run", pipeline, "--out", "t\(threads)", "--threads", threads, "--memory-limit", limit, "-v"],
                 cwd: dir.path)
             #expect(limited.status == 0, "\(limited.stderr)")
-            let line = limited.stderr.split(separator: "\n").first { $0.contains("many: memory limit 256 KiB: ") }
-            #expect(line?.contains("written to disk in") == true, "\(limited.stderr)")
-            spills[threads] = line.map(String.init)
+            let found = limited.stderr.split(separator: "\n").first { $0.contains(line) }
+            #expect(found?.contains("written to disk in") == true, "\(limited.stderr)")
+            spills[threads] = found.map(String.init)
         }
-        #expect(spills["2"] == spills["1"])
-        #expect(spills["3"] == spills["1"])
+        return spills
     }
 
     /// The same when every record carries a warning (an undeclared field, `unknown-fields:
@@ -101,16 +108,7 @@ struct MemoryLimitTests {
               - file: uf.ndjson
                 collection: uf
             """)
-        var spills: [String: String] = [:]
-        for threads in ["1", "2", "3"] {
-            let limited = try CLI.run(
-                ["run", "u.yml", "--out", "t\(threads)", "--threads", threads, "--memory-limit", "2MiB", "-v"],
-                cwd: dir.path)
-            #expect(limited.status == 0, "\(limited.stderr)")
-            let line = limited.stderr.split(separator: "\n").first { $0.contains("uf: memory limit 2 MiB: ") }
-            #expect(line?.contains("written to disk in") == true, "\(limited.stderr)")
-            spills[threads] = line.map(String.init)
-        }
+        let spills = try Self.spills(in: dir, pipeline: "u.yml", limit: "2MiB", line: "uf: memory limit 2 MiB: ")
         #expect(spills["2"] == spills["1"])
         #expect(spills["3"] == spills["1"])
     }
