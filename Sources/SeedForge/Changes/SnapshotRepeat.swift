@@ -8,8 +8,8 @@ import Foundation
 /// took reading the previous snapshot's lines, reading the new one back from disk and
 /// comparing them line by line, on one thread after every output was written: at 1M CSV
 /// rows (two 75 MB snapshots) about 40 ms of the run's end, and two tables of a million
-/// line ranges (16 MB each). Checked as it is written, it costs one `memcmp` a piece, and
-/// the comparison reads nothing back. Any other snapshot is compared as before, from the
+/// line positions (8 MB each). Checked as it is written, it costs one `memcmp` a piece,
+/// and the comparison reads nothing back. Any other snapshot is compared as before, from the
 /// files (`ChangeComparison`): this check only decides that nothing changed.
 struct SnapshotRepeat {
     /// The previous dataset's snapshot; nil when there is none to repeat (a first run,

@@ -210,9 +210,10 @@ public struct IngestSink {
     /// are moved into their places on any thread, beside the `alongside` work, into an
     /// array the store adopts. At 1M CSV rows the move (and the page faults of the store's
     /// 48 MB of new memory) took about 30 ms on one thread while the other hashed the
-    /// input or waited. False (nothing taken) when the store holds records already, or the
-    /// records might reach the memory limit: the limit is then checked as they are
-    /// appended one batch at a time, and spills happen where they always did.
+    /// input or waited. False (nothing taken) when the store holds records already, when
+    /// no record could be sampled for its size (every entry is mapped only when taken), or
+    /// when the records might reach the memory limit: the limit is then checked as they
+    /// are appended one batch at a time, and spills happen where they always did.
     private mutating func takeSideBySide(_ chunks: inout [[IngestEntry]], alongside work: (() -> Void)?) -> Bool {
         let total = chunks.reduce(0) { $0 + $1.count }
         guard threads.count > 1, total >= Self.sideBySideRecords else { return false }
