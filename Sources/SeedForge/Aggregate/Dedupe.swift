@@ -145,7 +145,7 @@ public struct Dedupe: Step {
     /// them as sorted runs (`runSpilled`), unless `within` or `across` hold it whole.
     var spillKeyEntry: ((Record, inout ByteKey, inout [UInt8]) -> Bool)? {
         guard within == nil, across == nil else { return nil }
-        return { record, key, payload in runEntry(record, &key, &payload) }
+        return runEntry
     }
 
     /// The parts of the record's key as compared (nil when a part is null).

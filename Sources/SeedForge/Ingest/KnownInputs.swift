@@ -22,12 +22,7 @@ struct KnownInputs {
     /// no manifest, or one that cannot be read (a first run, a damaged dataset).
     init(datasetFolder folder: String, baseDirectory: String) {
         self.baseDirectory = baseDirectory
-        guard let bytes = try? FileBytes.read(path: folder + "/" + SideOutputs.manifestFile),
-            let manifest = bytes.withUnsafeBufferPointer({ buffer -> Value? in
-                var reader = JSONReader(bytes: buffer)
-                return try? reader.readValue()
-            })
-        else { return }
+        guard let manifest = try? JSONFile.value(at: folder + "/" + SideOutputs.manifestFile) else { return }
         func list(_ key: String, in value: Value?) -> [Value] {
             guard case .array(let items)? = value?.member(key) else { return [] }
             return items

@@ -274,13 +274,9 @@ public struct IngestSink {
                         for run in runs[task] {
                             var target = out.baseAddress! + run.place
                             for position in run.entries {
-                                let entry = entries.baseAddress! + position
-                                guard case .record(var record) = entry.move() else {
-                                    preconditionFailure("not a plain record")
-                                }
-                                entry.initialize(to: emptied)
-                                record.origin.index += base
-                                target.initialize(to: record)
+                                target.initialize(
+                                    to: Self.moveRecord(
+                                        at: entries.baseAddress! + position, leaving: emptied, base: base))
                                 target += 1
                             }
                         }
@@ -344,11 +340,8 @@ public struct IngestSink {
                     guard case .record(let firstRecord) = entries[at] else { preconditionFailure("not a plain record") }
                     let emptied = IngestEntry.record(Record(values: [], origin: firstRecord.origin))
                     store.append(count: end - at) {
-                        guard case .record(var record) = next.move() else { preconditionFailure("not a plain record") }
-                        next.initialize(to: emptied)
-                        next += 1
-                        record.origin.index += base
-                        return record
+                        defer { next += 1 }
+                        return Self.moveRecord(at: next, leaving: emptied, base: base)
                     }
                     count += end - at
                     at = end
@@ -356,6 +349,18 @@ public struct IngestSink {
             }
             base += chunk.count
         }
+    }
+
+    /// Moves the plain record out of a chunk's entry, numbered on from `base`, leaving
+    /// `emptied` (a record of no values) in its place for the chunk to destroy.
+    @inline(__always)
+    private static func moveRecord(
+        at entry: UnsafeMutablePointer<IngestEntry>, leaving emptied: IngestEntry, base: Int
+    ) -> Record {
+        guard case .record(var record) = entry.move() else { preconditionFailure("not a plain record") }
+        entry.initialize(to: emptied)
+        record.origin.index += base
+        return record
     }
 
     /// Takes one entry of a chunk whose records are numbered on from `base`.

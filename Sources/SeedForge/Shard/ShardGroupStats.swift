@@ -63,9 +63,13 @@ enum ShardGroupStats {
         // The statistics' records take the origin of the collection's first record.
         var origin: Origin?
         if let first = partial.segments.first(where: { $0.collection == collection }) {
-            origin = try RecordCodec(sources: [texts[first.file]]).decodeAll(
-                first.bytes, count: first.count, width: state.schemas[collection]?.fields.count ?? 0
-            ).first?.origin
+            // One record decoded, not the segment's (up to 65,536).
+            origin = try first.bytes.withBuffer { buffer in
+                var reader = RecordCodec.Reader(buffer)
+                return RecordCodec(sources: [texts[first.file]]).decode(
+                    &reader, width: state.schemas[collection]?.fields.count ?? 0
+                ).origin
+            }
         }
         state.setRecords(
             stats.into, stats.records(of: groups, origin: origin, schema: state.schemas[loaded: collection]))

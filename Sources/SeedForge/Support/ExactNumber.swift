@@ -244,9 +244,7 @@ struct NumberTotal: Sendable {
     /// Whether the mean or sum rounded to `places` is found from the exact sum alone,
     /// never from the binary fallback (see `mean` and `sum`).
     func isExact(places: DecimalPlaces) -> Bool {
-        guard let exact else { return false }
-        return exact.rounded(places: places.places) != nil
-            && (count == 0 || exact.divided(by: count, places: places.places) != nil)
+        exactSum(places) != nil && (count == 0 || exactMean(places) != nil)
     }
 
     /// The exact sum rounded to `places` (nil: as it is), or nil when it did not fit.

@@ -297,9 +297,9 @@ enum SortedRuns {
         private let readers: [RunReader]
         private var heap: Heap<Head>
 
-        init(_ runs: Runs) {
-            readers = runs.spans.map { RunReader(file: runs.file, offset: $0.offset, length: $0.length) }
-            heap = Heap(readers.filter { $0.advance() }.map(Head.init))
+        /// A merge of every entry.
+        convenience init(_ runs: Runs) {
+            self.init(runs, keys: (nil, nil))
         }
 
         /// A merge of the entries whose keys lie in `keys` (from its lower key, included, to

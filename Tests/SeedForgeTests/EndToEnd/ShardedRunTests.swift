@@ -279,13 +279,7 @@ struct ShardedRunTests {
         let pipeline = try dir.write(
             "towns.yml",
             """
-            name: towns
-            sources:
-              towns:
-                kind: ndjson
-                path: towns-*.ndjson
-                id: id
-                fields: {id: integer, name: string, lat: number, score: integer, code: string}
+            \(Self.townsSource)
             steps:
               - validate: range
                 collection: towns
@@ -337,6 +331,18 @@ struct ShardedRunTests {
     /// are rejected by another rule (a later one is still a duplicate of them), some break
     /// a rule and repeat a key (rejected with both findings), some carry a warning and are
     /// rejected for a repeated key.
+    /// The head of a pipeline reading the towns files (`writeRepeatingTowns`, and the
+    /// dedupe test's), up to its steps.
+    static let townsSource = """
+        name: towns
+        sources:
+          towns:
+            kind: ndjson
+            path: towns-*.ndjson
+            id: id
+            fields: {id: integer, name: string, lat: number, score: integer, code: string}
+        """
+
     static func writeRepeatingTowns(in dir: TempDir) throws {
         let names = ["Lviv", "Oslo", "Nice", "Zürich", "", "Kyiv", "Porto"]
         for file in 1...5 {
@@ -367,13 +373,7 @@ struct ShardedRunTests {
             try dir.write(
                 "towns.yml",
                 """
-                name: towns
-                sources:
-                  towns:
-                    kind: ndjson
-                    path: towns-*.ndjson
-                    id: id
-                    fields: {id: integer, name: string, lat: number, score: integer, code: string}
+                \(Self.townsSource)
                 steps:
                   - validate: required
                     collection: towns
