@@ -50,13 +50,19 @@ struct ValidationPass {
     }
 
     /// The findings of the pass's step numbered `number` on a run of records, by position
-    /// (only records it found something on), counted in its statistics.
-    mutating func check(_ records: [Record], step number: Int, state: RunState) -> [(Int, [Finding])] {
+    /// (only records it found something on), counted in its statistics. `checkAll` gives
+    /// each record's findings when the rule's own `checkAll` is not the way (the finish of a
+    /// `unique` begun in the shards, which has its keys' hashes).
+    mutating func check(
+        _ records: [Record], step number: Int, state: RunState, checkAll: ((ValidateStep) throws -> [[Finding]])? = nil
+    ) rethrows -> [(Int, [Finding])] {
         let step = steps[number]
         let clock = ContinuousClock.now
         defer { seconds[number] += Runner.seconds(since: clock) }
-        let results = step.rule.checkAll(
-            records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
+        let results =
+            try checkAll?(step)
+            ?? step.rule.checkAll(
+                records, schema: schema, code: step.code, severity: step.severity, threads: state.threads)
         var found: [(Int, [Finding])] = []
         for (position, findings) in results.enumerated() where !findings.isEmpty {
             found.append((position, findings))

@@ -80,7 +80,9 @@ struct Partial {
         var losers: [Loser]? = nil
         /// For the survivors of a dedupe begun in the shards, each record's key hash
         /// (`Dedupe.keyHashes`): a byte that says whether it has a key, then the hash's 8
-        /// bytes, little-endian (zeros without a key); nil for any other records.
+        /// bytes, little-endian (zeros without a key); for the records of a validate pass
+        /// with a `unique` rule begun in the shards, such 9 bytes for each of its `unique`
+        /// rules (`ShardUnique.Begun`); nil for any other records.
         var keys: SegmentBytes? = nil
     }
 
@@ -138,8 +140,9 @@ struct Partial {
     /// (`Segment.run`). Format 4: the losers of a dedupe begun in the shards
     /// (`Segment.losers`), and its survivors' key hashes (`Segment.keys`). Format 5: the
     /// unsettled findings of a validate pass with a `unique` rule (`pending`), and the
-    /// summaries of a `group-stats` begun in the shards (`groups`).
-    static let format = 5
+    /// summaries of a `group-stats` begun in the shards (`groups`). Format 6: the key
+    /// hashes of a `unique` rule begun in the shards (`Segment.keys`).
+    static let format = 6
 }
 
 // MARK: - Writing and reading

@@ -89,7 +89,7 @@ public enum ShardRun {
     /// collection and position (`ShardUnique.begin`).
     static func make(
         _ pipeline: Pipeline, shard: Shard, split: Int, state: RunState,
-        unsettled: [CollectionID: [Int: ShardUnique.Found]] = [:]
+        unsettled: [CollectionID: ShardUnique.Begun] = [:]
     ) throws
         -> Partial
     {
@@ -181,12 +181,13 @@ public enum ShardRun {
                     Partial.Segment(
                         collection: collection, file: file(of: open.source), sequence: sequence,
                         count: open.records.count, bytes: SegmentBytes(bytes),
-                        keys: local == nil ? nil : SegmentBytes(open.keys)))
+                        keys: local == nil && begun == nil ? nil : SegmentBytes(open.keys)))
                 current = nil
             }
-            let found = unsettled[collection]
+            let begun = unsettled[collection]
+            let found = begun?.found
             try state.forEachRecord(collection) { record in
-                if local != nil || found != nil {
+                if local != nil || begun != nil {
                     if last?.source !== record.origin.source {
                         if let last { indexInFile[ObjectIdentifier(last.source)] = last.index }
                         let source = record.origin.source
@@ -203,7 +204,10 @@ public enum ShardRun {
                     }
                     if local != nil, local!.take(record, at: position - 1, place: place) { return }
                 }
-                defer { local?.appendKey(at: position - 1, to: &current!.keys) }
+                defer {
+                    local?.appendKey(at: position - 1, to: &current!.keys)
+                    begun?.appendKeys(at: position - 1, to: &current!.keys)
+                }
                 if let open = current, open.source !== record.origin.source || open.records.count >= 65_536 {
                     close()
                 }

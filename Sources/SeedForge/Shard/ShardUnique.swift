@@ -18,6 +18,33 @@ enum ShardUnique {
         var findings: [Finding] = []
     }
 
+    /// What a shard began of a pass with a rule that compares records, on one collection:
+    /// the other rules' unsettled findings by the record's position, and each record's key
+    /// hash for every `unique` rule of the pass (`keyBytes` bytes a record, in the
+    /// collection's order: for each such rule in step order, a byte that says whether the
+    /// record has a key, then the hash's 8 bytes, little-endian), which its segments carry
+    /// (`Partial.Segment.keys`) so that the finish makes keys only where hashes meet.
+    struct Begun {
+        var found: [Int: Found] = [:]
+        var keys: [UInt8] = []
+        let keyBytes: Int
+
+        /// Appends the key hashes of the record at `position` to `bytes`.
+        func appendKeys(at position: Int, to bytes: inout [UInt8]) {
+            bytes += keys[position * keyBytes..<(position + 1) * keyBytes]
+        }
+    }
+
+    /// The `unique` rules of a pass's steps, by step number, in step order.
+    static func uniqueRules(_ steps: [ValidateStep]) throws -> [(number: Int, rule: UniqueRule)] {
+        try steps.indices.filter { type(of: steps[$0].rule).comparesRecords }.map { number in
+            guard let rule = steps[number].rule as? UniqueRule else {
+                throw InternalFailure("\(steps[number].label) compares records and is not a unique rule")
+            }
+            return (number, rule)
+        }
+    }
+
     /// The validate block the shards ran last (the steps before `split`), when one of its
     /// rules compares records.
     static func block(_ pipeline: Pipeline, split: Int) -> Range<Int>? {
@@ -44,9 +71,9 @@ enum ShardUnique {
     /// rule that compares records nothing yet).
     static func begin(
         _ pipeline: Pipeline, block: Range<Int>, state: RunState, logger: Logger
-    ) throws -> [CollectionID: [Int: Found]] {
+    ) throws -> [CollectionID: Begun] {
         let steps = validateSteps(pipeline, block)
-        var unsettled: [CollectionID: [Int: Found]] = [:]
+        var unsettled: [CollectionID: Begun] = [:]
         for (collection, passSteps) in ValidationPass.passes(of: steps) {
             var pass = ValidationPass(passSteps, collection: collection, state: state)
             state.phase = 1 + block.lowerBound + steps.firstIndex { $0.collection == collection }!
@@ -54,20 +81,29 @@ enum ShardUnique {
             let total = state.count(collection)
             let store = state.store(collection)
             if pass.comparesRecords {
-                var found: [Int: Found] = [:]
+                let unique = try uniqueRules(passSteps)
+                var begun = Begun(keyBytes: 9 * unique.count)
+                begun.keys.reserveCapacity(total * begun.keyBytes)
                 var offset = 0
                 try store.forEachBatch { batch in
                     let records = Array(batch)
                     for number in passSteps.indices where !type(of: passSteps[number].rule).comparesRecords {
                         for (position, findings) in pass.check(records, step: number, state: state) {
-                            found[offset + position, default: Found()].steps += repeatElement(
+                            begun.found[offset + position, default: Found()].steps += repeatElement(
                                 number, count: findings.count)
-                            found[offset + position]!.findings += findings
+                            begun.found[offset + position]!.findings += findings
+                        }
+                    }
+                    let hashes = unique.map { $0.rule.keyHashes(of: records, threads: state.threads) }
+                    for position in records.indices {
+                        for (hash, present) in hashes {
+                            begun.keys.append(present[position] ? 1 : 0)
+                            withUnsafeBytes(of: hash[position].littleEndian) { begun.keys += $0 }
                         }
                     }
                     offset += records.count
                 }
-                unsettled[collection] = found
+                unsettled[collection] = begun
             } else {
                 try store.rewrite { pass.check(&$0, state: state) }
             }
@@ -94,8 +130,9 @@ enum ShardUnique {
         var statistic = state.stepStats.count - steps.count
         for (collection, passSteps) in ValidationPass.passes(of: steps) {
             defer { statistic += passSteps.count }
-            let comparing = passSteps.indices.filter { type(of: passSteps[$0].rule).comparesRecords }
-            guard !comparing.isEmpty else { continue }
+            let unique = try uniqueRules(passSteps)
+            guard !unique.isEmpty else { continue }
+            let comparing = unique.map(\.number)
             var pass = ValidationPass(passSteps, collection: collection, state: state)
             state.phase = 1 + block.lowerBound + steps.firstIndex { $0.collection == collection }!
             state.spill.step = pass.label
@@ -109,9 +146,27 @@ enum ShardUnique {
             var next = 0
             var position = 0
             var indexInFile: [Int: Int] = [:]
+            // The records' key hashes the shards made, per unique rule.
+            var hashes = [[UInt64]](repeating: [], count: unique.count)
+            var present = [[Bool]](repeating: [], count: unique.count)
             for segment in partial.segments where segment.collection == collection {
                 guard segment.run < 0, segment.losers == nil else {
                     throw InternalFailure("a partial holds sorted runs or a dedupe's losers of \(collection)")
+                }
+                let keyBytes = 9 * unique.count
+                guard let keys = segment.keys, keys.count == keyBytes * segment.count else {
+                    throw ShardError("a partial holds records of \(pass.label) without their keys' hashes")
+                }
+                try keys.withBuffer { buffer in
+                    let base = UnsafeRawPointer(buffer.baseAddress!)
+                    for record in 0..<segment.count {
+                        for rule in unique.indices {
+                            let at = record * keyBytes + 9 * rule
+                            present[rule].append(buffer[at] != 0)
+                            hashes[rule].append(
+                                UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at + 1, as: UInt64.self)))
+                        }
+                    }
                 }
                 let first = indexInFile[segment.file, default: 0]
                 for index in first..<first + segment.count {
@@ -128,8 +183,14 @@ enum ShardUnique {
             guard next == pending.count, position == records.count else {
                 throw InternalFailure("the shards' findings of \(pass.label) are not on their partials' records")
             }
-            for number in comparing {
-                for (position, findings) in pass.check(records, step: number, state: state) {
+            let schema = pass.schema
+            for (index, (number, rule)) in unique.enumerated() {
+                let checked = pass.check(records, step: number, state: state) { step in
+                    rule.checkAll(
+                        records, hashes: hashes[index], present: present[index], schema: schema, code: step.code,
+                        severity: step.severity)
+                }
+                for (position, findings) in checked {
                     found[position, default: []] += findings.map { (number, $0) }
                 }
             }

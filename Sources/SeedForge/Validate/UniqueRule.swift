@@ -1,3 +1,5 @@
+import Foundation
+
 /// `validate: unique`: no two records share a value (or a combination of values) of the
 /// fields. The first record keeps it; every later one is a finding that names the first.
 /// Use `aggregate: dedupe` instead to remove duplicates deliberately.
@@ -28,21 +30,114 @@ public struct UniqueRule: Rule {
     public func checkAll(
         _ records: [Record], schema: Schema, code: RuleCode, severity: Severity, threads: Threads
     ) -> [[Finding]] {
-        var first: [[Value]: Record] = [:]
-        return records.map { record in
-            var findings = RuleFindings(record: record, schema: schema, rule: code, severity: severity)
-            let key = fields.map { record[$0].joinKey }
-            guard !key.contains(where: \.isNull) else { return [] }
-            if let earlier = first[key] {
-                let names = fields.map { schema[$0].name }.joined(separator: " + ")
-                findings.fail(
-                    fields[0],
-                    "\(names) \(key.map(RuleFields.describe).joined(separator: ", ")) is already used by the record at \(earlier.origin.location.brief)"
-                )
-            } else {
-                first[key] = record
+        let (hashes, present) = keyHashes(of: records, threads: threads)
+        return checkAll(records, hashes: hashes, present: present, schema: schema, code: code, severity: severity)
+    }
+
+    /// The record's key as compared: its fields' values as joins match them (`joinKey`); nil
+    /// when one is null (such a record is never a duplicate).
+    func key(of record: Record) -> [Value]? {
+        let key = fields.map { record[$0].joinKey }
+        return key.contains(where: \.isNull) ? nil : key
+    }
+
+    /// `checkAll` with each record's key hash made already (`keyHashes`, in this process or
+    /// in a shard's): records are taken in order, and a record whose hash an earlier one
+    /// has is compared with the earlier records of that hash by their keys (`Value`
+    /// equality), so the findings are exactly those of comparing every key with every
+    /// earlier one. Keys are made only where hashes meet.
+    func checkAll(
+        _ records: [Record], hashes: [UInt64], present: [Bool], schema: Schema, code: RuleCode, severity: Severity
+    ) -> [[Finding]] {
+        precondition(hashes.count == records.count && present.count == records.count, "one key hash a record")
+        var results = [[Finding]](repeating: [], count: records.count)
+        // The first record of each hash, and of any further key with the same hash.
+        var first: [UInt64: Int] = [:]
+        first.reserveCapacity(records.count)
+        var further: [UInt64: [Int]] = [:]
+        let names = fields.map { schema[$0].name }.joined(separator: " + ")
+        for position in records.indices where present[position] {
+            let hash = hashes[position]
+            guard let earliest = first[hash] else {
+                first[hash] = position
+                continue
             }
-            return findings.list
+            guard let key = key(of: records[position]) else { continue }
+            let candidates = [earliest] + (further[hash] ?? [])
+            guard let earlier = candidates.first(where: { key == self.key(of: records[$0]) }) else {
+                further[hash, default: []].append(position)
+                continue
+            }
+            var findings = RuleFindings(record: records[position], schema: schema, rule: code, severity: severity)
+            findings.fail(
+                fields[0],
+                "\(names) \(key.map(RuleFields.describe).joined(separator: ", ")) is already used by the record at \(records[earlier].origin.location.brief)"
+            )
+            results[position] = findings.list
         }
+        return results
+    }
+
+    /// Each record's key hash, the same in every process (a shard's hashes meet the
+    /// finish's): keys equal as `checkAll` compares them hash alike; `present` is false
+    /// for a record with a null in its key.
+    func keyHashes(of records: [Record], threads: Threads) -> (hashes: [UInt64], present: [Bool]) {
+        var hashes = [UInt64](repeating: 0, count: records.count)
+        var present = [Bool](repeating: false, count: records.count)
+        hashes.withUnsafeMutableBufferPointer { hashes in
+            present.withUnsafeMutableBufferPointer { present in
+                nonisolated(unsafe) let (hashes, present) = (hashes, present)
+                _ = Parallel.chunks(records.count, threads: threads, minimumChunk: 16_384) { range in
+                    var bytes: [UInt8] = []
+                    for index in range {
+                        if let hash = keyHash(of: records[index], into: &bytes) {
+                            (hashes[index], present[index]) = (hash, true)
+                        }
+                    }
+                }
+            }
+        }
+        return (hashes, present)
+    }
+
+    /// The hash of the record's key (nil when a part is null), from bytes that equal keys
+    /// share: an integer or a double as `joinKey` leaves it (so 4.0 is the integer 4, and
+    /// -0.0 is 0), a text's canonical composition (NFC: canonically equivalent strings are
+    /// equal `String`s), a decimal's canonical text; an array or an object gives only its
+    /// kind (such keys are told apart by comparing them). Bytes of different keys may
+    /// meet: `checkAll` compares keys wherever hashes do.
+    private func keyHash(of record: Record, into bytes: inout [UInt8]) -> UInt64? {
+        bytes.removeAll(keepingCapacity: true)
+        for field in fields {
+            switch record[field].joinKey {
+            case .null:
+                return nil
+            case .bool(let flag):
+                bytes.append(flag ? 1 : 2)
+            case .int(let number):
+                bytes.append(3)
+                withUnsafeBytes(of: number.littleEndian) { bytes += $0 }
+            case .double(let number):
+                bytes.append(4)
+                withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes += $0 }
+            case .decimal(let text):
+                bytes.append(5)
+                bytes += text.utf8
+                bytes.append(0)
+            case .string(let text):
+                bytes.append(6)
+                if text.utf8.allSatisfy({ $0 < 0x80 }) {
+                    bytes += text.utf8
+                } else {
+                    bytes += text.precomposedStringWithCanonicalMapping.utf8
+                }
+                bytes.append(0)
+            case .array:
+                bytes.append(7)
+            case .object:
+                bytes.append(8)
+            }
+        }
+        return bytes.withUnsafeBufferPointer { KeyTable.hash($0, from: 0, to: $0.count) }
     }
 }

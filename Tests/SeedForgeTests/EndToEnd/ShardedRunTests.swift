@@ -413,6 +413,8 @@ struct ShardedRunTests {
         // The shards ran the block (5 steps) and left its findings unsettled.
         let partials = try parts.map { try Partial.read($0) }
         #expect(partials.allSatisfy { $0.identity.split == 5 && !$0.pending.isEmpty })
+        // With every record's key hashes for the two unique rules, which the finish compares.
+        #expect(partials.allSatisfy { $0.segments.allSatisfy { $0.keys?.count == 18 * $0.count } })
         #expect(partials.allSatisfy { $0.entries.allSatisfy { $0.phase == 0 } }, "settled in a shard")
         let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--verbose"])
         #expect(flat.status == 0, "\(flat.stderr)")

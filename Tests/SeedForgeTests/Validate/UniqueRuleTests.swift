@@ -17,3 +17,79 @@ struct UniqueRuleTests {
         #expect(finding.location?.line == 3)
     }
 }
+
+/// Keys are hashed (in a shard or in the run itself) and compared only where hashes meet:
+/// the findings are those of comparing every key by `Value` equality.
+@Suite("Validate: unique key hashes")
+struct UniqueKeyHashTests {
+    /// `é` precomposed and decomposed are one text, `4` and `4.0` one number: a record
+    /// repeating either is flagged, naming the first.
+    @Test func canonicallyEquivalentTextsAndEqualNumbersAreOneKey() throws {
+        let result = try RuleHarness.run(
+            fields: "id: integer\nname: string\nrank: number",
+            steps:
+                "- validate: unique\n  collection: items\n  field: name\n- validate: unique\n  collection: items\n  field: rank",
+            records: """
+                [{"id":1,"name":"caf\\u00e9","rank":4},
+                {"id":2,"name":"cafe\\u0301","rank":5},
+                {"id":3,"name":"cafe","rank":4.0},
+                {"id":4,"name":"other","rank":-0.0},
+                {"id":5,"name":"more","rank":0}]
+                """)
+        #expect(RuleHarness.keptIDs(result) == [.int(1), .int(4)])
+        let messages = result.rejects("items").flatMap { $0.findings.map(\.message) }
+        #expect(
+            messages.contains { $0.hasPrefix("name \"cafe\u{301}\"") && $0.hasSuffix("data.json:1:2") }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("rank 4 ") && $0.hasSuffix("data.json:1:2") }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("rank 0 ") && $0.hasSuffix("data.json:4:1") }, "\(messages)")
+    }
+
+    /// With every record given the same hash, keys are compared record by record: the same
+    /// findings as with the keys' own hashes (records without a key never meet one).
+    @Test func findingsDoNotDependOnWhereHashesMeet() throws {
+        let unique = """
+            steps:
+              - validate: unique
+                collection: items
+                field: [code, size]
+            """
+        func yaml(_ steps: String) -> String {
+            """
+            name: rules
+            sources:
+              items:
+                kind: json
+                path: data.json
+                id: id
+                fields: {id: integer, code: string, size: number}
+            \(steps)
+            outputs:
+              - {file: items.json, collection: items}
+            """
+        }
+        let lines = (0..<300).map { index -> String in
+            let code = index % 7 == 0 ? "null" : "\"c\(index % 40)\""
+            return #"{"id": \#(index), "code": \#(code), "size": \#(index % 3 == 0 ? "1.0" : "\(index % 5)")}"#
+        }
+        let files = ["data.json": "[" + lines.joined(separator: ",\n") + "]"]
+        let pipeline = try Harness.load(yaml(unique), files: files)
+        guard case .validate(let step) = pipeline.steps[0], let rule = step.rule as? UniqueRule else {
+            Issue.record("not a unique rule")
+            return
+        }
+        // The records as the rule sees them: the same pipeline without the step.
+        let plain = try Harness.run(yaml(""), files: files)
+        let records = plain.state.records("items")
+        #expect(records.count == 300)
+        let schema = plain.state.schemas[loaded: "items"]
+        let own = rule.checkAll(records, schema: schema, code: step.code, severity: step.severity, threads: 3)
+        let (_, present) = rule.keyHashes(of: records, threads: 1)
+        let colliding = rule.checkAll(
+            records, hashes: [UInt64](repeating: 42, count: records.count), present: present, schema: schema,
+            code: step.code, severity: step.severity)
+        let messages = { (results: [[Finding]]) in results.map { $0.map(\.message) } }
+        #expect(messages(own) == messages(colliding))
+        #expect(own.filter { !$0.isEmpty }.count > 100, "\(own.filter { !$0.isEmpty }.count) repeated keys")
+        #expect(present.filter { !$0 }.count == 43)
+    }
+}
