@@ -186,6 +186,15 @@ public struct GroupStats: Step {
             .add(record, file: file, metrics: metrics)
     }
 
+    /// For each metric, whether its summaries' picks keep the least value (`min`) rather
+    /// than the greatest (`max`; the others have no picks): what merging summaries needs.
+    var picksLeast: [Bool] {
+        metrics.map { metric in
+            if case .min = metric.metric { return true }
+            return false
+        }
+    }
+
     /// Whether every sum of the summaries is the same from summaries of parts of the
     /// records as from all of them (see `NumberTotal.isOrderFree`), and with `exact`,
     /// whether every mean and sum is then found from the exact sums alone.

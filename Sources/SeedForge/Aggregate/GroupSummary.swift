@@ -68,17 +68,17 @@ struct GroupSummary {
         }
     }
 
-    /// Adds what another summary of the same group saw; `earlier(a, b)` tells whether file
-    /// `a`'s records come before file `b`'s.
-    mutating func merge(
-        _ other: GroupSummary, metrics: [(name: String, metric: GroupStats.Metric)], earlier: (Int, Int) -> Bool
-    ) {
+    /// Adds what another summary of the same group saw; `least[m]` tells whether metric
+    /// m's picks keep the least value (`GroupStats.picksLeast`), `earlier(a, b)` whether
+    /// file `a`'s records come before file `b`'s. Associative: summaries merged in any
+    /// grouping and order give the same summary.
+    mutating func merge(_ other: GroupSummary, least: [Bool], earlier: (Int, Int) -> Bool) {
         if earlier(other.file, file) {
             values = other.values
             file = other.file
         }
         count += other.count
-        for (number, (_, metric)) in metrics.enumerated() {
+        for number in counts.indices {
             counts[number] += other.counts[number]
             totals[number].add(other.totals[number])
             for (key, pick) in other.modes[number] {
@@ -98,9 +98,7 @@ struct GroupSummary {
                 picks[number] = theirs
                 continue
             }
-            var isMin = false
-            if case .min = metric { isMin = true }
-            let better = isMin ? theirs.key < mine.key : mine.key < theirs.key
+            let better = least[number] ? theirs.key < mine.key : mine.key < theirs.key
             if better || (theirs.key == mine.key && earlier(theirs.file, mine.file)) { picks[number] = theirs }
         }
     }

@@ -74,11 +74,52 @@ public struct RatingSummary: Step {
         (countField, communityField, seedField, displayedField) = (count, community, seed, displayed)
     }
 
-    public func run(_ state: RunState) throws {
+    public func run(_ state: RunState) throws { try join(state, summed: nil) }
+
+    /// Adds a review's rating to the total of the key it names (its foreign key's join
+    /// key, null included): what a shard sums of its own reviews (`ShardRatingSummary`).
+    func add(_ review: Record, to totals: inout [Value: NumberTotal]) {
+        totals[review[foreignKey].joinKey, default: NumberTotal()].add(review[rating])
+    }
+
+    /// Rejects the orphan reviews and adds the summary fields to the collection's records.
+    /// `summed`: the totals of every review by key (`add(_:to:)`), made in the shards
+    /// and added up (exact and order-free, so those a plain run makes of the matched
+    /// reviews); the reviews are then only passed over when some key matches no record,
+    /// to reject those reviews in a plain run's order. Nil: summed here, as a plain run does.
+    func join(_ state: RunState, summed: [Value: NumberTotal]?) throws {
         // An exact sum and count per record: the mean of decimal ratings is exact.
         var totals: [Value: NumberTotal] = [:]
         var targets: Set<Value> = []
         try state.forEachRecord(collection) { targets.insert($0[key].joinKey) }
+        let orphans = summed.map { $0.keys.contains { !targets.contains($0) || $0.isNull } } ?? true
+        if orphans { totals = try rejectOrphans(state, targets: targets, summing: summed == nil) }
+        if var summed {
+            // A null key is never matched (its reviews are orphans), not even by a record
+            // whose key is null.
+            summed[.null] = nil
+            totals = summed
+        }
+        try state.transformRecords(collection, step: "enrich: rating-summary") { record in
+            let summary = totals[record[key].joinKey] ?? NumberTotal()
+            let seed = seedRating.map { record[$0] } ?? .null
+            record[countField] = .int(Int64(summary.count))
+            if let mean = summary.mean(decimals) {
+                record[communityField] = .double(mean)
+                record[displayedField] = .double(mean)
+            } else {
+                record[communityField] = .null
+                record[displayedField] = seed
+            }
+            if let seedField { record[seedField] = seed }
+            return []
+        }
+    }
+
+    /// Rejects the reviews whose key matches no record of `targets`, in order; with
+    /// `summing`, returns the totals of the others (empty without).
+    private func rejectOrphans(_ state: RunState, targets: Set<Value>, summing: Bool) throws -> [Value: NumberTotal] {
+        var totals: [Value: NumberTotal] = [:]
         let rejectedTargets = Set(state.rejects.lazy.filter { $0.collection == collection }.compactMap(\.id))
         let keyName = state.schemas[loaded: collection][key].name
         let foreignName = state.schemas[loaded: reviews][foreignKey].name
@@ -97,22 +138,9 @@ public struct RatingSummary: Step {
                         location: review.origin.location(ofField: foreignSpec), field: foreignName, value: target)
                 ]
             }
-            totals[target.joinKey, default: NumberTotal()].add(review[rating])
+            if summing { totals[target.joinKey, default: NumberTotal()].add(review[rating]) }
             return []
         }
-        try state.transformRecords(collection, step: "enrich: rating-summary") { record in
-            let summary = totals[record[key].joinKey] ?? NumberTotal()
-            let seed = seedRating.map { record[$0] } ?? .null
-            record[countField] = .int(Int64(summary.count))
-            if let mean = summary.mean(decimals) {
-                record[communityField] = .double(mean)
-                record[displayedField] = .double(mean)
-            } else {
-                record[communityField] = .null
-                record[displayedField] = seed
-            }
-            if let seedField { record[seedField] = seed }
-            return []
-        }
+        return totals
     }
 }

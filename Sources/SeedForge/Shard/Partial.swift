@@ -103,6 +103,13 @@ struct Partial {
         var findings: [Finding]
     }
 
+    /// The reviews of one key of a `rating-summary` begun in the shards
+    /// (`ShardRatingSummary`): the key they name and their ratings' order-free total.
+    struct Rating {
+        var key: Value
+        var total: NumberTotal
+    }
+
     /// A record a shard's dedupe removed: its index in its file, and its local winner.
     struct Loser: Equatable {
         var index: Int
@@ -125,12 +132,20 @@ struct Partial {
     /// collection, then by the place of the record in a plain run's order.
     var pending: [Pending] = []
     /// The summaries of the `group-stats` the finish starts with, begun in the shards
-    /// (`ShardGroupStats`): each shard's summary of each group apart, in order of group key,
-    /// then of the file of the group's first record.
+    /// (`ShardGroupStats`): one summary of each group, of the records of every shard
+    /// covered, in order of group key.
     var groups: [(key: ByteKey, summary: GroupSummary)] = []
-    /// Whether every shard covered summarised its groups (a shard whose sums are not
-    /// order-free leaves the step whole to the finish).
+    /// Whether every shard covered summarised its groups and their sums stay order-free
+    /// added up (else the step is left whole to the finish).
     var groupsComplete = false
+    /// For each metric of that group-stats, whether its `picks` keep the least value
+    /// (`min`), to merge summaries without the pipeline (`GroupStats.picksLeast`).
+    var picksLeast: [Bool] = []
+    /// The totals of the `rating-summary` the finish starts with, begun in the shards
+    /// (`ShardRatingSummary`): one a key, of the reviews of every shard covered.
+    var ratings: [Rating] = []
+    /// Whether every shard covered summed its reviews and the sums stay order-free added up.
+    var ratingsComplete = false
     var segments: [Segment]
 
     static let jsonFile = "partial.json"
@@ -140,8 +155,11 @@ struct Partial {
     /// (`Segment.run`). Format 4: the losers of a dedupe begun in the shards
     /// (`Segment.losers`), and its survivors' key hashes (`Segment.keys`). Format 5: the
     /// unsettled findings of a validate pass with a `unique` rule (`pending`), and the
-    /// summaries of a `group-stats` begun in the shards (`groups`). Format 6: the key
-    /// hashes of a `unique` rule begun in the shards (`Segment.keys`).
+    /// summaries of a `group-stats` begun in the shards (`groups`). Format 6: one summary a
+    /// group in merged partials, with the metrics' `picksLeast`, the totals of a
+    /// `rating-summary` begun in the shards (`ratings`), the key hashes of a `unique` rule
+    /// begun in the shards (`Segment.keys`), and the survivors' ranks of a sort begun after
+    /// a dedupe begun in the shards (`Segment.ranked`).
     static let format = 6
 }
 
@@ -294,6 +312,13 @@ struct PartialWriter {
         int(Int(Int64(bitPattern: UInt64(truncatingIfNeeded: number.significand))))
         int(number.exponent)
     }
+    /// An order-free total (`NumberTotal.isOrderFree`): its count, exact sum and sum of
+    /// magnitudes.
+    mutating func total(_ total: NumberTotal) {
+        int(total.count)
+        exact(total.exact ?? .zero)
+        exact(total.absolute ?? .zero)
+    }
     mutating func pick(_ pick: GroupSummary.Pick) {
         blob(pick.key.bytes)
         value(pick.value)
@@ -310,10 +335,7 @@ struct PartialWriter {
         int(summary.counts.count)
         for number in summary.counts.indices {
             int(summary.counts[number])
-            let total = summary.totals[number]
-            int(total.count)
-            exact(total.exact ?? .zero)
-            exact(total.absolute ?? .zero)
+            total(summary.totals[number])
             bool(summary.picks[number] != nil)
             if let chosen = summary.picks[number] { pick(chosen) }
             int(summary.modes[number].count)
@@ -389,6 +411,9 @@ struct PartialReader {
         let low = Int128(UInt64(bitPattern: Int64(try int())))
         return ExactNumber(significand: high << 64 | low, exponent: try int())
     }
+    mutating func total() throws -> NumberTotal {
+        NumberTotal(count: try int(), exact: try exact(), absolute: try exact())
+    }
     mutating func pick() throws -> GroupSummary.Pick {
         GroupSummary.Pick(
             key: ByteKey(bytes: try blob()), value: try value() ?? .null, file: try int(), count: try int())
@@ -404,7 +429,7 @@ struct PartialReader {
         summary.count = count
         for number in 0..<metrics {
             summary.counts[number] = try int()
-            summary.totals[number] = NumberTotal(count: try int(), exact: try exact(), absolute: try exact())
+            summary.totals[number] = try total()
             if try bool() { summary.picks[number] = try pick() }
             for _ in 0..<(try int()) {
                 let candidate = try pick()
@@ -547,8 +572,16 @@ extension Partial {
             }
         }
         out.bool(groupsComplete)
+        out.int(picksLeast.count)
+        for least in picksLeast { out.bool(least) }
         out.int(groups.count)
         for (key, summary) in groups { out.summary(key, summary) }
+        out.bool(ratingsComplete)
+        out.int(ratings.count)
+        for rating in ratings {
+            out.value(rating.key)
+            out.total(rating.total)
+        }
         out.int(segments.count)
         for segment in segments {
             out.text(segment.collection.name)
@@ -715,7 +748,12 @@ extension Partial {
             pending.append(entry)
         }
         let groupsComplete = try input.bool()
+        let picksLeast = try (0..<input.int()).map { _ in try input.bool() }
         let groups = try (0..<input.int()).map { _ in try input.summary() }
+        let ratingsComplete = try input.bool()
+        let ratings = try (0..<input.int()).map { _ in
+            Rating(key: try input.value() ?? .null, total: try input.total())
+        }
         var segments: [Segment] = []
         for _ in 0..<(try input.int()) {
             let (collection, fileNumber, sequence) = (CollectionID(try input.text()), try input.int(), try input.int())
@@ -736,6 +774,7 @@ extension Partial {
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],
             appendedIn: counts[1], appendedOut: counts[2], incomplete: incomplete, entries: entries,
-            pending: pending, groups: groups, groupsComplete: groupsComplete, segments: segments)
+            pending: pending, groups: groups, groupsComplete: groupsComplete, picksLeast: picksLeast,
+            ratings: ratings, ratingsComplete: ratingsComplete, segments: segments)
     }
 }

@@ -108,8 +108,7 @@ extension Partial {
         merged.entries = []
         merged.segments = []
         merged.pending = []
-        merged.groups = []
-        merged.groupsComplete = partials.allSatisfy(\.partial.groupsComplete)
+        var groups: [(key: ByteKey, summary: GroupSummary)] = []
         merged.incomplete = []
         for (index, (_, partial)) in partials.enumerated() {
             let map = renumber[index]
@@ -126,7 +125,7 @@ extension Partial {
             }
             for (key, var summary) in partial.groups {
                 summary.renumberFiles(map)
-                merged.groups.append((key, summary))
+                groups.append((key, summary))
             }
             for var segment in partial.segments {
                 segment.file = map[segment.file]
@@ -145,6 +144,19 @@ extension Partial {
             merged.appendedOut.merge(partial.appendedOut, uniquingKeysWith: +)
         }
         merged.incomplete.sort { ($0.source, $0.entry.page) < ($1.source, $1.entry.page) }
+        // Each group's summaries added up into one, each key's rating totals too: a partial
+        // of many shards holds what one would. When a sum leaves the digits that make it
+        // order-free (the same in every grouping: see `NumberTotal.absolute`), the finish
+        // runs the step whole.
+        let order = merged.recordOrder()
+        let summaries =
+            partials.allSatisfy(\.partial.groupsComplete)
+            ? ShardGroupStats.combine(groups, least: first.picksLeast) { order[$0] < order[$1] } : nil
+        (merged.groups, merged.groupsComplete) = (summaries ?? [], summaries != nil)
+        let ratings =
+            partials.allSatisfy(\.partial.ratingsComplete)
+            ? ShardRatingSummary.combine(partials.map(\.partial.ratings)) : nil
+        (merged.ratings, merged.ratingsComplete) = (ratings ?? [], ratings != nil)
         return merged.sorted()
     }
 
@@ -253,6 +265,16 @@ extension ShardRun {
             let stat = state.stepStats[state.stepStats.count - 1]
             logger.info(
                 "\(stat.label) \(stat.collection): \(state.count(stats.into)) groups (begun in the shards)")
+            finished += 1
+        }
+        // A rating-summary the shards began: their totals joined to the records.
+        if let step = ShardRatingSummary.leading(pipeline, split: split),
+            try ShardRatingSummary.finish(partial, step: step, index: split, pipeline: pipeline, state: state)
+        {
+            let stat = state.stepStats[state.stepStats.count - 1]
+            var line = "\(stat.label) \(stat.collection): \(stat.recordsIn) in, \(stat.recordsOut) out"
+            if stat.rejected > 0 { line += ", \(stat.rejected) rejected" }
+            logger.info("\(line) (begun in the shards)")
             finished += 1
         }
         if let dedupe = begun, whole == nil {

@@ -2,9 +2,9 @@
 /// (and no validate block the shards began comes before it), each shard summarises the
 /// groups of its own records (`GroupSummary`: counts, exact sums, the first group values,
 /// `min`, `max` and `mode` candidates with the file of their first record) and its partial
-/// holds them; merging partials keeps each shard's summaries apart, and the finish merges
-/// the summaries of each group instead of grouping every record again. The collection's
-/// records stay in the partial as they are: the step only adds the statistics.
+/// holds them; merging partials adds up each group's summaries into one (`combine`), and
+/// the finish writes the statistics from them instead of grouping every record again. The
+/// collection's records stay in the partial as they are: the step only adds the statistics.
 ///
 /// The bytes are a plain run's: counts add up; a sum is exact and the same in any order
 /// while the sum of the values' magnitudes fits its digits (`NumberTotal.isOrderFree`),
@@ -38,6 +38,24 @@ enum ShardGroupStats {
         return groups.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
+    /// The summaries of several partials added up: one a group, in key order; nil when
+    /// some sum is not order-free added up. `earlier(a, b)`: whether file `a`'s records
+    /// come before file `b`'s.
+    static func combine(
+        _ summaries: [(key: ByteKey, summary: GroupSummary)], least: [Bool], earlier: (Int, Int) -> Bool
+    ) -> [(key: ByteKey, summary: GroupSummary)]? {
+        var groups: [ByteKey: GroupSummary] = [:]
+        for (key, summary) in summaries {
+            if groups[key] == nil {
+                groups[key] = summary
+            } else {
+                groups[key]!.merge(summary, least: least, earlier: earlier)
+            }
+        }
+        guard groups.values.allSatisfy({ $0.totals.allSatisfy(\.isOrderFree) }) else { return nil }
+        return groups.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
     /// Runs the group-stats the shards began (`stats`, the step numbered `step`) from the
     /// partial's summaries, with the statistics a plain run's step leaves; false (nothing
     /// done) when the finish must run it on the records.
@@ -46,15 +64,8 @@ enum ShardGroupStats {
     ) throws -> Bool {
         guard partial.groupsComplete, case .step(_, let stage, _) = pipeline.steps[step] else { return false }
         let clock = ContinuousClock.now
-        let order = partial.recordOrder()
-        var groups: [ByteKey: GroupSummary] = [:]
-        for (key, summary) in partial.groups {
-            if groups[key] == nil {
-                groups[key] = summary
-            } else {
-                groups[key]!.merge(summary, metrics: stats.metrics) { order[$0] < order[$1] }
-            }
-        }
+        // One summary a group: the partials' were added up as they merged (`combine`).
+        let groups = [ByteKey: GroupSummary](partial.groups.lazy.map { ($0.key, $0.summary) }) { first, _ in first }
         guard stats.isOrderFree(groups, exact: true) else { return false }
         state.phase = 1 + step
         state.changedByStep = nil

@@ -228,11 +228,23 @@ public enum ShardRun {
         // A group-stats begun in the shard: its groups summarised.
         var groups: [(key: ByteKey, summary: GroupSummary)] = []
         var groupsComplete = false
+        var picksLeast: [Bool] = []
         if let stats = ShardGroupStats.leading(pipeline, split: split) {
+            picksLeast = stats.picksLeast
             if echoed.contains(stats.collection) {
                 groupsComplete = true
             } else if let summaries = try ShardGroupStats.summarize(stats, state: state, file: file(of:)) {
                 (groups, groupsComplete) = (summaries, true)
+            }
+        }
+        // A rating-summary begun in the shard: its reviews' ratings summed by key.
+        var ratings: [Partial.Rating] = []
+        var ratingsComplete = false
+        if let step = ShardRatingSummary.leading(pipeline, split: split) {
+            if echoed.contains(step.reviews) {
+                ratingsComplete = true
+            } else if let totals = try ShardRatingSummary.summarize(step, state: state) {
+                (ratings, ratingsComplete) = (totals, true)
             }
         }
         let merged = Partial(
@@ -242,7 +254,8 @@ public enum ShardRun {
             ingested: state.ingested.filter { !echoed.contains($0.key) },
             appendedIn: state.appendedIn.filter { !echoed.contains($0.key) },
             appendedOut: state.appendedOut.filter { !echoed.contains($0.key) }, incomplete: incomplete,
-            entries: entries, pending: pending, groups: groups, groupsComplete: groupsComplete, segments: segments)
+            entries: entries, pending: pending, groups: groups, groupsComplete: groupsComplete,
+            picksLeast: picksLeast, ratings: ratings, ratingsComplete: ratingsComplete, segments: segments)
         var partial = merged.sorted()
         let sorts = ShardSort.leading(pipeline, split: split)
         if !sorts.isEmpty {

@@ -532,10 +532,143 @@ struct ShardedRunTests {
             try Self.expectTreeUnderALimitMatchesPlain(
                 parts, in: dir, dataset: "towns", "group-stats begun in \(count) shards, merged as a tree under a limit"
             )
+            // Merged partials: one summary a group, the same bytes from any grouping and order.
+            let all = dir.path + "/all-at-once"
+            let regrouped = dir.path + "/regrouped"
+            #expect(try CLI.run(["merge"] + parts + ["--partial", all, "--quiet"]).status == 0)
+            let rest = count > 2 ? Array(parts[2...].reversed()) : []
+            #expect(
+                try CLI.run(["merge"] + rest + [dir.path + "/head", "--partial", regrouped, "--quiet"]).status == 0)
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: all + "/partial.bin"))
+                    == Data(contentsOf: URL(fileURLWithPath: regrouped + "/partial.bin")))
+            let merged = try Partial.read(all)
+            #expect(merged.groupsComplete == !huge)
+            #expect(merged.groups.count == (huge ? 0 : names.count), "\(merged.groups.map(\.key))")
         }
         let stats = try dir.read("plain/towns/stats.ndjson").split(separator: "\n")
         // One group per spelling (grouping folds no case), each with records in every file.
         #expect(stats.count == names.count, "\(stats)")
+    }
+
+    /// A rating-summary the finish starts with, begun in the shards: shops and their
+    /// reviews in every shard (files split into byte ranges), decimal ratings with a mean
+    /// rounded half away from zero, reviews without a numeric rating, and keys spelt in NFC
+    /// and NFD give the plain run's shops, reviews, rejects and counts, in one merge or a
+    /// tree under a memory limit that spills; merged partials hold one total a key, the
+    /// same bytes in any grouping. With `orphans`, reviews of a missing shop, of a shop
+    /// the shards' validation rejected and without a key are rejected in the finish in a
+    /// plain run's order; with `huge`, a rating of 1e300 among small ones (a sum that is
+    /// not order-free) leaves the step to the finish, which runs it on the records.
+    @Test(arguments: ["matched", "orphans", "huge"], [1, 2, 3, 7])
+    func aRatingSummaryBegunInTheShardsAddsUpTheShardsTotals(variant: String, count: Int) throws {
+        let dir = try TempDir()
+        // 4 files of 50 shops; codes S0...S199, every tenth "café-N" (NFC).
+        func code(_ number: Int) -> String { number % 10 == 3 ? "caf\u{E9}-\(number)" : "S\(number)" }
+        for file in 0..<4 {
+            let lines = (0..<50).map { index -> String in
+                let number = file * 50 + index
+                let seed = variant == "orphans" && number % 40 == 17 ? "7" : "\(Double(number % 9) * 0.5 + 0.5)"
+                return #"{"code": "\#(code(number))", "name": "Shop \#(number)", "rating": \#(seed)}"#
+            }
+            try dir.write("shops-\(file).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+        // 4 files of 150 reviews of shops in every file.
+        var keys: Set<Int> = []
+        for file in 0..<4 {
+            let lines = (0..<150).map { index -> String in
+                let number = (index * 37 + file * 13) % 200
+                // Half the reviews of a café name it in NFD.
+                var shop = "\"\(code(number))\""
+                if number % 10 == 3, index % 2 == 1 { shop = "\"cafe\u{301}-\(number)\"" }
+                if variant == "orphans", index % 50 == 7 {
+                    shop = file % 2 == 0 ? "\"S9999\"" : "null"
+                } else {
+                    keys.insert(number)
+                }
+                var rating = index % 11 == 5 ? "null" : "\(Double((index * 7 + file) % 10) * 0.5 + 0.5)"
+                if variant == "huge", file == 2, index == 40 { rating = "1e300" }
+                return #"{"id": \#(file * 1_000 + index), "shopCode": \#(shop), "rating": \#(rating)}"#
+            }
+            try dir.write("reviews-\(file).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+        let pipeline = try dir.write(
+            "shops.yml",
+            """
+            name: shops
+            sources:
+              shops:
+                kind: ndjson
+                path: shops-*.ndjson
+                id: code
+                fields: {code: string, name: string, rating: number}
+              reviews:
+                kind: ndjson
+                path: reviews-*.ndjson
+                id: id
+                fields: {id: integer, shopCode: string, rating: number}
+            steps:
+              - validate: range
+                collection: shops
+                field: rating
+                min: 0
+                max: 5
+              - enrich: rating-summary
+                collection: shops
+                key: code
+                from: reviews
+                foreign-key: shopCode
+                rating: rating
+                seed-rating: rating
+                decimals: 2
+              - aggregate: sort
+                collection: shops
+                by: code
+            outputs:
+              - {file: shops.ndjson, collection: shops}
+              - {file: reviews.ndjson, collection: reviews}
+            thresholds:
+              max-reject-fraction: 0.5
+            """)
+        let plain = try CLI.run(["run", pipeline, "--out", dir.path + "/plain", "--quiet"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let parts = try shards(pipeline, count: count, in: dir, ["--split-files-over", "4KiB"])
+        let partials = try parts.map { try Partial.read($0) }
+        // Each shard summed its reviews, unless a sum of its own is not order-free.
+        let begun = partials.map { $0.ratingsComplete && !$0.ratings.isEmpty }
+        #expect(begun.filter { !$0 }.count == (variant == "huge" ? 1 : 0), "\(begun)")
+        let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--verbose"])
+        #expect(flat.status == 0, "\(flat.stderr)")
+        #expect(flat.stderr.contains("(begun in the shards)") == (variant != "huge"), "\(flat.stderr)")
+        Self.expectSameDataset(
+            dir.url.appendingPathComponent("plain/shops"), dir.url.appendingPathComponent("flat/shops"),
+            "rating-summary begun in \(count) shards (\(variant))")
+        if count >= 2 {
+            try Self.expectTreeUnderALimitMatchesPlain(
+                parts, in: dir, dataset: "shops", "rating-summary begun in \(count) shards (\(variant)), as a tree")
+            // Merged partials: one total a key, the same bytes from any grouping and order.
+            let all = dir.path + "/all-at-once"
+            let regrouped = dir.path + "/regrouped"
+            #expect(try CLI.run(["merge"] + parts + ["--partial", all, "--quiet"]).status == 0)
+            let rest = count > 2 ? Array(parts[2...].reversed()) : []
+            #expect(
+                try CLI.run(["merge"] + rest + [dir.path + "/head", "--partial", regrouped, "--quiet"]).status == 0)
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: all + "/partial.bin"))
+                    == Data(contentsOf: URL(fileURLWithPath: regrouped + "/partial.bin")))
+            let merged = try Partial.read(all)
+            #expect(merged.ratingsComplete == (variant != "huge"))
+            if variant != "huge" {
+                // A key per shop with reviews (NFC and NFD one key); orphans: S9999 and null.
+                #expect(merged.ratings.count == keys.count + (variant == "orphans" ? 2 : 0), "\(merged.ratings)")
+                #expect(Set(merged.ratings.map(\.key)).count == merged.ratings.count)
+            }
+        }
+        let rejects = try dir.read("plain/shops/rejects.ndjson")
+        if variant == "orphans" {
+            #expect(rejects.contains("does not match the code of any shops record"), "\(rejects)")
+            #expect(rejects.contains("which was rejected"), "\(rejects)")
+        }
     }
 
     @Test func aSyntaxErrorInASplitFileFailsEveryShardWithTheSameMessage() throws {
