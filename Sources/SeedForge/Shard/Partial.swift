@@ -82,6 +82,10 @@ struct Partial {
         /// (`Dedupe.keyHashes`): a byte that says whether it has a key, then the hash's 8
         /// bytes, little-endian (zeros without a key); nil for any other records.
         var keys: SegmentBytes? = nil
+        /// For the survivors of a dedupe begun in the shards that a sort follows
+        /// (`ShardDedupeSort`): the shard whose survivors were sorted, and each record's
+        /// place in that shard's sorted order (4 bytes, little-endian); nil otherwise.
+        var ranked: (shard: Int, ranks: SegmentBytes)? = nil
     }
 
     /// A record's place: its file's number and its index among that file's records of its
@@ -138,8 +142,9 @@ struct Partial {
     /// (`Segment.run`). Format 4: the losers of a dedupe begun in the shards
     /// (`Segment.losers`), and its survivors' key hashes (`Segment.keys`). Format 5: the
     /// unsettled findings of a validate pass with a `unique` rule (`pending`), and the
-    /// summaries of a `group-stats` begun in the shards (`groups`).
-    static let format = 5
+    /// summaries of a `group-stats` begun in the shards (`groups`). Format 6: the survivors'
+    /// places in their shard's sorted order, when a sort follows the dedupe (`Segment.ranked`).
+    static let format = 6
 }
 
 // MARK: - Writing and reading
@@ -566,6 +571,14 @@ extension Partial {
                 out.bytes.removeAll(keepingCapacity: true)
                 try keys.withBuffer { try file.write($0) }
             }
+            out.bool(segment.ranked != nil)
+            if let (shard, ranks) = segment.ranked {
+                out.int(shard)
+                out.int(ranks.count)
+                try file.write(out.bytes)
+                out.bytes.removeAll(keepingCapacity: true)
+                try ranks.withBuffer { try file.write($0) }
+            }
             out.int(segment.bytes.count)
             try file.write(out.bytes)
             out.bytes.removeAll(keepingCapacity: true)
@@ -725,10 +738,12 @@ extension Partial {
                 }
             }
             let keys = try input.bool() ? SegmentBytes(file, try input.window()) : nil
+            let ranked = try input.bool() ? (try input.int(), SegmentBytes(file, try input.window())) : nil
             segments.append(
                 Segment(
                     collection: collection, file: fileNumber, sequence: sequence, count: count,
-                    bytes: SegmentBytes(file, try input.window()), run: run, losers: losers, keys: keys))
+                    bytes: SegmentBytes(file, try input.window()), run: run, losers: losers, keys: keys,
+                    ranked: ranked))
         }
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],
