@@ -84,6 +84,10 @@ struct Partial {
         /// with a `unique` rule begun in the shards, such 9 bytes for each of its `unique`
         /// rules (`ShardUnique.Begun`); nil for any other records.
         var keys: SegmentBytes? = nil
+        /// For the survivors of a dedupe begun in the shards that a sort follows
+        /// (`ShardDedupeSort`): the shard whose survivors were sorted, and each record's
+        /// place in that shard's sorted order (4 bytes, little-endian); nil otherwise.
+        var ranked: (shard: Int, ranks: SegmentBytes)? = nil
     }
 
     /// A record's place: its file's number and its index among that file's records of its
@@ -602,6 +606,14 @@ extension Partial {
                 out.bytes.removeAll(keepingCapacity: true)
                 try keys.withBuffer { try file.write($0) }
             }
+            out.bool(segment.ranked != nil)
+            if let (shard, ranks) = segment.ranked {
+                out.int(shard)
+                out.int(ranks.count)
+                try file.write(out.bytes)
+                out.bytes.removeAll(keepingCapacity: true)
+                try ranks.withBuffer { try file.write($0) }
+            }
             out.int(segment.bytes.count)
             try file.write(out.bytes)
             out.bytes.removeAll(keepingCapacity: true)
@@ -766,10 +778,12 @@ extension Partial {
                 }
             }
             let keys = try input.bool() ? SegmentBytes(file, try input.window()) : nil
+            let ranked = try input.bool() ? (try input.int(), SegmentBytes(file, try input.window())) : nil
             segments.append(
                 Segment(
                     collection: collection, file: fileNumber, sequence: sequence, count: count,
-                    bytes: SegmentBytes(file, try input.window()), run: run, losers: losers, keys: keys))
+                    bytes: SegmentBytes(file, try input.window()), run: run, losers: losers, keys: keys,
+                    ranked: ranked))
         }
         return Partial(
             identity: identity, covers: covers, files: files, stats: stats, ingested: counts[0],

@@ -278,12 +278,30 @@ extension ShardRun {
             finished += 1
         }
         if let dedupe = begun, whole == nil {
-            try ShardDedupe.finish(partial, dedupe: dedupe, step: split, pipeline: pipeline, texts: texts, state: state)
+            let lost = try ShardDedupe.finish(
+                partial, dedupe: dedupe, step: split, pipeline: pipeline, texts: texts, state: state)
             let stat = state.stepStats[state.stepStats.count - 1]
             logger.info(
                 "\(stat.label) \(stat.collection): \(stat.recordsIn) in, \(stat.recordsOut) out, \(stat.duplicates) duplicates (begun in the shards)"
             )
             finished += 1
+            // The sort after it, begun in the shards: their sorted orders merged.
+            if let sort = ShardDedupeSort.following(pipeline, split: split),
+                case .step(_, let stage, _) = pipeline.steps[split + 1]
+            {
+                let clock = ContinuousClock.now
+                if try ShardDedupeSort.finish(partial, sort: sort, lost: lost, state: state) {
+                    let count = state.count(sort.collection)
+                    state.stepStats.append(
+                        StepStat(
+                            label: pipeline.steps[split + 1].label, stage: stage, collection: sort.collection,
+                            recordsIn: count, recordsOut: count, rejected: 0, duplicates: 0, warnings: 0,
+                            seconds: Runner.seconds(since: clock)))
+                    logger.info(
+                        "\(pipeline.steps[split + 1].label) \(sort.collection): the shards' sorted survivors merged")
+                    finished += 1
+                }
+            }
         }
         // The sorts the shards began: their sorted runs merged, not sorted again.
         let sorts = ShardSort.leading(pipeline, split: split)

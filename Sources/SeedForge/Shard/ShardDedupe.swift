@@ -98,11 +98,13 @@ enum ShardDedupe {
     /// Runs the dedupe the shards began (`dedupe`, the step numbered `step`) on `state`,
     /// into which `ShardRun.restore` put the shards' survivors: the survivors of all shards
     /// are deduplicated, and every loser, local or not, is logged with its final winner in
-    /// a plain run's order. Records the statistics a plain run's step leaves.
+    /// a plain run's order. Records the statistics a plain run's step leaves. Returns which
+    /// survivors, in the order of their segments, lost to another shard's.
+    @discardableResult
     static func finish(
         _ partial: Partial, dedupe: Dedupe, step: Int, pipeline: Pipeline, texts: [SourceText], state: RunState
-    ) throws {
-        guard case .step(_, let stage, _) = pipeline.steps[step] else { return }
+    ) throws -> [Bool] {
+        guard case .step(_, let stage, _) = pipeline.steps[step] else { return [] }
         let clock = ContinuousClock.now
         let label = pipeline.steps[step].label
         state.phase = 1 + step
@@ -194,6 +196,7 @@ enum ShardDedupe {
                 label: label, stage: stage, collection: collection, recordsIn: survivors + localLosers,
                 recordsOut: records.count, rejected: 0, duplicates: removed.count, warnings: 0,
                 seconds: Runner.seconds(since: clock)))
+        return lost
     }
 
     /// The survivors' key hashes from their segments (`Segment.keys`), in their order.

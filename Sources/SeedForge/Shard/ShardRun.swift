@@ -160,12 +160,17 @@ public enum ShardRun {
         var pending: [Partial.Pending] = []
         var sequence = 0
         let dedupe = ShardDedupe.leading(pipeline, split: split)
+        let dedupeSort = ShardDedupeSort.following(pipeline, split: split)
         for collection in pipeline.collections where !echoed.contains(collection) {
             // A dedupe begun in the shard: its losers go apart, with their places.
             var local = dedupe.flatMap { dedupe in
                 dedupe.collection == collection
                     ? ShardDedupe.LocalLosers(dedupe, records: state.records(collection), threads: state.threads) : nil
             }
+            // The survivors, when a sort follows the dedupe: the shard sorts them too.
+            let ranking = local != nil && dedupeSort != nil
+            var survivors: [Record] = []
+            let firstSegment = segments.count
             var position = 0
             // A file's records are together: its number and count are looked up once a file.
             var indexInFile: [ObjectIdentifier: Int] = [:]
@@ -213,8 +218,14 @@ public enum ShardRun {
                 }
                 if current == nil { current = (record.origin.source, [], []) }
                 current!.records.append(record)
+                if ranking { survivors.append(record) }
             }
             close()
+            if ranking, let sort = dedupeSort {
+                try ShardDedupeSort.rank(
+                    &segments[firstSegment...], records: survivors, sort: sort, shard: shard.index,
+                    threads: state.threads)
+            }
             if let local {
                 segments += local.segments(
                     of: collection, source: { number in table[order[number]].text }, sequence: &sequence)

@@ -253,12 +253,23 @@ struct ShardedRunTests {
         ("by: name\n    fold: true\n    keep: lowest\n    keep-by: score\n    fill: [code]", false),
     ]
 
+    /// The sorts after the dedupe, each begun in the shards (`ShardDedupeSort`): a unique
+    /// last key; many ties across shards (a plain run keeps them in input order, where a
+    /// `keep: last` or `highest` winner holds its own place); null keys, descending, and
+    /// several keys.
+    static let sortsAfterDedupe = [
+        "[name, id]",
+        "[{field: name, collation: exact}]",
+        "[{field: score, order: desc}, code]",
+    ]
+
     /// A dedupe the finish starts with, begun in the shards: duplicates whose winner is in
     /// another shard (a local winner that loses there takes its local losers with it),
     /// `keep: last`, `highest` and `lowest` with null `keep-by` values, `fold`, `precision`
     /// and null keys give the plain run's dataset and duplicates log, byte for byte, with
     /// files whole or split into byte ranges, in one merge or a tree, under a memory limit
-    /// that spills, and with a sort after the dedupe.
+    /// that spills, and with a sort after the dedupe, begun in the shards too: every dedupe
+    /// meets every sort (counts 2, 3 and 7 pick different ones).
     @Test(arguments: shardDedupes.indices, [2, 3, 7])
     func aDedupeBegunInTheShardsLogsEveryLoserWithItsFinalWinner(dedupe: Int, count: Int) throws {
         let dir = try TempDir()
@@ -290,7 +301,7 @@ struct ShardedRunTests {
                 \(yaml)
               - aggregate: sort
                 collection: towns
-                by: [name, id]
+                by: \(Self.sortsAfterDedupe[(dedupe + count) % Self.sortsAfterDedupe.count])
             outputs:
               - {file: towns.ndjson, collection: towns}
             thresholds:
@@ -306,11 +317,20 @@ struct ShardedRunTests {
         } else {
             #expect(losers.allSatisfy { $0 == 0 }, "a dedupe with fill begun in the shards")
         }
+        // Every survivor carries its place in its own shard's sorted order.
+        for (index, partial) in partials.enumerated() {
+            let survivors = partial.segments.filter { $0.losers == nil }
+            #expect(
+                survivors.allSatisfy { $0.ranked?.shard == (inShards ? index : nil) },
+                "shard \(index): survivors without their places in its sort")
+        }
         let flat = try CLI.run(["merge"] + parts.reversed() + ["--out", dir.path + "/flat", "--verbose"])
         #expect(flat.status == 0, "\(flat.stderr)")
         // Without a limit the finish completes the dedupe the shards began (it does not put
-        // the losers back and deduplicate everything again).
+        // the losers back and deduplicate everything again), then merges their sorted
+        // survivors (it does not sort them again).
         #expect(flat.stderr.contains("(begun in the shards)") == inShards, "\(flat.stderr)")
+        #expect(flat.stderr.contains("the shards' sorted survivors merged") == inShards, "\(flat.stderr)")
         Self.expectSameDataset(
             dir.url.appendingPathComponent("plain/towns"), dir.url.appendingPathComponent("flat/towns"),
             "dedupe \(dedupe) begun in \(count) shards")
