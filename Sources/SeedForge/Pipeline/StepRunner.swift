@@ -34,28 +34,9 @@ enum StepRunner {
             }
             guard case .step(let step, let stage, _) = pipeline.steps[index] else { break }
             let label = pipeline.steps[index].label
-            let before = (
-                state.count(step.collection), state.rejects.count, state.duplicates.count, state.warnings.count
-            )
-            let clock = ContinuousClock.now
-            state.phase = 1 + index
-            state.changedByStep = nil
-            state.spill.step = label
-            state.progress?.begin(
-                stage: "\(label) \(step.collection)", unit: "records", total: before.0, totalBytes: nil)
-            try step.run(state)
-            try state.spill.check()
-            state.progress?.advance(items: before.0, bytes: 0, records: 0)
-            state.releaseSourcePages()
-            // Past the limit, what a step freed (a sort's runs, a dedupe's duplicates read
-            // back) goes back to the system before the next step gathers its own.
-            if state.spill.spills > 0 { state.spill.returnFreedMemory() }
-            state.stepStats.append(
-                StepStat(
-                    label: label, stage: stage, collection: step.collection, recordsIn: before.0,
-                    recordsOut: state.count(step.collection), rejected: state.rejects.count - before.1,
-                    duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
-                    seconds: Runner.seconds(since: clock), changed: state.changedByStep))
+            try measure(step, label: label, stage: stage, index: index, state: state, progress: true) {
+                try step.run(state)
+            }
             let stat = state.stepStats[state.stepStats.count - 1]
             var line = "\(label) \(step.collection): \(stat.recordsIn) in, \(stat.recordsOut) out"
             if stat.rejected > 0 { line += ", \(stat.rejected) rejected" }
@@ -65,6 +46,40 @@ enum StepRunner {
         }
         state.spill.step = "emit"
         return thresholdFailures
+    }
+
+    /// Runs `body` as step number `index` of the pipeline (`step`, on its collection): the
+    /// run's phase and labels set for it, then the spill checked, source pages and (past the
+    /// limit) freed memory given back, and its statistics appended: records in and out, and
+    /// the rejects, duplicates and warnings it added, its time.
+    static func measure(
+        _ step: any Step, label: String, stage: Stage, index: Int, state: RunState, progress: Bool = false,
+        _ body: () throws -> Void
+    ) throws {
+        let before = (
+            state.count(step.collection), state.rejects.count, state.duplicates.count, state.warnings.count
+        )
+        let clock = ContinuousClock.now
+        state.phase = 1 + index
+        state.changedByStep = nil
+        state.spill.step = label
+        if progress {
+            state.progress?.begin(
+                stage: "\(label) \(step.collection)", unit: "records", total: before.0, totalBytes: nil)
+        }
+        try body()
+        try state.spill.check()
+        if progress { state.progress?.advance(items: before.0, bytes: 0, records: 0) }
+        state.releaseSourcePages()
+        // Past the limit, what a step freed (a sort's runs, a dedupe's duplicates read
+        // back) goes back to the system before the next step gathers its own.
+        if state.spill.spills > 0 { state.spill.returnFreedMemory() }
+        state.stepStats.append(
+            StepStat(
+                label: label, stage: stage, collection: step.collection, recordsIn: before.0,
+                recordsOut: state.count(step.collection), rejected: state.rejects.count - before.1,
+                duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
+                seconds: Runner.seconds(since: clock), changed: state.changedByStep))
     }
 
     /// Runs consecutive validate steps as one pass per collection, so a record that

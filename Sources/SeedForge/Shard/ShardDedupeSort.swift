@@ -132,31 +132,7 @@ enum ShardDedupeSort {
                 let compared = table.compare(a, b, buffer)
                 return compared != 0 ? compared < 0 : sequence[a] < sequence[b]
             }
-            var next = ranges.map(\.lowerBound)
-            // A binary heap of runs by their next survivor.
-            var heap = ranges.indices.filter { !ranges[$0].isEmpty }
-            func siftDown(_ start: Int) {
-                var parent = start
-                while true {
-                    let (left, right) = (2 * parent + 1, 2 * parent + 2)
-                    var least = parent
-                    if left < heap.count, less(next[heap[left]], next[heap[least]]) { least = left }
-                    if right < heap.count, less(next[heap[right]], next[heap[least]]) { least = right }
-                    if least == parent { return }
-                    heap.swapAt(parent, least)
-                    parent = least
-                }
-            }
-            for start in stride(from: heap.count / 2, through: 0, by: -1) { siftDown(start) }
-            while let run = heap.first {
-                order.append(kept[sequence[next[run]]])
-                next[run] += 1
-                if next[run] == ranges[run].upperBound {
-                    heap[0] = heap[heap.count - 1]
-                    heap.removeLast()
-                }
-                if !heap.isEmpty { siftDown(0) }
-            }
+            RangeMerge.forEach(ranges, less: less) { order.append(kept[sequence[$0]]) }
         }
         if let first = records.first {
             Reorder.permute(&records, by: order, filler: Record(values: [], origin: first.origin))

@@ -99,24 +99,9 @@ enum ShardRatingSummary {
         if let places = step.decimals, !summed.values.allSatisfy({ $0.count == 0 || $0.exactMean(places) != nil }) {
             return false
         }
-        let label = pipeline.steps[index].label
-        let before = (
-            state.count(step.collection), state.rejects.count, state.duplicates.count, state.warnings.count
-        )
-        let clock = ContinuousClock.now
-        state.phase = 1 + index
-        state.changedByStep = nil
-        state.spill.step = label
-        try step.join(state, summed: summed)
-        try state.spill.check()
-        state.releaseSourcePages()
-        if state.spill.spills > 0 { state.spill.returnFreedMemory() }
-        state.stepStats.append(
-            StepStat(
-                label: label, stage: stage, collection: step.collection, recordsIn: before.0,
-                recordsOut: state.count(step.collection), rejected: state.rejects.count - before.1,
-                duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
-                seconds: Runner.seconds(since: clock), changed: state.changedByStep))
+        try StepRunner.measure(step, label: pipeline.steps[index].label, stage: stage, index: index, state: state) {
+            try step.join(state, summed: summed)
+        }
         return true
     }
 }

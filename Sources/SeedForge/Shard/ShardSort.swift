@@ -161,35 +161,12 @@ enum ShardSort {
         }
         let store = state.store(collection)
         table.bytes.withUnsafeBufferPointer { buffer in
-            // A binary heap of the runs' next positions: least key first, then earlier file.
+            // The runs merged: least key first, then earlier file.
             func less(_ a: Int, _ b: Int) -> Bool {
                 let compared = table.compare(a, b, buffer)
                 return compared != 0 ? compared < 0 : files[a] < files[b]
             }
-            var next = ranges.map(\.range.lowerBound)
-            var heap: [Int] = ranges.indices.filter { !ranges[$0].range.isEmpty }
-            func siftDown(_ start: Int) {
-                var parent = start
-                while true {
-                    let (left, right) = (2 * parent + 1, 2 * parent + 2)
-                    var least = parent
-                    if left < heap.count, less(next[heap[left]], next[heap[least]]) { least = left }
-                    if right < heap.count, less(next[heap[right]], next[heap[least]]) { least = right }
-                    if least == parent { return }
-                    heap.swapAt(parent, least)
-                    parent = least
-                }
-            }
-            for start in stride(from: heap.count / 2, through: 0, by: -1) { siftDown(start) }
-            while let run = heap.first {
-                store.append(records[next[run]])
-                next[run] += 1
-                if next[run] == ranges[run].range.upperBound {
-                    heap[0] = heap[heap.count - 1]
-                    heap.removeLast()
-                }
-                if !heap.isEmpty { siftDown(0) }
-            }
+            RangeMerge.forEach(ranges.map(\.range), less: less) { store.append(records[$0]) }
         }
     }
 }
