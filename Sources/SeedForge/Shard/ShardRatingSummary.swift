@@ -51,7 +51,10 @@ enum ShardRatingSummary {
         case .string(let text):
             // Text with no code point at or above U+0300 is NFC already (most names).
             guard text.unicodeScalars.contains(where: { $0.value >= 0x300 }) else { return key }
-            return .string(text.precomposedStringWithCanonicalMapping)
+            // The standard library's composition, the one `String` equality uses: Foundation's
+            // NFC on Linux leaves apart some scripts of Unicode 16 that `==` joins (U+113C5
+            // and U+113C2 U+113C2), whose totals then stayed two.
+            return .string(String(decoding: text._nfcCodeUnits, as: UTF8.self))
         case .array, .object: return nil
         default: return key == key ? key : nil
         }
@@ -94,7 +97,11 @@ enum ShardRatingSummary {
         guard partial.ratingsComplete, case .step(_, let stage, _) = pipeline.steps[index] else { return false }
         var summed: [Value: NumberTotal] = [:]
         summed.reserveCapacity(partial.ratings.count)
-        for rating in partial.ratings { summed[rating.key] = rating.total }
+        for rating in partial.ratings {
+            // Two totals of one key (spellings the join takes as equal kept apart): the
+            // records decide, as a plain run.
+            guard summed.updateValue(rating.total, forKey: rating.key) == nil else { return false }
+        }
         // A mean rounded to `decimals` from the exact sum alone, never the binary fallback.
         if let places = step.decimals, !summed.values.allSatisfy({ $0.count == 0 || $0.exactMean(places) != nil }) {
             return false

@@ -1,5 +1,3 @@
-import Foundation
-
 /// `validate: unique`: no two records share a value (or a combination of values) of the
 /// fields. The first record keeps it; every later one is a finding that names the first.
 /// Use `aggregate: dedupe` instead to remove duplicates deliberately.
@@ -101,43 +99,66 @@ public struct UniqueRule: Rule {
     }
 
     /// The hash of the record's key (nil when a part is null), from bytes that equal keys
-    /// share: an integer or a double as `joinKey` leaves it (so 4.0 is the integer 4, and
-    /// -0.0 is 0), a text's canonical composition (NFC: canonically equivalent strings are
-    /// equal `String`s), a decimal's canonical text; an array or an object gives only its
-    /// kind (such keys are told apart by comparing them). Bytes of different keys may
-    /// meet: `checkAll` compares keys wherever hashes do.
+    /// share (`appendHashBytes`). Bytes of different keys may meet: `checkAll` compares
+    /// keys wherever hashes do.
     private func keyHash(of record: Record, into bytes: inout [UInt8]) -> UInt64? {
         bytes.removeAll(keepingCapacity: true)
         for field in fields {
-            switch record[field].joinKey {
-            case .null:
-                return nil
-            case .bool(let flag):
-                bytes.append(flag ? 1 : 2)
-            case .int(let number):
-                bytes.append(3)
-                withUnsafeBytes(of: number.littleEndian) { bytes += $0 }
-            case .double(let number):
-                bytes.append(4)
-                withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes += $0 }
-            case .decimal(let text):
-                bytes.append(5)
-                bytes += text.utf8
-                bytes.append(0)
-            case .string(let text):
-                bytes.append(6)
-                if text.utf8.allSatisfy({ $0 < 0x80 }) {
-                    bytes += text.utf8
-                } else {
-                    bytes += text.precomposedStringWithCanonicalMapping.utf8
-                }
-                bytes.append(0)
-            case .array:
-                bytes.append(7)
-            case .object:
-                bytes.append(8)
-            }
+            let value = record[field].joinKey
+            if value.isNull { return nil }
+            Self.appendHashBytes(of: value, to: &bytes)
         }
         return bytes.withUnsafeBufferPointer { KeyTable.hash($0, from: 0, to: $0.count) }
+    }
+
+    /// Appends bytes that values equal by `Value` equality share: an integer's or a
+    /// double's bits (a zero of either sign as one, since `-0.0 == 0.0`), a text's
+    /// canonical composition as the standard library makes it for `String` equality
+    /// (`_withNFCCodeUnits`: canonically equivalent strings are equal, and Foundation's NFC
+    /// on Linux leaves some scripts of Unicode 16 apart that `==` joins), a decimal's
+    /// canonical text, and an array's or object's parts in order (an object's keys with
+    /// its values, as `JSONObject` equality compares them), each after its kind and, for a
+    /// text, ended by its length.
+    private static func appendHashBytes(of value: Value, to bytes: inout [UInt8]) {
+        switch value {
+        case .null:
+            bytes.append(0)
+        case .bool(let flag):
+            bytes.append(flag ? 1 : 2)
+        case .int(let number):
+            bytes.append(3)
+            withUnsafeBytes(of: number.littleEndian) { bytes += $0 }
+        case .double(let number):
+            bytes.append(4)
+            withUnsafeBytes(of: (number == 0 ? 0 : number).bitPattern.littleEndian) { bytes += $0 }
+        case .decimal(let text):
+            bytes.append(5)
+            appendText(text, to: &bytes)
+        case .string(let text):
+            bytes.append(6)
+            appendText(text, to: &bytes)
+        case .array(let items):
+            bytes.append(7)
+            withUnsafeBytes(of: items.count.littleEndian) { bytes += $0 }
+            for item in items { appendHashBytes(of: item, to: &bytes) }
+        case .object(let object):
+            bytes.append(8)
+            withUnsafeBytes(of: object.count.littleEndian) { bytes += $0 }
+            for (key, item) in zip(object.keys, object.values) {
+                appendText(key, to: &bytes)
+                appendHashBytes(of: item, to: &bytes)
+            }
+        }
+    }
+
+    /// A text's canonical composition (ASCII is its own), then its length.
+    private static func appendText(_ text: String, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            bytes += text.utf8
+        } else {
+            text._withNFCCodeUnits { bytes.append($0) }
+        }
+        withUnsafeBytes(of: (bytes.count - start).littleEndian) { bytes += $0 }
     }
 }
