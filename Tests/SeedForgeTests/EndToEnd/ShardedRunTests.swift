@@ -378,6 +378,21 @@ struct ShardedRunTests {
         }
     }
 
+    /// The partials merged at once and regrouped (the rest in reverse order with the merged
+    /// head that `expectTreeUnderALimitMatchesPlain` left): the same bytes either way; the
+    /// merged partial, read.
+    static func mergedInAnyGrouping(_ parts: [String], in dir: TempDir) throws -> Partial {
+        let all = dir.path + "/all-at-once"
+        let regrouped = dir.path + "/regrouped"
+        #expect(try CLI.run(["merge"] + parts + ["--partial", all, "--quiet"]).status == 0)
+        let rest = parts.count > 2 ? Array(parts[2...].reversed()) : []
+        #expect(try CLI.run(["merge"] + rest + [dir.path + "/head", "--partial", regrouped, "--quiet"]).status == 0)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: all + "/partial.bin"))
+                == Data(contentsOf: URL(fileURLWithPath: regrouped + "/partial.bin")))
+        return try Partial.read(all)
+    }
+
     /// A validate block with `unique` rules (an error, and a warning on two fields) among
     /// record-by-record rules: the shards run the others and ship their findings unsettled,
     /// the finish compares keys across shards, and rejects, warnings (the messages naming
@@ -553,16 +568,7 @@ struct ShardedRunTests {
                 parts, in: dir, dataset: "towns", "group-stats begun in \(count) shards, merged as a tree under a limit"
             )
             // Merged partials: one summary a group, the same bytes from any grouping and order.
-            let all = dir.path + "/all-at-once"
-            let regrouped = dir.path + "/regrouped"
-            #expect(try CLI.run(["merge"] + parts + ["--partial", all, "--quiet"]).status == 0)
-            let rest = count > 2 ? Array(parts[2...].reversed()) : []
-            #expect(
-                try CLI.run(["merge"] + rest + [dir.path + "/head", "--partial", regrouped, "--quiet"]).status == 0)
-            #expect(
-                try Data(contentsOf: URL(fileURLWithPath: all + "/partial.bin"))
-                    == Data(contentsOf: URL(fileURLWithPath: regrouped + "/partial.bin")))
-            let merged = try Partial.read(all)
+            let merged = try Self.mergedInAnyGrouping(parts, in: dir)
             #expect(merged.groupsComplete == !huge)
             #expect(merged.groups.count == (huge ? 0 : names.count), "\(merged.groups.map(\.key))")
         }
@@ -667,16 +673,7 @@ struct ShardedRunTests {
             try Self.expectTreeUnderALimitMatchesPlain(
                 parts, in: dir, dataset: "shops", "rating-summary begun in \(count) shards (\(variant)), as a tree")
             // Merged partials: one total a key, the same bytes from any grouping and order.
-            let all = dir.path + "/all-at-once"
-            let regrouped = dir.path + "/regrouped"
-            #expect(try CLI.run(["merge"] + parts + ["--partial", all, "--quiet"]).status == 0)
-            let rest = count > 2 ? Array(parts[2...].reversed()) : []
-            #expect(
-                try CLI.run(["merge"] + rest + [dir.path + "/head", "--partial", regrouped, "--quiet"]).status == 0)
-            #expect(
-                try Data(contentsOf: URL(fileURLWithPath: all + "/partial.bin"))
-                    == Data(contentsOf: URL(fileURLWithPath: regrouped + "/partial.bin")))
-            let merged = try Partial.read(all)
+            let merged = try Self.mergedInAnyGrouping(parts, in: dir)
             #expect(merged.ratingsComplete == (variant != "huge"))
             if variant != "huge" {
                 // A key per shop with reviews (NFC and NFD one key); orphans: S9999 and null.
