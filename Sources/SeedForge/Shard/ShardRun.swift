@@ -167,8 +167,10 @@ public enum ShardRun {
                 dedupe.collection == collection
                     ? ShardDedupe.LocalLosers(dedupe, records: state.records(collection), threads: state.threads) : nil
             }
-            // The survivors, when a sort follows the dedupe: the shard sorts them too.
-            let ranking = local != nil && dedupeSort != nil
+            // The survivors, when a sort follows the dedupe: the shard sorts them too, unless
+            // its records spilled past the limit (read back here, they would all be held
+            // again for the sort; the finish then sorts them as a plain run does).
+            let ranking = local != nil && dedupeSort != nil && !state.store(collection).isSpilled
             var survivors: [Record] = []
             let firstSegment = segments.count
             var position = 0

@@ -25,6 +25,37 @@ struct ShardDedupeSortTests {
         }
     }
 
+    /// A shard whose records spilled past `--memory-limit` does not rank its survivors
+    /// (read back, they would all be held again for the sort): the finish sorts them, and
+    /// the dataset is the plain run's.
+    @Test func aShardPastItsMemoryLimitLeavesTheSortToTheFinish() throws {
+        let dir = try TempDir()
+        let pipeline = try Self.load("pipelines/products.yml")
+        let sort = try #require(ShardDedupeSort.following(pipeline, split: ShardPlan.split(pipeline)))
+        let path = CLI.repoRoot.appendingPathComponent("pipelines/products.yml").path
+        var parts: [String] = []
+        for index in 0..<2 {
+            let part = dir.path + "/part\(index)"
+            let shard = try CLI.run(
+                ["run", path, "--shard", "\(index)/2", "--partial", part, "--memory-limit", "1", "--quiet"])
+            #expect(shard.status == 0, "\(shard.stderr)")
+            // (Shard 1 reads no page: nothing to rank either way.)
+            let partial = try Partial.read(part)
+            let records = partial.segments.filter { $0.collection == sort.collection }.reduce(0) { $0 + $1.count }
+            #expect((index == 0) == (records > 0))
+            #expect(try ShardDedupeSort.ranks(partial, of: sort.collection).map(\.ranks.count) ?? 0 == 0)
+            parts.append(part)
+        }
+        let plain = try CLI.run(["run", path, "--out", dir.path + "/plain", "--quiet"])
+        let finished = try CLI.run(["merge"] + parts + ["--out", dir.path + "/sharded", "--quiet"])
+        #expect(plain.status == 0 && finished.status == 0, "\(plain.stderr) \(finished.stderr)")
+        for file in ["products.json", "rejects.ndjson", "duplicates.ndjson", "warnings.ndjson"] {
+            #expect(
+                try Data(contentsOf: dir.url.appendingPathComponent("plain/products/\(file)"))
+                    == Data(contentsOf: dir.url.appendingPathComponent("sharded/products/\(file)")), "\(file)")
+        }
+    }
+
     /// products' shard 0 of 2 (its pages follow links: one shard reads them all): every
     /// survivor has one place in the shard's sorted order,
     /// and the survivors in that order are sorted by name and url, equal keys in input order.
