@@ -60,6 +60,16 @@ enum FileShare: Equatable {
 
 /// Which files a shard reads, and where a sharded run stops.
 enum ShardPlan {
+    /// The step the finish starts with (number `split`) when it is a `T` the shards may
+    /// begin: not after a validate block the shards began, whose records the finish
+    /// settles first (`ShardUnique`).
+    static func leadingStep<T>(_ pipeline: Pipeline, split: Int, as type: T.Type) -> T? {
+        guard ShardUnique.block(pipeline, split: split) == nil, split < pipeline.steps.count,
+            case .step(let step, _, _) = pipeline.steps[split]
+        else { return nil }
+        return step as? T
+    }
+
     /// Whether a file is split into byte ranges between the shards.
     static func splits(_ file: String, of source: SourceDefinition, shard: Shard) -> Bool {
         guard shard.count > 1, source.kind.readsByteRanges, (FileStamp.of(file)?.bytes ?? 0) >= shard.splitBytes

@@ -24,10 +24,7 @@ enum ShardDedupe {
     /// The dedupe the finish starts with (the step numbered `split`), when the shards can
     /// begin it.
     static func leading(_ pipeline: Pipeline, split: Int) -> Dedupe? {
-        // After a validate block the shards began, the finish settles its records first.
-        guard ShardUnique.block(pipeline, split: split) == nil, split < pipeline.steps.count,
-            case .step(let step, _, _) = pipeline.steps[split],
-            let dedupe = step as? Dedupe, dedupe.beginsInShards
+        guard let dedupe = ShardPlan.leadingStep(pipeline, split: split, as: Dedupe.self), dedupe.beginsInShards
         else { return nil }
         return dedupe
     }

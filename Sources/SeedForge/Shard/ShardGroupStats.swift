@@ -17,10 +17,7 @@ enum ShardGroupStats {
     /// The group-stats the finish starts with (the step numbered `split`), when the shards
     /// can begin it.
     static func leading(_ pipeline: Pipeline, split: Int) -> GroupStats? {
-        guard ShardUnique.block(pipeline, split: split) == nil, split < pipeline.steps.count,
-            case .step(let step, _, _) = pipeline.steps[split], let stats = step as? GroupStats
-        else { return nil }
-        return stats
+        ShardPlan.leadingStep(pipeline, split: split, as: GroupStats.self)
     }
 
     /// A shard's summaries of its groups, in key order; nil when some sum is not

@@ -20,10 +20,7 @@ enum ShardRatingSummary {
     /// The rating-summary the finish starts with (the step numbered `split`), when the
     /// shards can begin it.
     static func leading(_ pipeline: Pipeline, split: Int) -> RatingSummary? {
-        guard ShardUnique.block(pipeline, split: split) == nil, split < pipeline.steps.count,
-            case .step(let step, _, _) = pipeline.steps[split], let summary = step as? RatingSummary
-        else { return nil }
-        return summary
+        ShardPlan.leadingStep(pipeline, split: split, as: RatingSummary.self)
     }
 
     /// A shard's totals of its reviews by key, in `combine`'s order; nil when some total is
