@@ -73,4 +73,36 @@ struct ThreadsTests {
                 #""id":"x9001","rule":"type","severity":"error","message":"field 'id' must be an integer, found string \"x9001\"","file":"cities.json","line":9003,"column":9,"pointer":"/9001/_id""#
             ))
     }
+
+    /// The side outputs are tasks of the outputs' loop, run on whichever thread is free: the
+    /// manifest still lists the outputs in the pipeline's order, then rejects, duplicates,
+    /// warnings, the snapshot and the changes, each with the size and SHA-256 of the file
+    /// written, whatever the thread count.
+    @Test func sideOutputsAreListedInOrderWithTheirFilesHashes() throws {
+        let dir = try TempDir()
+        try dir.write("many.yml", Self.pipeline)
+        try dir.write("cities.json", Self.dump())
+        for threads in ["1", "3"] {
+            let result = try CLI.run(["run", "many.yml", "--out", "s\(threads)", "--threads", threads], cwd: dir.path)
+            #expect(result.status == 0, "\(result.stderr)")
+            let folder = dir.path + "/s\(threads)/many/"
+            let manifest = try #require(
+                JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "manifest.json")))
+                    as? [String: Any])
+            let outputs = try #require(manifest["outputs"] as? [[String: Any]])
+            #expect(
+                outputs.map { $0["file"] as? String } == [
+                    "cities.json", "cities.csv", "pages", "rejects.ndjson", "duplicates.ndjson", "warnings.ndjson",
+                    "snapshot.ndjson", "changes.ndjson",
+                ])
+            for side in outputs.dropFirst(3).prefix(3) {
+                let name = try #require(side["file"] as? String)
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + name)))
+                #expect(side["bytes"] as? Int == bytes.count, "\(name)")
+                #expect(side["sha256"] as? String == SHA256.hex(bytes), "\(name)")
+            }
+            #expect(outputs[3]["records"] as? Int ?? 0 > 0)
+            #expect(outputs[4]["records"] as? Int ?? 0 > 0)
+        }
+    }
 }
