@@ -78,4 +78,58 @@ struct OutputDirectoryTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty)
     }
+
+    /// Bytes of `count` that no two offsets share a pattern of (a misplaced block shows).
+    private static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+    }
+
+    @Test func aLargeStreamedFileHoldsEveryByteInOrderWithItsHash() throws {
+        let dir = try TempDir()
+        let output = try OutputDirectory(target: dir.url.appendingPathComponent("dataset"), threads: 1)
+        // Past `directFrom` the bytes go past the page cache in aligned blocks: pieces of
+        // odd sizes, one larger than the buffer, and a tail that is not a whole block.
+        let size = StagedFile.directFrom + 2 * DirectWrite.blockBytes + 12_345
+        let all = Self.bytes(size, seed: 7)
+        var sizes = [1, 333_333, StagedFile.bufferSize + 17, 4_095, 70_001]
+        var total = sizes.reduce(0, +)
+        while total < size {
+            let next = min(size - total, 654_321)
+            sizes.append(next)
+            total += next
+        }
+        let (written, sha256) = try all.withUnsafeBufferPointer { buffer in
+            try output.stream("cities.ndjson") { file in
+                var at = 0
+                for count in sizes {
+                    try file.write(UnsafeBufferPointer(rebasing: buffer[at..<at + count]))
+                    at += count
+                }
+            }
+        }
+        #expect(written == size)
+        #expect(sha256 == SHA256.hex(all))
+        let back = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output.stagedPath("cities.ndjson"))))
+        #expect(back == all)
+        output.discard()
+    }
+
+    @Test func aLargeSealedFileEndsWithTheHashOfItsBytes() throws {
+        let dir = try TempDir()
+        let path = dir.path + "/partial.bin"
+        let all = Self.bytes(StagedFile.directFrom + DirectWrite.blockBytes + 100, seed: 11)
+        let file = StagedFile(fd: try OutputDirectory.create(path, name: "partial.bin"), path: path)
+        try all.withUnsafeBufferPointer { buffer in
+            for start in stride(from: 0, to: all.count, by: 1 << 20) {
+                try file.write(UnsafeBufferPointer(rebasing: buffer[start..<min(start + (1 << 20), all.count)]))
+            }
+        }
+        try file.finishSealed()
+        let back = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(back == all + Array(SHA256.hex(all).utf8))
+    }
 }
