@@ -65,12 +65,6 @@ void seedforge_start_writeback(int fd, long long offset, long long length) {
     errno = saved;
 }
 
-int seedforge_set_direct(int fd, int on) {
-    int flags = fcntl(fd, F_GETFL);
-    if (flags < 0) return -1;
-    return fcntl(fd, F_SETFL, on ? (flags | O_DIRECT) : (flags & ~O_DIRECT));
-}
-
 int seedforge_exchange_paths(const char *first, const char *second) {
 #ifdef SYS_renameat2
     return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);

@@ -26,11 +26,6 @@ long long seedforge_byte_ends(
 /// a run finds them written. A hint: an error is ignored (the final flush reports it).
 void seedforge_start_writeback(int fd, long long offset, long long length);
 
-/// Turns O_DIRECT (writes that go from the caller's memory to the disk, past the page
-/// cache) on or off for the open file `fd`. Returns 0, or -1 with errno set (EINVAL where
-/// the file system does not support it).
-int seedforge_set_direct(int fd, int on);
-
 /// Removes a folder and everything in it (like rm -rf, without following symbolic links),
 /// unlinking the files of each folder from up to `threads` threads. A path that does not
 /// exist is not an error. Returns 0, or -1 with errno set.

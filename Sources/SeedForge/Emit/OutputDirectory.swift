@@ -247,53 +247,13 @@ public final class StagedFile {
         buffer.reserveCapacity(Self.bufferSize)
     }
 
-    deinit {
-        direct = nil
-        if fd >= 0 { close(fd) }
-    }
-
-    /// Past `directFrom` bytes, the file's bytes go past the page cache (`DirectWrite`).
-    private var direct: DirectWrite?
-    /// Where the direct writes start (the first aligned offset past `directFrom`), once the
-    /// file reached it; nil before, and after a file system refused them.
-    private var directStart: Int?
-    private var triedDirect = false
-    /// A file smaller than this is written buffered throughout (a dataset's small files,
-    /// and the start of a large one: 8 MiB of 229 in the CSV bench).
-    static let directFrom = 8 << 20
+    deinit { if fd >= 0 { close(fd) } }
 
     public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBufferPointer { try write($0) }
     }
 
     public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        var bytes = bytes
-        if !triedDirect, count + buffer.count >= Self.directFrom {
-            triedDirect = true
-            let accepted = count + buffer.count
-            directStart = (accepted + DirectWrite.alignment - 1) / DirectWrite.alignment * DirectWrite.alignment
-        }
-        if direct == nil, let start = directStart {
-            // The bytes before the aligned offset the direct writes start at go as before.
-            let head = min(bytes.count, start - (count + buffer.count))
-            if head > 0 { try writeBuffered(UnsafeBufferPointer(rebasing: bytes[..<head])) }
-            bytes = UnsafeBufferPointer(rebasing: bytes[head...])
-            guard count + buffer.count == start else { return }
-            try flush()
-            startWriteback()
-            direct = DirectWrite(fd: fd, path: path, offset: start)
-            directStart = nil
-        }
-        if let direct {
-            digest.update(bytes)
-            count += bytes.count
-            try direct.append(bytes)
-            return
-        }
-        try writeBuffered(bytes)
-    }
-
-    private func writeBuffered(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         if buffer.count + bytes.count > Self.bufferSize { try flush() }
         if bytes.count >= Self.bufferSize {
             try put(bytes)
@@ -331,12 +291,7 @@ public final class StagedFile {
     /// Writes what is buffered and closes the file: its size and SHA-256.
     func finish() throws -> (bytes: Int, sha256: String) {
         try flush()
-        if let direct {
-            try direct.finish()
-            self.direct = nil
-        } else if writtenBack > 0 {
-            startWriteback()
-        }
+        if writtenBack > 0 { startWriteback() }
         close(fd)
         fd = -1
         return (count, digest.finish())
@@ -346,12 +301,6 @@ public final class StagedFile {
     /// digits (a seal that shows a file cut short or damaged: `partial.bin`), and closes.
     func finishSealed() throws {
         try flush()
-        if let direct {
-            try direct.finish()
-            self.direct = nil
-            // Direct writes leave the file's position where they started.
-            lseek(fd, off_t(count), SEEK_SET)
-        }
         let seal = Array(digest.finish().utf8)
         try seal.withUnsafeBufferPointer { try OutputDirectory.writeAll($0, to: fd, path: path) }
         close(fd)
