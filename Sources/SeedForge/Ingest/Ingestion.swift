@@ -223,7 +223,7 @@ enum Ingestion {
                 var sink = IngestSink(
                     collection: source.collection, mapping: source.mapping, state: state, threads: 1,
                     limits: pipeline.limits)
-                sink.take(page)
+                try sink.take(page, of: text)
                 book(
                     files[index], text: text, contents: contents, records: sink.count, collection: source.collection,
                     state: state, pipeline: pipeline)

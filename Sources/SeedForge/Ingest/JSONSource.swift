@@ -295,7 +295,7 @@ public struct JSONSource: SourceKind {
                                 buffer, text, from: from, first: false, stop: min(range.upperBound, from + window),
                                 mapping: sink.mapping, limits: limits)
                             if let error = chunk.error { throw error }
-                            sink.merge([chunk.takeEntries()])
+                            try sink.merge([chunk.takeEntries()], of: text)
                             guard let next = chunk.stoppedAt, next < range.upperBound else { break }
                             text.bytes.releaseResidentPages(from..<next)
                             from = next
@@ -305,7 +305,7 @@ public struct JSONSource: SourceKind {
                             buffer, text, arrayStart: arrayStart, window: window, mapping: sink.mapping,
                             threads: sink.threads, limits: limits
                         ) { chunks, range in
-                            sink.merge(consume chunks)
+                            try sink.merge(consume chunks, of: text)
                             text.bytes.releaseResidentPages(range)
                         }
                     }
@@ -346,7 +346,7 @@ public struct JSONSource: SourceKind {
             // The page metadata is checked before any record is taken, so a file that
             // fails contributes no record at all.
             let page = try pageMetadata(&reader, text, documentStart)
-            sink.merge(consume chunks)
+            try sink.merge(consume chunks, of: text)
             return page
         }
     }
@@ -467,7 +467,7 @@ public struct JSONSource: SourceKind {
     static func parseInWindows(
         _ buffer: UnsafeBufferPointer<UInt8>, _ text: SourceText, arrayStart: Int, window: Int,
         mapping: FieldMapping, threads: Threads, limits: InputLimits,
-        take: (consuming [[IngestEntry]], Range<Int>) -> Void
+        take: (consuming [[IngestEntry]], Range<Int>) throws -> Void
     ) throws {
         var start = arrayStart
         var first = true
@@ -502,7 +502,7 @@ public struct JSONSource: SourceKind {
             let end = stoppedAt ?? results[results.count - 1].end
             // Taken out of the results, so `take` holds the only reference to them.
             let entries = results.indices.map { results[$0].takeEntries() }
-            take(entries, start..<end)
+            try take(entries, start..<end)
             guard let next = stoppedAt else { return }
             start = next
             first = false
@@ -595,7 +595,7 @@ public struct JSONSource: SourceKind {
                 file: text.displayPath, number: number, count: count,
                 location: text.location(ofOffset: offset, pointer: pageNumberPath.description))
         }
-        sink.merge([consume entries])
+        try sink.merge([consume entries], of: text)
         return page
     }
 

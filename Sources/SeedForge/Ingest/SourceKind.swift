@@ -189,8 +189,17 @@ public struct IngestSink {
     /// chunk's release a release of each, touching every record twice on the thread that
     /// merges). With work to do `alongside` (the input's hash), the two run as two tasks,
     /// either of which may take a helper thread; only the merging task touches `self`.
-    public mutating func merge(_ chunks: consuming [[IngestEntry]]) {
+    ///
+    /// Throws when the records would number past `Origin.indexLimit` in `text`.
+    public mutating func merge(_ chunks: consuming [[IngestEntry]], of text: SourceText) throws {
         var chunks = chunks
+        let total = chunks.reduce(0) { $0 + $1.count }
+        guard count + firstIndex + total <= Origin.indexLimit else {
+            throw SourceError(
+                text, offset: 0,
+                "more than \(Origin.indexLimit) records in one file (a record's place in its file is kept in 32 bits): split the file"
+            )
+        }
         let work = alongside
         alongside = nil
         if takeSideBySide(&chunks, alongside: work) { return }
@@ -419,9 +428,9 @@ public struct ExtractedPage: Sendable {
 
 extension IngestSink {
     /// Takes an extracted page: its file findings as warnings, its records in order.
-    public mutating func take(_ page: consuming ExtractedPage) {
+    public mutating func take(_ page: consuming ExtractedPage, of text: SourceText) throws {
         for finding in page.fileFindings { warnFile(finding) }
-        merge([page.takeEntries()])
+        try merge([page.takeEntries()], of: text)
     }
 }
 

@@ -105,6 +105,10 @@ public struct Origin: Sendable {
 
     private static let low48: UInt64 = (1 << 48) - 1
 
+    /// How many records one source file may hold: an index is kept in 32 bits. Ingest
+    /// refuses a file past it with an error naming the file (`IngestSink.merge`).
+    public static let indexLimit = Int(UInt32.max) + 1
+
     /// Byte offset of the record's first byte in the source file.
     public var offset: Int { Int(offsetWord & Self.low48) }
 

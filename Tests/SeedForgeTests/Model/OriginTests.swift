@@ -47,3 +47,32 @@ struct OriginTests {
         #expect(MemoryLayout<Record>.stride == 32)
     }
 }
+
+@Suite("Ingest: records numbered past an origin's index")
+struct IndexLimitTests {
+    /// A file whose records would number past `Origin.indexLimit` (a shard of a file of more
+    /// than 2^32 records, numbered on from the records before its byte range) is refused with
+    /// an error naming the file, not a trap: the index is kept in 32 bits.
+    @Test("a file numbered past the limit is refused with its name; up to it, records are taken")
+    func refusedPastTheLimit() throws {
+        let text = SourceText(displayPath: "huge.ndjson", bytes: Array("{}\n{}\n".utf8))
+        let collection = CollectionID("rows")
+        func sink(from first: Int) -> IngestSink {
+            var sink = IngestSink(
+                collection: collection, mapping: FieldMapping(fields: [], unknownFields: .ignore),
+                state: RunState(schemas: [:], threads: 1), threads: 1, limits: .defaults)
+            sink.firstIndex = first
+            return sink
+        }
+        func entries() -> [[IngestEntry]] {
+            [(0..<2).map { .record(Record(values: [], origin: Origin(source: text, offset: 3 * $0, index: $0))) }]
+        }
+        var fits = sink(from: Origin.indexLimit - 2)
+        try fits.merge(entries(), of: text)
+        #expect(fits.count == 2)
+        var over = sink(from: Origin.indexLimit - 1)
+        let error = try #require(throws: SourceError.self) { try over.merge(entries(), of: text) }
+        #expect(error.description.hasPrefix("huge.ndjson:1:1: error: more than 4294967296 records in one file"))
+        #expect(over.count == 0)
+    }
+}

@@ -171,7 +171,7 @@ public struct CSVSource: SourceKind {
                 threads: threads)
         }
         if let warning { sink.warnFile(warning) }
-        sink.merge(consume chunks)
+        try sink.merge(consume chunks, of: text)
         return nil
     }
 

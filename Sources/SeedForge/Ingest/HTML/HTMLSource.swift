@@ -274,7 +274,7 @@ public struct HTMLSource: PagewiseSource {
     public func read(_ text: SourceText, into sink: inout IngestSink) throws -> PageMetadata? {
         let page = extractPage(text, mapping: sink.mapping, limits: sink.limits)
         if let failure = page.failure { throw failure }
-        sink.take(page)
+        try sink.take(page, of: text)
         return nil
     }
 
