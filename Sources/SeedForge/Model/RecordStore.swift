@@ -192,6 +192,8 @@ final class RecordStore {
     /// decodes). Any change to the spilled records but a spill lets them go (`release`,
     /// `drop`), and the step uses them only when they count every spilled record.
     var spillKeys: SpillKeys?
+    /// The file `spillResident` appends to, until the spilled records are let go.
+    private var spillTail: SpillFile?
 
     /// Keys gathered as sorted runs from the records as they are spilled, for step number
     /// `step` of the pipeline.
@@ -228,7 +230,11 @@ final class RecordStore {
         sampledAt = 0
         var start = 0
         do {
-            let file = try space.newFile()
+            // Every spill of the store appends to one file: a file each (an open descriptor
+            // each, until the records are read) made a run under a tiny limit fail with "Too
+            // many open files" (240k cities under `--memory-limit 1`: a spill per record).
+            let file = try spillTail ?? space.newFile()
+            spillTail = file
             while start < records.count {
                 let end = min(start + space.batchRecords, records.count)
                 var batch: [Record]
@@ -590,6 +596,7 @@ final class RecordStore {
     }
 
     private func release() {
+        spillTail = nil
         spilled = []
         spilledCount = 0
         sortedRuns = nil

@@ -48,6 +48,37 @@ struct RecordStoreTests {
         (0..<count).sorted { a, b in a * 7 % 10 != b * 7 % 10 ? a * 7 % 10 < b * 7 % 10 : a < b }
     }
 
+    /// Under a tiny limit every append spills: those spills append to one file, where each
+    /// had a file (and a descriptor) of its own, so 240k cities under `--memory-limit 1`
+    /// stopped with "Too many open files".
+    @Test func spillsOfOneStoreShareOneFile() throws {
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let folder = NSTemporaryDirectory() + "record-store-\(UUID().uuidString)"
+        let space = SpillSpace(limit: 1, folder: folder, threads: 1)
+        space.sources = { [source] }
+        let store = RecordStore(width: 2, space: space)
+        func descriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try descriptors()
+        for position in 0..<3_000 {
+            store.append(
+                Record(
+                    values: [.int(Int64(position)), .string("city \(position)")],
+                    origin: Origin(source: source, offset: position, index: position)))
+            try space.check()
+        }
+        try store.spillResident()
+        #expect(store.isSpilled)
+        #expect(space.spilledRecords == 3_000)
+        #expect(try descriptors() - before <= 2)
+        var positions: [Int] = []
+        try store.forEachBatch { batch in
+            for record in batch {
+                if case .int(let position) = record[FieldID(index: 0)] { positions.append(Int(position)) }
+            }
+        }
+        #expect(positions == Array(0..<3_000))
+    }
+
     @Test(arguments: [1, 3])
     func aSortedCollectionIsReadAsTheMergeOfItsRunsWithoutBeingWrittenAgain(threads: Int) throws {
         let (store, space, _) = try Self.sorted(37, threads: threads)
