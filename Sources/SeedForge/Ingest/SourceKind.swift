@@ -202,7 +202,7 @@ public struct IngestSink {
         }
         let work = alongside
         alongside = nil
-        if takeSideBySide(&chunks, alongside: work) { return }
+        if takeSideBySide(&chunks, total: total, alongside: work) { return }
         guard let work else { return takeChunks(&chunks) }
         _ = threads.run(2) { task in
             if task == 0 { takeChunks(&chunks) } else { work() }
@@ -223,8 +223,9 @@ public struct IngestSink {
     /// no record could be sampled for its size (every entry is mapped only when taken), or
     /// when the records might reach the memory limit: the limit is then checked as they
     /// are appended one batch at a time, and spills happen where they always did.
-    private mutating func takeSideBySide(_ chunks: inout [[IngestEntry]], alongside work: (() -> Void)?) -> Bool {
-        let total = chunks.reduce(0) { $0 + $1.count }
+    private mutating func takeSideBySide(
+        _ chunks: inout [[IngestEntry]], total: Int, alongside work: (() -> Void)?
+    ) -> Bool {
         guard threads.count > 1, total >= Self.sideBySideRecords else { return false }
         let store = state.store(collection)
         guard let average = Self.averageRowBytes(of: chunks), store.hasRoom(forRecords: total, averageBytes: average)

@@ -34,6 +34,9 @@ public struct RowBuilder {
             words.deallocate()
             tags = .allocate(capacity: needed)
             words = .allocate(capacity: needed)
+            // Zeroed once here, not for every record: a null's word is never read
+            // (`PackedRow.pack` stores 0 for it), and every other value sets its own.
+            words.initialize(repeating: 0, count: needed)
             slots = needed
         }
 
@@ -56,8 +59,6 @@ public struct RowBuilder {
     mutating func reset(count: Int) {
         storage.reserveSlots(count)
         storage.tags.initialize(repeating: RecordCodec.Tag.null.rawValue, count: count)
-        // A null's word is never read (`PackedRow.pack` stores 0 for it).
-        storage.words.initialize(repeating: 0, count: count)
         storage.count = count
         storage.textCount = 0
     }
