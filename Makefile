@@ -5,6 +5,11 @@ OUT ?= out
 FUZZ_SECONDS ?= 600
 FUZZ_TEST_SECONDS ?= 5
 RELEASE_BIN := .build/release/seedforge
+# Release builds link the Swift runtime and Foundation statically: measured in paired runs,
+# 0.93x the CPU of the full cities pipeline at 240k and 0.96x of the 1M reference job, and
+# 5 MiB less resident program memory (no relocation of a dozen shared libraries at start).
+# The binary is larger (about 100 MB with its symbols); the C libraries stay shared.
+RELEASE_FLAGS := -c release --static-swift-stdlib
 # Every pipeline definition (test files beside them, *.test.yml, are not pipelines).
 PIPELINES := $(filter-out %.test.yml,$(sort $(wildcard pipelines/*.yml)))
 
@@ -28,7 +33,7 @@ deps:
 	@scripts/bootstrap.sh
 
 build: deps
-	$(SWIFT) build -c release --product seedforge
+	$(SWIFT) build $(RELEASE_FLAGS) --product seedforge
 
 datasets: build
 	$(RELEASE_BIN) run $(PIPELINES) --out $(OUT)
@@ -63,8 +68,8 @@ format-check:
 	scripts/check-format.sh
 
 bench: deps
-	$(SWIFT) build -c release --product seedforge
-	$(SWIFT) build -c release --product seedforge-query-bench
+	$(SWIFT) build $(RELEASE_FLAGS) --product seedforge
+	$(SWIFT) build $(RELEASE_FLAGS) --product seedforge-query-bench
 	python3 Benchmarks/run.py
 
 clean:
