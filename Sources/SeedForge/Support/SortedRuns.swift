@@ -50,6 +50,12 @@ enum SortedRuns {
         var marks: [[Mark]] = []
         /// Entries in all the runs.
         var count = 0
+        /// What the read windows of a merge of every run may hold together (an eighth of
+        /// the memory limit when gathered past it; unbounded in tests that make runs
+        /// themselves). Each run is read through a window of 256 KiB, or less when the runs
+        /// are many: 2 GB of records under a 64 MiB limit make about 500 runs, 128 MiB of
+        /// windows at 256 KiB each (twice that when the merge is cut into two parts).
+        var windowBudget = Int.max
     }
 
     /// An entry of a run that a merge of part of the keys can start from.
@@ -144,7 +150,7 @@ enum SortedRuns {
         }
 
         private func flush() throws {
-            if runs == nil { runs = Runs(file: try space.newFile()) }
+            if runs == nil { runs = Runs(file: try space.newFile(), windowBudget: max(1, space.limit / 8)) }
             try pending.flush(to: &runs!, threads: threads)
         }
 
@@ -299,13 +305,15 @@ enum SortedRuns {
 
         /// A merge of every entry.
         convenience init(_ runs: Runs) {
-            self.init(runs, keys: (nil, nil))
+            self.init(runs, keys: (nil, nil), windowBudget: runs.windowBudget)
         }
 
         /// A merge of the entries whose keys lie in `keys` (from its lower key, included, to
         /// its upper key, excluded; nil: no bound): each run is read from its last mark
-        /// before the lower key.
-        init(_ runs: Runs, keys: (lower: [UInt8]?, upper: [UInt8]?)) {
+        /// before the lower key, through a window of at most 256 KiB, its share of
+        /// `windowBudget` (at least 4 KiB), and the bytes it has to read.
+        init(_ runs: Runs, keys: (lower: [UInt8]?, upper: [UInt8]?), windowBudget: Int) {
+            let share = max(4 << 10, windowBudget / max(1, runs.spans.count))
             readers = runs.spans.indices.map { run in
                 let span = runs.spans[run]
                 var offset = span.offset
@@ -316,7 +324,8 @@ enum SortedRuns {
                     }
                 }
                 return RunReader(
-                    file: runs.file, offset: offset, length: span.offset + span.length - offset, upper: keys.upper)
+                    file: runs.file, offset: offset, length: span.offset + span.length - offset, windowSize: share,
+                    upper: keys.upper)
             }
             heap = Heap(
                 readers.filter { reader in
@@ -337,15 +346,21 @@ enum SortedRuns {
             let keys = runs.marks.joined().map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
             // Few marks: one merge (cutting it would save little).
             guard count > 1, keys.count >= 4 * count else { return [Merge(runs)] }
+            // The parts are merged side by side: they share the windows' budget.
             var cuts: [[UInt8]] = []
             for part in 1..<count {
                 let key = keys[keys.count * part / count]
                 if cuts.last != key { cuts.append(key) }
             }
             return (0...cuts.count).map { part in
-                Merge(runs, keys: (part == 0 ? nil : cuts[part - 1], part == cuts.count ? nil : cuts[part]))
+                Merge(
+                    runs, keys: (part == 0 ? nil : cuts[part - 1], part == cuts.count ? nil : cuts[part]),
+                    windowBudget: runs.windowBudget / (cuts.count + 1))
             }
         }
+
+        /// The bytes its readers' windows hold.
+        var windowBytes: Int { readers.reduce(0) { $0 + $1.windowCapacity } }
 
         /// Hands `body` the next entries, at most `limit`; returns how many (0: the runs
         /// are done).
@@ -392,7 +407,12 @@ enum SortedRuns {
         private var nextOffset: Int
         private let end: Int
         private var window: UnsafeMutablePointer<UInt8>
-        private var capacity = 256 << 10
+        /// At most the window the merge gives it, and never more than the run's length:
+        /// under a tiny memory limit a run is one batch of a few records and a merge reads
+        /// tens of thousands of them at once (a window of 256 KiB each, a page of it touched,
+        /// held 573 MiB at 240k cities under `--memory-limit 1`). It grows past that only
+        /// for an entry longer than the window.
+        private var capacity: Int
         /// Bytes read into the window, and the first not yet taken.
         private var filled = 0
         private var cursor = 0
@@ -407,15 +427,18 @@ enum SortedRuns {
         /// Entries from this key on are past the run's end (nil: none are).
         private let upper: [UInt8]?
 
-        init(file: SpillFile, offset: Int, length: Int, upper: [UInt8]? = nil) {
+        init(file: SpillFile, offset: Int, length: Int, windowSize: Int = 256 << 10, upper: [UInt8]? = nil) {
             self.file = file
             nextOffset = offset
             end = offset + length
             self.upper = upper
+            capacity = max(1, min(256 << 10, windowSize, length))
             window = .allocate(capacity: capacity)
         }
 
         deinit { window.deallocate() }
+
+        var windowCapacity: Int { capacity }
 
         var key: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: window + keyStart, count: keyCount) }
 

@@ -70,6 +70,57 @@ struct SortedRunsTests {
         #expect(one.bytes == three.bytes)
     }
 
+    /// Under a tiny memory limit every batch of a few records is a run of its own, and the
+    /// merge reads tens of thousands of them at once: each reader's window is the size of
+    /// its run, not 256 KiB (240k cities under `--memory-limit 1` held 573 MiB in them).
+    @Test func aMergeOfManyTinyRunsHoldsWindowsOfTheirSize() throws {
+        let count = 20_000
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()))
+        var pending = SortedRuns.Pending(base: 0)
+        for index in 0..<count {
+            var table = KeyTable()
+            // Keys in reverse of input order: the merge must take from every run.
+            table.append(Array(String(format: "%08d", count - index).utf8), present: true)
+            pending.add(table, [UInt8(index % 251)], [1])
+            try pending.flush(to: &runs, threads: Threads(1))
+        }
+        #expect(runs.spans.count == count)
+        let merge = SortedRuns.Merge(runs)
+        let runBytes = runs.spans.reduce(0) { $0 + $1.length }
+        #expect(merge.windowBytes == runBytes, "windows of \(merge.windowBytes) bytes for runs of \(runBytes)")
+        var positions: [Int] = []
+        _ = merge.next(.max) { entry in positions.append(entry.position) }
+        #expect(positions == Array((0..<count).reversed()))
+    }
+
+    /// Runs gathered past a memory limit share a budget for their windows (an eighth of the
+    /// records' limit): many long runs are read through smaller windows, the parts of a cut
+    /// merge share it, and what they hand over is the same.
+    @Test func longRunsShareTheWindowBudget() throws {
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()), windowBudget: 128 << 10)
+        var pending = SortedRuns.Pending(base: 0)
+        var generator = SplitMix64(state: 5)
+        for index in 0..<8 * 5_000 {
+            var table = KeyTable()
+            table.append(Array(String(format: "%06d", Int(generator.next() % 50_000)).utf8), present: true)
+            pending.add(table, [UInt8](repeating: UInt8(index % 251), count: 100), [100])
+            if index % 5_000 == 4_999 { try pending.flush(to: &runs, threads: Threads(1)) }
+        }
+        #expect(runs.spans.count == 8)
+        #expect(runs.spans.allSatisfy { $0.length > 500_000 })
+        let whole = SortedRuns.Merge(runs)
+        #expect(whole.windowBytes == 8 * (16 << 10))
+        var merged: [Int] = []
+        _ = whole.next(.max) { merged.append($0.position) }
+        let parts = SortedRuns.Merge.parts(runs, count: 2)
+        #expect(parts.count == 2)
+        #expect(parts.allSatisfy { $0.windowBytes == 8 * (8 << 10) })
+        var cut: [Int] = []
+        for part in parts { _ = part.next(.max) { cut.append($0.position) } }
+        #expect(merged.count == 40_000)
+        #expect(cut == merged)
+    }
+
     /// Several runs cut into key ranges (`Merge.parts`) and merged part after part must hand
     /// over exactly the entries of one merge of all the runs, in its order, whatever the
     /// number of parts; a key's entries, here thousands of them across many marks, all fall
