@@ -8,8 +8,11 @@ import Synchronization
 /// A loop always runs on the thread that calls it, which already counts against the
 /// budget; up to `pieces - 1` helper threads join it, each taking a free place in the
 /// budget as it starts and giving it back as it stops. A nested loop that finds no place
-/// free runs its pieces one after another on its own thread. How work is split never
-/// depends on how many threads were free, so results are the same for any budget.
+/// free starts on its own thread, and a thread that runs out of work later joins it: a
+/// helper whose loop has no piece left, and the caller of a loop whose last pieces other
+/// threads are running, take pieces of the loops that began after theirs (nested in them,
+/// or in a task beside them) before they give their place back or wait. How work is split
+/// never depends on how many threads were free, so results are the same for any budget.
 ///
 /// An integer literal is a budget of its own (`threads: 3` in tests and tools).
 public final class Threads: Sendable, ExpressibleByIntegerLiteral {
@@ -19,6 +22,44 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
     private let free: Atomic<Int>
     private let busy = Atomic<Int>(1)
     private let highest = Atomic<Int>(1)
+    /// The loops running, which a thread out of work may join, in the order they began.
+    private let open = Mutex<[Loop]>([])
+    private let begun = Atomic<Int>(0)
+
+    /// A loop's pieces, as any thread with a place in the budget takes them.
+    private final class Loop: @unchecked Sendable {
+        let count: Int
+        /// When it began, among the budget's loops.
+        let serial: Int
+        private let next = Atomic<Int>(0)
+        private let done = Atomic<Int>(0)
+        private let finished = DispatchSemaphore(value: 0)
+        /// Runs a piece and keeps its result: set before the loop is open, cleared once
+        /// every piece is done (no piece is handed out after that).
+        nonisolated(unsafe) var work: ((Int) -> Void)?
+
+        init(count: Int, serial: Int) {
+            self.count = count
+            self.serial = serial
+        }
+
+        var hasWork: Bool { next.load(ordering: .relaxed) < count }
+        var complete: Bool { done.load(ordering: .acquiring) == count }
+
+        /// Runs the next piece; false when every piece has been taken.
+        func runOne() -> Bool {
+            let index = next.add(1, ordering: .relaxed).oldValue
+            guard index < count else { return false }
+            work!(index)
+            if done.add(1, ordering: .acquiringAndReleasing).newValue == count { finished.signal() }
+            return true
+        }
+
+        /// Returns once every piece is done, on whichever thread.
+        func waitUntilComplete() {
+            if !complete { finished.wait() }
+        }
+    }
 
     public init(_ count: Int) {
         self.count = max(1, count)
@@ -70,39 +111,59 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
         return body(helpers + 1)
     }
 
+    /// Runs pieces of the loops that began after loop number `serial`, one at a time,
+    /// until none has a piece left or `stop` says so.
+    private func help(after serial: Int, until stop: () -> Bool) {
+        while !stop() {
+            guard let loop = open.withLock({ $0.first { $0.serial > serial && $0.hasWork } }) else { return }
+            _ = loop.runOne()
+        }
+    }
+
     /// Runs `body(0) ... body(n - 1)` on the calling thread and the helper threads free
-    /// while it runs, and returns the results in order. A helper takes its place in the
-    /// budget only when it starts working (and gives it back when it stops), so a place is
-    /// never held by a thread that has not started.
+    /// while it runs, and returns the results in order, as soon as every piece is done. A
+    /// helper takes its place in the budget only when it starts working (and gives it back
+    /// when it stops), so a place is never held by a thread that has not started. Threads
+    /// that run out of work later may join (see the type's notes); a helper is not tied to
+    /// the loop it was started for, so the loop's caller never waits for a helper busy
+    /// with another loop's piece.
     public func run<T>(_ n: Int, _ body: (Int) -> T) -> [T] {
         if n <= 1 { return n == 1 ? [body(0)] : [] }
         let workers = min(n, count)
-        if workers == 1 || free.load(ordering: .relaxed) == 0 { return (0..<n).map(body) }
+        if workers == 1 { return (0..<n).map(body) }
         var results = [T?](repeating: nil, count: n)
-        let next = Atomic<Int>(0)
         // The caller guarantees `body` is safe to run concurrently: indexes read shared
         // state, or one index alone mutates a piece of it that no other index touches
         // (`RenderAhead`'s writing task, `IngestSink.merge` taking the chunks beside the
-        // hash); each index is taken once, on any thread, and writes its own slot.
-        nonisolated(unsafe) let body = body
-        results.withUnsafeMutableBufferPointer { slots in
-            nonisolated(unsafe) let slots = slots
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                // Worker 0 is the calling thread's share, already counted as busy; every
-                // other worker needs a free place, or leaves the work to those running.
-                if worker > 0 {
-                    guard take(1) == 1 else { return }
-                    started()
+        // hash); each index is taken once, on any thread, and writes its own slot. Every
+        // piece is done before `run` returns, and none is handed out after that.
+        withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let body = body
+            results.withUnsafeMutableBufferPointer { slots in
+                nonisolated(unsafe) let slots = slots
+                let loop = Loop(count: n, serial: begun.add(1, ordering: .relaxed).newValue)
+                loop.work = { slots[$0] = body($0) }
+                open.withLock { $0.append(loop) }
+                func addHelper() {
+                    DispatchQueue.global().async { [self] in
+                        guard take(1) == 1 else { return }
+                        started()
+                        while loop.runOne() {}
+                        help(after: loop.serial, until: { false })
+                        ended()
+                        give(1)
+                    }
                 }
-                while true {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    if index >= n { break }
-                    slots[index] = body(index)
+                for _ in 0..<min(workers - 1, free.load(ordering: .relaxed)) { addHelper() }
+                // A place freed while this thread works (a helper of another loop that found
+                // nothing to join) is taken by a new helper.
+                while loop.runOne() {
+                    if loop.hasWork, free.load(ordering: .relaxed) > 0 { addHelper() }
                 }
-                if worker > 0 {
-                    ended()
-                    give(1)
-                }
+                help(after: loop.serial, until: { loop.complete })
+                loop.waitUntilComplete()
+                open.withLock { $0.removeAll { $0 === loop } }
+                loop.work = nil
             }
         }
         return results.map { $0! }
