@@ -47,14 +47,18 @@ public struct PagesFormat: StructuredFormat {
 
     public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         let size = self.size
-        var entries: [Value] = []
+        // index.json's page entries, rendered as their pages are cut, as `writePretty` of the
+        // index would write them: a tree of `Value`s for 23,256 pages (the shipped cities) was
+        // built to be walked once, at the end of the output that ends last.
+        var listed = JSONWriter()
+        var pageCount = 0
         // Pages are cut from each batch of records; a page a batch ends in the middle of is
         // completed with the next batch's first records.
         var carried: [Record] = []
         let render = JSONFormat(layout: layout).files(fields: fields, ids: ids)
         func writePages(_ records: ArraySlice<Record>, last: Bool) throws {
             let full = last ? (records.count + size - 1) / size : records.count / size
-            let firstNumber = entries.count + 1
+            let firstNumber = pageCount + 1
             func page(_ index: Int) -> ArraySlice<Record> {
                 let start = records.startIndex + index * size
                 return records[start..<min(start + size, records.endIndex)]
@@ -67,30 +71,44 @@ public struct PagesFormat: StructuredFormat {
             }
             for index in 0..<full {
                 let records = page(index)
-                entries.append(
-                    .object(
-                        JSONObject([
-                            ("page", .int(Int64(firstNumber + index))),
-                            ("file", .string(Self.fileName(page: firstNumber + index))),
-                            ("records", .int(Int64(records.count))), ("first", records.first![key]),
-                            ("last", records.last![key]),
-                        ])))
+                let number = firstNumber + index
+                listed.append(number == 1 ? "    {\n      \"page\": " : ",\n    {\n      \"page\": ")
+                listed.writeInteger(Int64(number))
+                listed.append(",\n      \"file\": ")
+                listed.writeString(Self.fileName(page: number))
+                listed.append(",\n      \"records\": ")
+                listed.writeInteger(Int64(records.count))
+                listed.append(",\n      \"first\": ")
+                listed.writePretty(records.first![key], indent: 3)
+                listed.append(",\n      \"last\": ")
+                listed.writePretty(records.last![key], indent: 3)
+                listed.append("\n    }")
             }
+            pageCount += full
             carried = Array(records[min(records.startIndex + full * size, records.endIndex)...])
         }
         try records.forEachBatch { batch in
             try carried.isEmpty ? writePages(batch, last: false) : writePages((carried + batch)[...], last: false)
         }
         if !carried.isEmpty { try writePages(carried[...], last: true) }
-        let index = Value.object(
-            JSONObject([
-                ("total", .int(Int64(records.count))), ("pageSize", .int(Int64(size))),
-                ("pageCount", .int(Int64(entries.count))),
-                ("key", .string(keyName)), ("pages", .array(entries)),
-            ]))
         var writer = JSONWriter()
-        writer.writePretty(index)
-        writer.append(byte: 0x0A)
+        writer.append("{\n  \"total\": ")
+        writer.writeInteger(Int64(records.count))
+        writer.append(",\n  \"pageSize\": ")
+        writer.writeInteger(Int64(size))
+        writer.append(",\n  \"pageCount\": ")
+        writer.writeInteger(Int64(pageCount))
+        writer.append(",\n  \"key\": ")
+        writer.writeString(keyName)
+        writer.append(",\n  \"pages\": ")
+        if pageCount == 0 {
+            writer.append("[]")
+        } else {
+            writer.append("[\n")
+            writer.append(bytes: listed.bytes)
+            writer.append("\n  ]")
+        }
+        writer.append("\n}\n")
         try out.write(writer.bytes, to: "index.json")
     }
 }

@@ -153,6 +153,51 @@ struct CityOutputsTests {
         #expect(tab.stderr.contains("contains a tab or a line break"))
     }
 
+    /// index.json is rendered as its pages are cut (no tree of values): its bytes are those
+    /// `writePretty` of the whole index gave, a null key (sorted last) and no pages included.
+    @Test func pagesIndexIsWrittenByteForByte() throws {
+        let dir = try TempDir()
+        try dir.write("five.yml", Self.pipeline)
+        try dir.write(
+            "cities.json",
+            #"[{"id": 2, "name": "Ü\"x", "country": "US"}, {"id": 1, "country": "AU"}, {"id": 3, "name": "b", "country": "US"}]"#
+        )
+        #expect(try CLI.run(["run", "five.yml", "--out", "out"], cwd: dir.path).status == 0)
+        let index = String(decoding: try dir.bytes("out/five/pages/index.json"), as: UTF8.self)
+        #expect(
+            index == """
+                {
+                  "total": 3,
+                  "pageSize": 2,
+                  "pageCount": 2,
+                  "key": "searchKey",
+                  "pages": [
+                    {
+                      "page": 1,
+                      "file": "1.json",
+                      "records": 2,
+                      "first": "b",
+                      "last": "u\\"x"
+                    },
+                    {
+                      "page": 2,
+                      "file": "2.json",
+                      "records": 1,
+                      "first": null,
+                      "last": null
+                    }
+                  ]
+                }
+
+                """)
+        try dir.write("cities.json", "[]")
+        #expect(try CLI.run(["run", "five.yml", "--out", "none"], cwd: dir.path).status == 0)
+        #expect(
+            String(decoding: try dir.bytes("none/five/pages/index.json"), as: UTF8.self)
+                == "{\n  \"total\": 0,\n  \"pageSize\": 2,\n  \"pageCount\": 0,\n  \"key\": \"searchKey\",\n  \"pages\": []\n}\n"
+        )
+    }
+
     @Test func pagesHaveAnIndexWithFirstAndLastKeys() throws {
         let dir = try Self.dataset()
         let index = try #require(jsonObject(dir.bytes("out/five/pages/index.json")) as? [String: Any])
