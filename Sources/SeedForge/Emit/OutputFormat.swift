@@ -1,3 +1,4 @@
+import CSeedForgeSupport
 import Foundation
 
 /// A file format a collection can be written in (`format:` of an entry under `outputs:`).
@@ -222,6 +223,10 @@ public final class OutputWriter {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw IOFailure("cannot read back \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
+        // The file is complete: the disk may start on it now (without waiting), beside the
+        // outputs still being written, as a streamed file's bytes are (`StagedFile`), instead
+        // of in the one flush before the swap (the shipped cities' 19.6 MB SQLite file).
+        seedforge_start_writeback(fd, 0, 0)
         let digest = SHA256.Stream()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total = 0
