@@ -35,7 +35,7 @@ enum ShardDedupeSort {
         // Ties keep input order, as a plain run's sort keeps it.
         let order = sort.sortedPositions(records, threads: threads)
         var ranks = [UInt32](repeating: 0, count: records.count)
-        for (rank, position) in order.enumerated() { ranks[position] = UInt32(rank) }
+        for (rank, position) in order.enumerated() { ranks[Int(position)] = UInt32(rank) }
         var start = 0
         for index in segments.indices where segments[index].losers == nil {
             let count = segments[index].count

@@ -128,38 +128,52 @@ struct KeyTable {
         bytes.withUnsafeBufferPointer { buffer in
             starts.withUnsafeBufferPointer { starts in
                 slots.withUnsafeMutableBufferPointer { slots in
-                    let ties = Self.tiedRuns(slots)
-                    guard !ties.isEmpty else { return }
-                    // Contiguous shares of the tied runs, about equal in entries.
-                    let total = ties.reduce(0) { $0 + $1.count }
-                    let shares = max(1, min(threads.count, total / 8_192))
-                    var bounds = [0]
-                    var seen = 0
-                    for (index, run) in ties.enumerated() {
-                        seen += run.count
-                        if bounds.count < shares, seen * shares >= total * bounds.count { bounds.append(index + 1) }
-                    }
-                    if bounds.last != ties.count { bounds.append(ties.count) }
-                    _ = threads.run(bounds.count - 1) { share in
-                        for run in ties[bounds[share]..<bounds[share + 1]] {
-                            Self.orderTied(
-                                UnsafeMutableBufferPointer(rebasing: slots[run]), depth: 8, buffer, starts)
-                        }
-                    }
+                    Self.orderTiedRuns(slots, buffer, starts, skip: 0, threads: threads)
                 }
             }
         }
         return slots.map(\.position)
     }
 
+    /// Orders every run of equal prefixes among the radix-sorted slots (`orderTied`), on up
+    /// to `threads` threads: key `i` is `bytes[starts[i]..<starts[i + 1]]` without its
+    /// first `skip` bytes (`KeyOrder` keeps only what follows the prefix); `finish` is
+    /// given each run once it is ordered, on the thread that ordered it.
+    static func orderTiedRuns<Offset: FixedWidthInteger>(
+        _ slots: UnsafeMutableBufferPointer<Slot>, _ bytes: UnsafeBufferPointer<UInt8>,
+        _ starts: UnsafeBufferPointer<Offset>, skip: Int, threads: Threads,
+        finish: (UnsafeMutableBufferPointer<Slot>) -> Void = { _ in }
+    ) {
+        let ties = tiedRuns(slots)
+        guard !ties.isEmpty else { return }
+        // Contiguous shares of the tied runs, about equal in entries.
+        let total = ties.reduce(0) { $0 + $1.count }
+        let shares = max(1, min(threads.count, total / 8_192))
+        var bounds = [0]
+        var seen = 0
+        for (index, run) in ties.enumerated() {
+            seen += run.count
+            if bounds.count < shares, seen * shares >= total * bounds.count { bounds.append(index + 1) }
+        }
+        if bounds.last != ties.count { bounds.append(ties.count) }
+        _ = threads.run(bounds.count - 1) { share in
+            for run in ties[bounds[share]..<bounds[share + 1]] {
+                let tied = UnsafeMutableBufferPointer(rebasing: slots[run])
+                orderTied(tied, depth: 8, bytes, starts, skip: skip)
+                finish(tied)
+            }
+        }
+    }
+
     /// Orders slots, in position order, whose keys agree in their first `depth` bytes
     /// (zero-padded): by the next 8 bytes (zero-padded), then position; where those agree
     /// too, by the 8 after them, and so on; keys agreeing to their ends differ only in
     /// trailing zero bytes, so the shorter comes first, then position. This is the byte
-    /// order of the keys, shorter first on a tie, as `compare` gives it.
-    static func orderTied(
+    /// order of the keys, shorter first on a tie, as `compare` gives it. With `skip`, the
+    /// stored keys lack their first `skip` bytes, which the tied slots agree on.
+    static func orderTied<Offset: FixedWidthInteger>(
         _ slots: UnsafeMutableBufferPointer<Slot>, depth: Int, _ bytes: UnsafeBufferPointer<UInt8>,
-        _ starts: UnsafeBufferPointer<Int>
+        _ starts: UnsafeBufferPointer<Offset>, skip: Int = 0
     ) {
         var slots = slots
         if depth >= 64 {
@@ -171,16 +185,18 @@ struct KeyTable {
             return
         }
         var longer = false
+        let stored = depth - skip
         for index in slots.indices {
-            let (start, end) = (starts[slots[index].position], starts[slots[index].position + 1])
-            slots[index].prefix = word(bytes, from: start + depth, to: end)
-            if end - start > depth + 8 { longer = true }
+            let (start, end) = (Int(starts[slots[index].position]), Int(starts[slots[index].position + 1]))
+            slots[index].prefix = word(bytes, from: start + stored, to: end)
+            if end - start > stored + 8 { longer = true }
         }
         guard longer || slots.contains(where: { $0.prefix != slots[0].prefix }) else {
             // Keys that agree in every byte they have: shorter first, then position.
             slots.sort { a, b in
                 let (lengthA, lengthB) = (
-                    starts[a.position + 1] - starts[a.position], starts[b.position + 1] - starts[b.position]
+                    Int(starts[a.position + 1]) - Int(starts[a.position]),
+                    Int(starts[b.position + 1]) - Int(starts[b.position])
                 )
                 return lengthA != lengthB ? lengthA < lengthB : a.position < b.position
             }
@@ -192,20 +208,20 @@ struct KeyTable {
             if index < slots.count, slots[index].prefix == slots[start].prefix { continue }
             if index - start > 1 {
                 let tied = UnsafeMutableBufferPointer(rebasing: slots[start..<index])
-                orderTied(tied, depth: depth + 8, bytes, starts)
+                orderTied(tied, depth: depth + 8, bytes, starts, skip: skip)
             }
             start = index
         }
     }
 
     /// Byte order of keys `a` and `b` (negative, zero, positive), shorter first on a tie.
-    static func compareKeys(
-        _ a: Int, _ b: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Int>
+    static func compareKeys<Offset: FixedWidthInteger>(
+        _ a: Int, _ b: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Offset>
     )
         -> Int
     {
-        let (startA, lengthA) = (starts[a], starts[a + 1] - starts[a])
-        let (startB, lengthB) = (starts[b], starts[b + 1] - starts[b])
+        let (startA, lengthA) = (Int(starts[a]), Int(starts[a + 1]) - Int(starts[a]))
+        let (startB, lengthB) = (Int(starts[b]), Int(starts[b + 1]) - Int(starts[b]))
         let common = min(lengthA, lengthB)
         if common > 0 {
             let order = memcmp(bytes.baseAddress! + startA, bytes.baseAddress! + startB, common)

@@ -9,18 +9,22 @@ enum Reorder {
     /// overlap), and the old array's slots, left empty, are filled with `filler` so that
     /// it can be freed as usual (`filler`'s copies should cost nothing to release: a
     /// record with no values).
-    static func permute<Element>(_ array: inout [Element], by order: [Int], filler: Element) {
+    static func permute<Element, Position: BinaryInteger>(
+        _ array: inout [Element], by order: [Position], filler: Element
+    ) {
         let count = array.count
         precondition(order.count == count, "a permutation has one position per element")
         var taken = [Bool](repeating: false, count: count)
         for position in order {
-            precondition(position >= 0 && position < count && !taken[position], "not a permutation")
-            taken[position] = true
+            precondition(position >= 0 && position < count && !taken[Int(position)], "not a permutation")
+            taken[Int(position)] = true
         }
         array = array.withUnsafeMutableBufferPointer { source in
             let moved = [Element](unsafeUninitializedCapacity: count) { target, initialized in
                 guard let from = source.baseAddress, let to = target.baseAddress else { return }
-                for (index, position) in order.enumerated() { (to + index).initialize(to: (from + position).move()) }
+                for (index, position) in order.enumerated() {
+                    (to + index).initialize(to: (from + Int(position)).move())
+                }
                 from.initialize(repeating: filler, count: count)
                 initialized = count
             }
