@@ -52,7 +52,9 @@ extension SingleFileFormat {
     /// written, the next being rendered: `RenderAhead`). Batches of 65,536 held about 25 MiB
     /// of rendered cities and snapshot lines at the reference job's 240k peak (median peak
     /// 117 MiB, 103 MiB with 16,384; CPU at 1M unchanged: 1.004x, paired runs, medians of 5).
-    static var batchSize: Int { 16_384 }
+    /// 8,192 since the sort's peak went below the outputs' (issue 11): their phase 87.9 to
+    /// 88.9 against 85.5 MiB at 240k (resident memory sampled every 5 ms).
+    static var batchSize: Int { 8_192 }
 
     public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         try write(records, fields: fields, into: out, beside: { _ in }) { slice, first in
