@@ -80,6 +80,37 @@ struct ThreadBudgetTests {
         #expect(threads.peak <= 2)
     }
 
+    /// The same when the thread runs out of work before the nested loop begins: a caller
+    /// waiting for its loop's last piece wakes when a loop opens and joins it (the reviewer's
+    /// case: every batch of a rendering is a loop of its own, begun while the other thread
+    /// slept in its wait).
+    @Test func aWaitingCallerJoinsALoopThatOpensLater() {
+        let threads = Threads(2)
+        let secondStarted = Atomic<Bool>(false)
+        let joined = Atomic<Bool>(false)
+        _ = threads.run(2) { task -> Int in
+            let deadline = ContinuousClock.now + .seconds(10)
+            if task == 0 {
+                while !secondStarted.load(ordering: .acquiring), ContinuousClock.now < deadline {}
+                return 0
+            }
+            secondStarted.store(true, ordering: .releasing)
+            // Long enough for the other thread to finish its task and wait.
+            usleep(100_000)
+            let caller = pthread_self()
+            return Parallel.chunks(40, threads: threads, minimumChunk: 1) { range -> Int in
+                if pthread_equal(pthread_self(), caller) == 0 { joined.store(true, ordering: .releasing) }
+                if range.lowerBound == 0 {
+                    while !joined.load(ordering: .acquiring), ContinuousClock.now < deadline {}
+                }
+                return range.count
+            }.reduce(0, +)
+        }
+        let didJoin = joined.load(ordering: .acquiring)
+        #expect(didJoin, "the waiting thread did not join the loop that opened after it began to wait")
+        #expect(threads.peak <= 2)
+    }
+
     @Test func aBudgetOfOneRunsEverythingOnTheCallingThread() {
         let threads = Threads(1)
         let caller = pthread_self()
