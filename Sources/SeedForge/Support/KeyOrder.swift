@@ -158,7 +158,7 @@ enum KeyOrder {
     }
 
     /// Orders the slots by prefix, equal prefixes in position order: each half by a radix
-    /// sort (`radixSort`) through one spare half, then the halves merged, the first half's
+    /// sort (`KeyTable.radixSort`) through one spare half, then the halves merged, the first half's
     /// slot first on a tie (its positions are the lower). The spare is half of
     /// `KeyTable.radixSorted`'s second array; the merge costs one pass more.
     static func radixSortHalves(_ slots: UnsafeMutableBufferPointer<Slot>) {
@@ -167,8 +167,8 @@ enum KeyOrder {
         let half = count / 2
         let spare = UnsafeMutableBufferPointer<Slot>.allocate(capacity: count - half)
         defer { spare.deallocate() }
-        radixSort(UnsafeMutableBufferPointer(rebasing: slots[..<half]), spare: spare)
-        radixSort(UnsafeMutableBufferPointer(rebasing: slots[half...]), spare: spare)
+        KeyTable.radixSort(UnsafeMutableBufferPointer(rebasing: slots[..<half]), spare: spare)
+        KeyTable.radixSort(UnsafeMutableBufferPointer(rebasing: slots[half...]), spare: spare)
         let (to, left) = (slots.baseAddress!, spare.baseAddress!)
         left.initialize(from: to, count: half)
         var (a, b, next) = (0, half, 0)
@@ -184,46 +184,5 @@ enum KeyOrder {
         }
         // What is left of the second half is in place already.
         (to + next).update(from: left + a, count: half - a)
-    }
-
-    /// A least-significant-byte-first radix sort of the slots by prefix (stable), through
-    /// `spare` (at least as long): one counting pass for all eight bytes, then one pass per
-    /// byte that not every prefix shares.
-    static func radixSort(_ slots: UnsafeMutableBufferPointer<Slot>, spare: UnsafeMutableBufferPointer<Slot>) {
-        let count = slots.count
-        guard count > 1 else { return }
-        var counts = [Int](repeating: 0, count: 8 * 256)
-        counts.withUnsafeMutableBufferPointer { counts in
-            for slot in slots {
-                var rest = slot.prefix
-                for byte in 0..<8 {
-                    counts[byte << 8 | Int(rest & 0xFF)] += 1
-                    rest >>= 8
-                }
-            }
-        }
-        let firstPrefix = slots[0].prefix
-        var (from, to) = (slots.baseAddress!, spare.baseAddress!)
-        var next = [Int](repeating: 0, count: 256)
-        for byte in 0..<8 {
-            let shift = UInt64(8 * byte)
-            let base = byte << 8
-            if counts[base | Int((firstPrefix >> shift) & 0xFF)] == count { continue }
-            var sum = 0
-            for digit in 0..<256 {
-                next[digit] = sum
-                sum += counts[base | digit]
-            }
-            next.withUnsafeMutableBufferPointer { next in
-                for index in 0..<count {
-                    let slot = from[index]
-                    let digit = Int((slot.prefix >> shift) & 0xFF)
-                    to[next[digit]] = slot
-                    next[digit] += 1
-                }
-            }
-            swap(&from, &to)
-        }
-        if from != slots.baseAddress! { slots.baseAddress!.update(from: from, count: count) }
     }
 }

@@ -270,12 +270,11 @@ struct KeyTable {
     }
 
     /// The prefixes with their positions, ordered by prefix, equal prefixes in position
-    /// order: one counting pass for all eight bytes, then one stable pass per byte that
-    /// not every prefix shares.
+    /// order (`radixSort`).
     static func radixSorted(_ prefixes: consuming [UInt64]) -> [Slot] {
         let count = prefixes.count
         precondition(count <= Int(UInt32.max), "more keys than 32-bit positions hold")
-        var from = [Slot](unsafeUninitializedCapacity: count) { slots, initialized in
+        var slots = [Slot](unsafeUninitializedCapacity: count) { slots, initialized in
             for (position, prefix) in prefixes.enumerated() {
                 slots[position] = Slot(prefix: prefix, position: position)
             }
@@ -283,11 +282,22 @@ struct KeyTable {
         }
         // The slots hold the prefixes now.
         prefixes = []
-        guard count > 1 else { return from }
-        let firstPrefix = from[0].prefix
+        guard count > 1 else { return slots }
+        let spare = UnsafeMutableBufferPointer<Slot>.allocate(capacity: count)
+        defer { spare.deallocate() }
+        slots.withUnsafeMutableBufferPointer { radixSort($0, spare: spare) }
+        return slots
+    }
+
+    /// A least-significant-byte-first radix sort of the slots by prefix (stable), through
+    /// `spare` (at least as long): one counting pass for all eight bytes, then one pass per
+    /// byte that not every prefix shares.
+    static func radixSort(_ slots: UnsafeMutableBufferPointer<Slot>, spare: UnsafeMutableBufferPointer<Slot>) {
+        let count = slots.count
+        guard count > 1 else { return }
         var counts = [Int](repeating: 0, count: 8 * 256)
         counts.withUnsafeMutableBufferPointer { counts in
-            for slot in from {
+            for slot in slots {
                 var rest = slot.prefix
                 for byte in 0..<8 {
                     counts[byte << 8 | Int(rest & 0xFF)] += 1
@@ -295,31 +305,29 @@ struct KeyTable {
                 }
             }
         }
-        var to = from
+        let firstPrefix = slots[0].prefix
+        var (from, to) = (slots.baseAddress!, spare.baseAddress!)
+        var next = [Int](repeating: 0, count: 256)
         for byte in 0..<8 {
             let shift = UInt64(8 * byte)
             let base = byte << 8
             if counts[base | Int((firstPrefix >> shift) & 0xFF)] == count { continue }
-            var next = [Int](repeating: 0, count: 256)
             var sum = 0
             for digit in 0..<256 {
                 next[digit] = sum
                 sum += counts[base | digit]
             }
-            from.withUnsafeBufferPointer { source in
-                to.withUnsafeMutableBufferPointer { target in
-                    next.withUnsafeMutableBufferPointer { next in
-                        for slot in source {
-                            let digit = Int((slot.prefix >> shift) & 0xFF)
-                            target[next[digit]] = slot
-                            next[digit] += 1
-                        }
-                    }
+            next.withUnsafeMutableBufferPointer { next in
+                for index in 0..<count {
+                    let slot = from[index]
+                    let digit = Int((slot.prefix >> shift) & 0xFF)
+                    to[next[digit]] = slot
+                    next[digit] += 1
                 }
             }
             swap(&from, &to)
         }
-        return from
+        if from != slots.baseAddress! { slots.baseAddress!.update(from: from, count: count) }
     }
 
     /// The ranges of two or more neighbouring slots with the same prefix.
