@@ -48,69 +48,6 @@ struct ThreadBudgetTests {
         #expect(results.allSatisfy { $0.1 == 600 })
     }
 
-    /// A nested loop that begins while every place is taken starts alone, and the thread
-    /// that finishes the task beside it joins it (before, it ran alone to its end: the
-    /// outputs' loop of a run rendered its last output on one core while the other idled).
-    @Test func aThreadFreedLaterJoinsANestedLoopThatStartedAlone() {
-        let threads = Threads(2)
-        let nestedStarted = Atomic<Bool>(false)
-        let joined = Atomic<Bool>(false)
-        let results = threads.run(2) { task -> Set<UInt> in
-            let deadline = ContinuousClock.now + .seconds(10)
-            if task == 0 {
-                // Busy until the nested loop has begun, so it finds no place free.
-                while !nestedStarted.load(ordering: .acquiring), ContinuousClock.now < deadline {}
-                return []
-            }
-            let caller = pthread_self()
-            let ran = Parallel.chunks(40, threads: threads, minimumChunk: 1) { range -> UInt in
-                nestedStarted.store(true, ordering: .releasing)
-                if pthread_equal(pthread_self(), caller) == 0 { joined.store(true, ordering: .releasing) }
-                // The caller's first piece waits for another thread to take a piece.
-                if range.lowerBound == 0 {
-                    while !joined.load(ordering: .acquiring), ContinuousClock.now < deadline {}
-                }
-                return UInt(pthread_self())
-            }
-            return Set(ran)
-        }
-        let didJoin = joined.load(ordering: .acquiring)
-        #expect(didJoin, "no other thread joined the nested loop")
-        #expect(results[1].count == 2)
-        #expect(threads.peak <= 2)
-    }
-
-    /// The same when the thread runs out of work before the nested loop begins: a caller
-    /// waiting for its loop's last piece wakes when a loop opens and joins it (the reviewer's
-    /// case: every batch of a rendering is a loop of its own, begun while the other thread
-    /// slept in its wait).
-    @Test func aWaitingCallerJoinsALoopThatOpensLater() {
-        let threads = Threads(2)
-        let secondStarted = Atomic<Bool>(false)
-        let joined = Atomic<Bool>(false)
-        _ = threads.run(2) { task -> Int in
-            let deadline = ContinuousClock.now + .seconds(10)
-            if task == 0 {
-                while !secondStarted.load(ordering: .acquiring), ContinuousClock.now < deadline {}
-                return 0
-            }
-            secondStarted.store(true, ordering: .releasing)
-            // Long enough for the other thread to finish its task and wait.
-            usleep(100_000)
-            let caller = pthread_self()
-            return Parallel.chunks(40, threads: threads, minimumChunk: 1) { range -> Int in
-                if pthread_equal(pthread_self(), caller) == 0 { joined.store(true, ordering: .releasing) }
-                if range.lowerBound == 0 {
-                    while !joined.load(ordering: .acquiring), ContinuousClock.now < deadline {}
-                }
-                return range.count
-            }.reduce(0, +)
-        }
-        let didJoin = joined.load(ordering: .acquiring)
-        #expect(didJoin, "the waiting thread did not join the loop that opened after it began to wait")
-        #expect(threads.peak <= 2)
-    }
-
     @Test func aBudgetOfOneRunsEverythingOnTheCallingThread() {
         let threads = Threads(1)
         let caller = pthread_self()
