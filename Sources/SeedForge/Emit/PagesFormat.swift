@@ -48,8 +48,8 @@ public struct PagesFormat: StructuredFormat {
     public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
         let size = self.size
         // index.json's page entries, rendered as their pages are cut, as `writePretty` of the
-        // index would write them: a tree of `Value`s for 23,256 pages (the shipped cities) was
-        // built to be walked once, at the end of the output that ends last.
+        // whole index would write them: a tree of `Value`s for 23,256 pages (the shipped
+        // cities) was built to be walked once, at the end of the output that ends last.
         var listed = JSONWriter()
         var pageCount = 0
         // Pages are cut from each batch of records; a page a batch ends in the middle of is
@@ -72,17 +72,16 @@ public struct PagesFormat: StructuredFormat {
             for index in 0..<full {
                 let records = page(index)
                 let number = firstNumber + index
-                listed.append(number == 1 ? "    {\n      \"page\": " : ",\n    {\n      \"page\": ")
-                listed.writeInteger(Int64(number))
-                listed.append(",\n      \"file\": ")
-                listed.writeString(Self.fileName(page: number))
-                listed.append(",\n      \"records\": ")
-                listed.writeInteger(Int64(records.count))
-                listed.append(",\n      \"first\": ")
-                listed.writePretty(records.first![key], indent: 3)
-                listed.append(",\n      \"last\": ")
-                listed.writePretty(records.last![key], indent: 3)
-                listed.append("\n    }")
+                // An element of the index's `pages` array, two levels in.
+                listed.append(number == 1 ? "    " : ",\n    ")
+                listed.writePretty(
+                    .object(
+                        JSONObject([
+                            ("page", .int(Int64(number))), ("file", .string(Self.fileName(page: number))),
+                            ("records", .int(Int64(records.count))), ("first", records.first![key]),
+                            ("last", records.last![key]),
+                        ])),
+                    indent: 2)
             }
             pageCount += full
             carried = Array(records[min(records.startIndex + full * size, records.endIndex)...])
