@@ -175,3 +175,49 @@ int seedforge_sha256(const uint8_t *input, size_t length, uint8_t digest[32]) {
 void seedforge_return_free_memory(void) {
     malloc_trim(0);
 }
+
+/* The GNU build ID of the main executable, read from its loaded note segments: the linker
+   writes a hash of the whole linked file there, so it names a build as a hash of the file
+   would, without reading the file (107 MB statically linked: 0.12 s of a shard's start). */
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+
+struct build_id_search {
+    unsigned char *out;
+    int capacity;
+    int length;
+};
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *context) {
+    (void)size;
+    struct build_id_search *search = context;
+    for (int index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type != PT_NOTE) continue;
+        const unsigned char *note = (const unsigned char *)(info->dlpi_addr + header->p_vaddr);
+        const unsigned char *end = note + header->p_memsz;
+        while (note + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *entry = (const ElfW(Nhdr) *)note;
+            const unsigned char *name = note + sizeof(ElfW(Nhdr));
+            const unsigned char *descriptor = name + ((entry->n_namesz + 3) & ~3u);
+            const unsigned char *next = descriptor + ((entry->n_descsz + 3) & ~3u);
+            if (next > end) break;
+            if (entry->n_type == NT_GNU_BUILD_ID && entry->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                int length = (int)entry->n_descsz < search->capacity ? (int)entry->n_descsz : search->capacity;
+                memcpy(search->out, descriptor, (size_t)length);
+                search->length = length;
+                return 1;
+            }
+            note = next;
+        }
+    }
+    /* The first object the loader lists is the executable itself: look no further. */
+    return 1;
+}
+
+int seedforge_build_id(unsigned char *out, int capacity) {
+    struct build_id_search search = {out, capacity, 0};
+    dl_iterate_phdr(find_build_id, &search);
+    return search.length;
+}

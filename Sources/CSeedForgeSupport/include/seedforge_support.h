@@ -68,6 +68,11 @@ void seedforge_arena_end(void);
 /// Whether a scope is open on this thread.
 int seedforge_arena_active(void);
 
+/// Copies the GNU build ID of the running executable (the linker's hash of the linked
+/// file, in its `.note.gnu.build-id`) into `out`, at most `capacity` bytes; returns how
+/// many (0: the executable has none).
+int seedforge_build_id(unsigned char *out, int capacity);
+
 /// Gives the heap memory free()d so far back to the system (glibc malloc_trim(0)): after
 /// a phase that freed many small allocations, so the run's resident memory falls with it.
 void seedforge_return_free_memory(void);

@@ -1,3 +1,4 @@
+import CSeedForgeSupport
 import Foundation
 
 /// The seedforge version written into every manifest.
@@ -11,5 +12,15 @@ public enum SeedForgeVersion {
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return "\(current)+" + (FileStamp.of(executable).map { "\($0.bytes):\($0.inode):\($0.modified)" } ?? "unknown")
+    }()
+
+    /// The linker's build ID of the running executable in hexadecimal (a hash of the whole
+    /// linked file, so two builds of other code never share it), or nil when it was linked
+    /// without one.
+    public static let linkedBuildID: String? = {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = Int(seedforge_build_id(&bytes, Int32(bytes.count)))
+        guard count > 0 else { return nil }
+        return bytes.prefix(count).map { String(format: "%02x", $0) }.joined()
     }()
 }

@@ -804,6 +804,42 @@ struct ShardedRunTests {
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/honey-shops"))
     }
 
+    /// A shard names its build by the linker's build ID (as `readelf -n` shows it), read from
+    /// memory instead of hashing the executable; the same binary with another build ID is
+    /// another build, and its partial is refused.
+    @Test func aPartialOfAnotherBuildIsRefused() throws {
+        let dir = try TempDir()
+        let parts = try shards("pipelines/honey-shops.yml", count: 2, in: dir)
+        let notes = try CLI.runProgram("/usr/bin/readelf", ["-n", CLI.binary])
+        let line = try #require(
+            notes.stdout.split(separator: "\n").first { $0.contains("Build ID:") }, "\(notes.stderr)")
+        let buildID = String(try #require(line.split(separator: " ").last))
+        let described = try String(contentsOfFile: parts[0] + "/partial.json", encoding: .utf8)
+        #expect(described.contains("\"seedforge\": \"\(SeedForgeVersion.current)+\(buildID)\""), "\(described)")
+
+        // The same executable with one byte of its build ID changed.
+        var executable = try Data(contentsOf: URL(fileURLWithPath: CLI.binary))
+        let idBytes = Data(
+            stride(from: 0, to: buildID.count, by: 2).map { offset -> UInt8 in
+                let start = buildID.index(buildID.startIndex, offsetBy: offset)
+                return UInt8(buildID[start..<buildID.index(start, offsetBy: 2)], radix: 16)!
+            })
+        let found = try #require(executable.range(of: idBytes))
+        executable[found.lowerBound] ^= 0xff
+        let other = dir.path + "/seedforge-other"
+        try executable.write(to: URL(fileURLWithPath: other))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: other)
+        let otherPart = dir.path + "/parts/other"
+        let shard = try CLI.runProgram(
+            other, ["run", "pipelines/honey-shops.yml", "--shard", "1/2", "--partial", otherPart],
+            cwd: CLI.repoRoot.path)
+        #expect(shard.status == 0, "\(shard.stderr)")
+        let merged = try CLI.run(["merge", parts[0], otherPart, "--out", dir.path + "/out"])
+        #expect(merged.status == 2)
+        #expect(merged.stderr.contains("run every shard with the same build"), "\(merged.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/honey-shops"))
+    }
+
     @Test func aShardWithAMalformedFileFailsWithItsLocation() throws {
         let dir = try TempDir()
         let pipeline = "Fixtures/validation/validation.yml"
