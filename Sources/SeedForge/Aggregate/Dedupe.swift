@@ -274,7 +274,7 @@ public struct Dedupe: Step {
         // Cut by key ranges, merged on every core (one merge through a heap kept one thread
         // busy and the others idle): a key's records all meet in one part, so the winners
         // are the same however the runs are cut.
-        let parts = SortedRuns.Merge.parts(runs, count: state.threads.count)
+        let parts = try SortedRuns.Merge.parts(runs, count: state.threads.count)
         var winnerOf: [Int: Int] = [:]
         for part in state.threads.run(parts.count, { winners(merging: parts[$0]) }) {
             winnerOf.merge(part) { a, _ in a }

@@ -36,7 +36,8 @@ enum SortedRuns {
             return true
         }
         store.replace(with: [])
-        store.setSortedRuns(runs)
+        // The runs are merged by one reader at a time (`RecordStore`): one part.
+        store.setSortedRuns(try bounded(runs, parts: 1))
         try space.check()
     }
 
@@ -54,7 +55,8 @@ enum SortedRuns {
         /// the memory limit when gathered past it; unbounded in tests that make runs
         /// themselves). Each run is read through a window of 256 KiB, or less when the runs
         /// are many: 2 GB of records under a 64 MiB limit make about 500 runs, 128 MiB of
-        /// windows at 256 KiB each (twice that when the merge is cut into two parts).
+        /// windows at 256 KiB each (twice that when the merge is cut into two parts). Past
+        /// `fanIn` runs, they are merged into fewer first (`bounded`).
         var windowBudget = Int.max
     }
 
@@ -67,6 +69,111 @@ enum SortedRuns {
     /// Entries between two marks of a run: at 20M keys about 5,000 marks, and a part's
     /// reader of a run skips at most this many entries to reach its first key.
     static let markEvery = 4_096
+
+    /// The smallest window a reader of a merge gets from the budget (a page: a smaller
+    /// one would read the run a few entries a system call).
+    static let minimumWindow = 4 << 10
+
+    /// Runs a merge pass may always take together, however small the budget: under a
+    /// 4 KiB limit (a budget of 512 bytes) no window fits it, and a merge of 2 at a time
+    /// would read 240k cities' keys 16 times over; 16 at a time reads them 4 times and
+    /// holds at most 16 windows of 4 KiB a part.
+    static let minimumFanIn = 16
+
+    /// The most runs `parts` merges side by side read within `budget`, each run through a
+    /// window of at least `minimumWindow` in each part.
+    static func fanIn(budget: Int, parts: Int) -> Int {
+        max(minimumFanIn, budget / max(1, parts) / minimumWindow)
+    }
+
+    /// The runs, with as few of them merged into longer runs as it takes to leave at most
+    /// `fanIn(windowBudget, parts)`: without it, each of `parts` merges side by side opens a
+    /// reader on every run, and what they hold grows as runs x parts (the shipped cities
+    /// under a 4 KiB limit, 60k runs of a few keys, held 283 MB at `--threads` 8).
+    ///
+    /// A pass merges the first runs of the list, as many as the budget lets one merge read
+    /// (or as few as bring the list down to the bound), into one run appended to the same
+    /// file, and puts it at the end of the list; it goes on until the list is short enough,
+    /// so each entry is written about log(runs) / log(fan-in) times. A merged run is written
+    /// entry by entry as it was (key, then input position), and any merge of runs hands
+    /// over entries in key order, ties in position order: a merge of the merged runs gives
+    /// the same sequence, and so the same bytes, whatever the limit or the thread count.
+    /// The runs merged stay in the file, unread (it is unlinked: the space is freed with
+    /// it when the collection lets it go).
+    static func bounded(_ runs: Runs, parts: Int) throws -> Runs {
+        let bound = fanIn(budget: runs.windowBudget, parts: parts)
+        guard runs.spans.count > bound else { return runs }
+        // What a pass writes at a time, out of the budget: the rest is its windows'.
+        let chunk = min(256 << 10, max(minimumWindow, runs.windowBudget / 8))
+        let passBudget = max(1, runs.windowBudget - chunk)
+        let widest = max(bound, fanIn(budget: passBudget, parts: 1))
+        var spans = runs.spans
+        var marks = runs.marks
+        // The runs before `first` are merged into later ones (a queue: no copy a pass).
+        var first = 0
+        while spans.count - first > bound {
+            let taken = min(widest, spans.count - first - bound + 1)
+            let group = Runs(
+                file: runs.file, spans: Array(spans[first..<(first + taken)]),
+                marks: Array(marks[first..<(first + taken)]), windowBudget: passBudget)
+            let merged = try mergeGroup(group, chunk: chunk)
+            spans.append(merged.span)
+            marks.append(merged.marks)
+            // The merged runs' marks (a key every 4,096 entries) are let go at once.
+            for run in first..<(first + taken) { marks[run] = [] }
+            first += taken
+        }
+        var bounded = runs
+        bounded.spans = Array(spans[first...])
+        bounded.marks = Array(marks[first...])
+        return bounded
+    }
+
+    /// Merges the runs of `group` into one run appended to their file, written `chunk`
+    /// bytes at a time: where it lies and its marks.
+    private static func mergeGroup(
+        _ group: Runs, chunk: Int
+    ) throws -> (span: (offset: Int, length: Int), marks: [Mark]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(chunk + 4_096)
+        var start: Int?
+        var length = 0
+        var entries = 0
+        // Offsets from the run's start until its first bytes are written.
+        var marks: [Mark] = []
+        func write() throws {
+            let offset = try group.file.append(bytes)
+            start = start ?? offset
+            length += bytes.count
+            bytes.removeAll(keepingCapacity: true)
+        }
+        try merge(group) { entry in
+            if entries % markEvery == 0 { marks.append(Mark(offset: length + bytes.count, key: Array(entry.key))) }
+            entries += 1
+            appendEntry(key: entry.key, position: entry.position, payload: entry.payload, to: &bytes)
+            if bytes.count >= chunk { try write() }
+        }
+        if !bytes.isEmpty { try write() }
+        // The group's runs are contiguous appends of this file, so the chunks are too.
+        let offset = start!
+        return ((offset, length), marks.map { Mark(offset: offset + $0.offset, key: $0.key) })
+    }
+
+    /// Appends an entry as a run holds it: its length as four bytes, then its key's length
+    /// (varint), the key, its input position (varint) and its payload.
+    @inline(__always)
+    static func appendEntry(
+        key: UnsafeBufferPointer<UInt8>, position: Int, payload: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]
+    ) {
+        let length =
+            RecordCodec.varintLength(UInt64(key.count)) + key.count + RecordCodec.varintLength(UInt64(position))
+            + payload.count
+        withUnsafeBytes(of: UInt32(length).littleEndian) { bytes.append(contentsOf: $0) }
+        RecordCodec.appendVarint(UInt64(key.count), to: &bytes)
+        bytes.append(contentsOf: key)
+        RecordCodec.appendVarint(UInt64(position), to: &bytes)
+        bytes.append(contentsOf: payload)
+    }
 
     /// Writes sorted runs of the store's records: `make(record, &key, &payload)` writes
     /// a record's key and appends its payload, or returns false (and appends nothing) to
@@ -273,15 +380,7 @@ enum SortedRuns {
                     rebasing: payloads[(position == 0 ? 0 : ends[position - 1])..<ends[position]])
                 // `index` counts the run's entries (the slice keeps the indexes of `order`).
                 if index % SortedRuns.markEvery == 0 { marks.append(Mark(offset: bytes.count, key: Array(key))) }
-                let length =
-                    RecordCodec.varintLength(UInt64(key.count)) + key.count
-                    + RecordCodec.varintLength(UInt64(base + position))
-                    + payload.count
-                withUnsafeBytes(of: UInt32(length).littleEndian) { bytes.append(contentsOf: $0) }
-                RecordCodec.appendVarint(UInt64(key.count), to: &bytes)
-                bytes.append(contentsOf: key)
-                RecordCodec.appendVarint(UInt64(base + position), to: &bytes)
-                bytes.append(contentsOf: payload)
+                SortedRuns.appendEntry(key: key, position: base + position, payload: payload, to: &bytes)
             }
             return (bytes, marks)
         }
@@ -313,7 +412,7 @@ enum SortedRuns {
         /// before the lower key, through a window of at most 256 KiB, its share of
         /// `windowBudget` (at least 4 KiB), and the bytes it has to read.
         init(_ runs: Runs, keys: (lower: [UInt8]?, upper: [UInt8]?), windowBudget: Int) {
-            let share = max(4 << 10, windowBudget / max(1, runs.spans.count))
+            let share = max(SortedRuns.minimumWindow, windowBudget / max(1, runs.spans.count))
             readers = runs.spans.indices.map { run in
                 let span = runs.spans[run]
                 var offset = span.offset
@@ -341,8 +440,11 @@ enum SortedRuns {
         /// The runs' entries cut by key into up to `count` merges, one after another in key
         /// order, each holding about as many entries (by the runs' marks), a key's entries
         /// all in one: merged side by side, their entries are those of one merge of the runs,
-        /// and where the cuts fall depends only on the runs.
-        static func parts(_ runs: Runs, count: Int) -> [Merge] {
+        /// and where the cuts fall depends only on the runs (once `bounded` for `count`
+        /// parts).
+        static func parts(_ runs: Runs, count: Int) throws -> [Merge] {
+            // Each part reads every run: fewer runs first when they are many for the budget.
+            let runs = try bounded(runs, parts: count)
             let keys = runs.marks.joined().map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
             // Few marks: one merge (cutting it would save little).
             guard count > 1, keys.count >= 4 * count else { return [Merge(runs)] }

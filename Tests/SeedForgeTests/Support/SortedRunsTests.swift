@@ -112,7 +112,7 @@ struct SortedRunsTests {
         #expect(whole.windowBytes == 8 * (16 << 10))
         var merged: [Int] = []
         _ = whole.next(.max) { merged.append($0.position) }
-        let parts = SortedRuns.Merge.parts(runs, count: 2)
+        let parts = try SortedRuns.Merge.parts(runs, count: 2)
         #expect(parts.count == 2)
         #expect(parts.allSatisfy { $0.windowBytes == 8 * (8 << 10) })
         var cut: [Int] = []
@@ -152,8 +152,8 @@ struct SortedRunsTests {
         }
         #expect(whole.count == count)
         // 16 marks (4 a run): cut into at most `parts`, never cut with fewer than 4 a part.
-        #expect(SortedRuns.Merge.parts(runs, count: 5).count == 1)
-        let merges = SortedRuns.Merge.parts(runs, count: parts)
+        #expect(try SortedRuns.Merge.parts(runs, count: 5).count == 1)
+        let merges = try SortedRuns.Merge.parts(runs, count: parts)
         #expect(merges.count > 1 && merges.count <= parts)
         var cut: [Entry] = []
         var lastKeys: [[UInt8]] = []
@@ -169,5 +169,75 @@ struct SortedRunsTests {
         }
         #expect(cut.count == whole.count)
         #expect(cut == whole)
+    }
+
+    /// Thousands of tiny runs under a small budget (each part of a cut merge would open a
+    /// reader on every run, and the windows of all of them pass the budget): `bounded` first
+    /// merges groups of them into longer runs, and the merges of what is left, whole or cut
+    /// into parts, hold at most the budget in windows and hand over exactly the entries of
+    /// one merge of the original runs, in its order.
+    @Test(arguments: [1, 3])
+    func manyTinyRunsAreMergedIntoFewerWithinTheBudget(parts: Int) throws {
+        let budget = 256 << 10
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()), windowBudget: budget)
+        var pending = SortedRuns.Pending(base: 0)
+        var generator = SplitMix64(state: 3)
+        let count = 6_000
+        for index in 0..<count {
+            var table = KeyTable()
+            // 500 keys: most have entries in many runs, which the merges must keep in position order.
+            table.append(Array(String(format: "%04d", Int(generator.next() % 500)).utf8), present: true)
+            pending.add(table, [UInt8](repeating: UInt8(index % 251), count: 40), [40])
+            if index % 2 == 1 { try pending.flush(to: &runs, threads: Threads(1)) }
+        }
+        #expect(runs.spans.count == count / 2)
+        // Unbounded, the windows (each the size of its run) pass the budget.
+        let unbounded = SortedRuns.Merge(runs)
+        #expect(unbounded.windowBytes > budget)
+        var expected: [Entry] = []
+        _ = unbounded.next(.max) {
+            expected.append(Entry(key: Array($0.key), position: $0.position, payload: Array($0.payload)))
+        }
+        #expect(expected.count == count)
+
+        let bounded = try SortedRuns.bounded(runs, parts: parts)
+        #expect(bounded.spans.count <= SortedRuns.fanIn(budget: budget, parts: parts))
+        #expect(bounded.spans.count > 1)
+        #expect(bounded.count == runs.count)
+        let whole = SortedRuns.Merge(bounded)
+        #expect(whole.windowBytes <= budget)
+        var merged: [Entry] = []
+        _ = whole.next(.max) {
+            merged.append(Entry(key: Array($0.key), position: $0.position, payload: Array($0.payload)))
+        }
+        #expect(merged == expected)
+
+        let cut = try SortedRuns.Merge.parts(runs, count: parts)
+        #expect(cut.count == parts)
+        let windows = cut.reduce(0) { $0 + $1.windowBytes }
+        #expect(windows <= budget, "\(cut.count) parts hold \(windows) bytes of windows")
+        var inParts: [Entry] = []
+        for part in cut {
+            _ = part.next(.max) {
+                inParts.append(Entry(key: Array($0.key), position: $0.position, payload: Array($0.payload)))
+            }
+        }
+        #expect(inParts == expected)
+    }
+
+    /// Runs within the bound are left as they are (no pass, nothing written).
+    @Test func fewRunsAreNotMergedAgain() throws {
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()), windowBudget: 1 << 20)
+        var pending = SortedRuns.Pending(base: 0)
+        for index in 0..<64 {
+            var table = KeyTable()
+            table.append([UInt8(index % 7)], present: true)
+            pending.add(table, [1, 2, 3], [3])
+            if index % 4 == 3 { try pending.flush(to: &runs, threads: Threads(1)) }
+        }
+        #expect(runs.spans.count == 16)
+        let bounded = try SortedRuns.bounded(runs, parts: 4)
+        #expect(bounded.spans.count == 16)
+        #expect(bounded.spans.map(\.offset) == runs.spans.map(\.offset))
     }
 }
