@@ -139,7 +139,8 @@ enum SortedRuns {
         var start: Int?
         var length = 0
         var entries = 0
-        // Offsets from the run's start until its first bytes are written.
+        // Offsets from the run's start: where it starts in the file is known once its
+        // first bytes are written.
         var marks: [Mark] = []
         func write() throws {
             let offset = try group.file.append(bytes)
