@@ -32,10 +32,18 @@ enum Emitter {
 
     static func write(
         _ pipeline: Pipeline, state: RunState, accounting: [CollectionAccount], target: URL,
-        started: Date, acceptChanges: Bool = false, keep: Int = 0, logger: Logger
+        started: Date, acceptChanges: Bool = false, keep: Int = 0, ahead: FilesAhead? = nil, logger: Logger
     ) throws -> Outcome {
         let emitClock = ContinuousClock.now
-        let folder = try OutputDirectory(target: target, threads: state.threads)
+        // The page files created while the steps ran (a first run), in the staging folder
+        // made then; the creating stops here, as the outputs start.
+        let reserved = ahead?.stop() ?? [:]
+        for (file, names) in reserved.sorted(by: { $0.key < $1.key }) {
+            logger.debug("\(file): \(names.count) files created ahead")
+        }
+        var staged = try ahead?.folder ?? OutputDirectory(target: target, threads: state.threads)
+        staged.reserved = reserved
+        let folder = staged
         let overBudget: BudgetError
         do {
             var outputs: [Manifest.Output] = []
@@ -126,6 +134,7 @@ enum Emitter {
                     } else {
                         try output.format.write(records, fields: fields, ids: output.fields, into: writer)
                     }
+                    try folder.removeUnwritten(output.file, written: writer.written)
                     return Manifest.Output(
                         file: output.file, collection: output.collection, format: output.formatName,
                         records: records.count,

@@ -19,6 +19,9 @@ public struct OutputDirectory {
     public let staging: URL
     /// The run's thread budget, which removing a large folder draws on.
     let threads: Threads
+    /// Per folder output (its `file:`), the files created empty in it before the outputs
+    /// (`FilesAhead`).
+    var reserved: [String: Set<String>] = [:]
 
     public init(target: URL, threads: Threads) throws {
         self.target = target
@@ -93,7 +96,23 @@ public struct OutputDirectory {
     /// The folder `name` of the new dataset, made and opened for writing many files into
     /// it, each linked from the same folder of the dataset being replaced when unchanged.
     func folder(_ name: String) throws -> StagedFolder {
-        try StagedFolder(staged: stagedPath(name), previous: target.path + "/" + name)
+        try StagedFolder(staged: stagedPath(name), previous: target.path + "/" + name, reserved: reserved[name] ?? [])
+    }
+
+    /// Removes the files created ahead in the folder output `name` that it did not write
+    /// (`written`: the dataset paths it wrote, `name/file`): the count ahead was estimated
+    /// from the records before rejects and duplicates.
+    func removeUnwritten(_ name: String, written: [(file: String, bytes: Int, sha256: String)]) throws {
+        guard let reserved = reserved[name] else { return }
+        var unwritten = reserved
+        for file in written where file.file.hasPrefix(name + "/") {
+            unwritten.remove(String(file.file.dropFirst(name.count + 1)))
+        }
+        for file in unwritten.sorted() {
+            guard unlink(stagedPath(name + "/" + file)) == 0 else {
+                throw IOFailure("cannot remove \(stagedPath(name + "/" + file)): \(String(cString: strerror(errno)))")
+            }
+        }
     }
 
     /// Where the file `name` of the new dataset is written (to be read back).

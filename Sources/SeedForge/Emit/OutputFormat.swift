@@ -13,10 +13,15 @@ public protocol OutputFormat: Sendable {
     /// How many files the output makes for `records` records (outputs making many are
     /// started before the others).
     func files(records: Int) -> Int
+    /// The names of the files a folder output creates one by one inside its folder for
+    /// `records` records, in the order it writes them (empty: none, or not known ahead). A
+    /// first run creates them empty while the steps run (`FilesAhead`).
+    func fileNames(records: Int) -> [String]
 }
 
 extension OutputFormat {
     public func files(records: Int) -> Int { 1 }
+    public func fileNames(records: Int) -> [String] { [] }
 
     /// Writes records held in memory.
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {

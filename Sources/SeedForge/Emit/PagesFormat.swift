@@ -42,6 +42,11 @@ public struct PagesFormat: StructuredFormat {
     /// A file per page and `index.json`.
     public func files(records: Int) -> Int { (records + size - 1) / size + 1 }
 
+    /// Every page's file (not `index.json`, written once at the end).
+    public func fileNames(records: Int) -> [String] {
+        (0..<(records + size - 1) / size).map { Self.fileName(page: $0 + 1) }
+    }
+
     /// The file name of page `number` (1-based) inside the folder.
     public static func fileName(page number: Int) -> String { "\(number).json" }
 

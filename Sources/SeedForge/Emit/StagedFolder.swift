@@ -17,11 +17,14 @@ final class StagedFolder {
     private let staged: Int32
     /// The same folder in the dataset being replaced; -1 when there is none.
     private let previous: Int32
+    /// Names created empty ahead of the output (`FilesAhead`): opened, not created.
+    private let reserved: Set<String>
 
     /// Makes the folder `staged` (and its parents) and opens it, and opens `previous` if it
-    /// is a folder.
-    init(staged: String, previous: String) throws {
+    /// is a folder. `reserved` names files already in it, empty.
+    init(staged: String, previous: String, reserved: Set<String> = []) throws {
         path = staged
+        self.reserved = reserved
         do {
             try FileManager.default.createDirectory(atPath: staged, withIntermediateDirectories: true)
         } catch {
@@ -46,14 +49,17 @@ final class StagedFolder {
     /// Nothing ever writes into a linked file, so the previous dataset stays exactly as it
     /// was until the swap; on a file system without hard links the file is written.
     /// A new file is created with `O_EXCL`: the folder is new, so a name already there
-    /// would be two files of one name.
+    /// would be two files of one name, unless it is one of the empty files made for it.
     func writeReusingPrevious(_ bytes: [UInt8], to name: String) throws {
         if previous >= 0, OutputDirectory.holds(in: previous, name, exactly: bytes),
             linkat(previous, name, staged, name, 0) == 0
         {
             return
         }
-        let fd = openat(staged, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd =
+            reserved.contains(name)
+            ? openat(staged, name, O_WRONLY | O_CLOEXEC)
+            : openat(staged, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw IOFailure("cannot create \(path)/\(name): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         try bytes.withUnsafeBufferPointer { try OutputDirectory.writeAll($0, to: fd, path: "\(path)/\(name)") }

@@ -124,13 +124,21 @@ public enum Runner {
             : KnownInputs(baseDirectory: pipeline.baseDirectory)
         try Ingestion.run(pipeline, state: state, options: options, known: known, logger: logger)
         try state.spill.check()
-        let ran = try early?.finish(logger: logger) ?? (next: 0, failures: [])
-        let thresholdFailures =
-            try ran.failures
-            + StepRunner.run(pipeline, state: state, logger: logger, steps: ran.next..<pipeline.steps.count)
-        return try conclude(
-            pipeline, state: state, thresholdFailures: thresholdFailures, options: options,
-            target: target, started: started, logger: logger)
+        // A first run's page files are created while the steps run (`FilesAhead`); any
+        // failure from here removes them with the staging folder.
+        let ahead = options.writeOutputs ? try FilesAhead.start(pipeline, state: state, target: target) : nil
+        do {
+            let ran = try early?.finish(logger: logger) ?? (next: 0, failures: [])
+            let thresholdFailures =
+                try ran.failures
+                + StepRunner.run(pipeline, state: state, logger: logger, steps: ran.next..<pipeline.steps.count)
+            return try conclude(
+                pipeline, state: state, thresholdFailures: thresholdFailures, options: options,
+                target: target, started: started, ahead: ahead, logger: logger)
+        } catch {
+            ahead?.abandon()
+            throw error
+        }
     }
 
     /// The lock of a dataset's runs (`OUT/.NAME.lock`), when the run writes.
@@ -159,7 +167,7 @@ public enum Runner {
     /// rejected + duplicates), the thresholds, then the outputs, swapped into place.
     static func conclude(
         _ pipeline: Pipeline, state: RunState, thresholdFailures stepFailures: [String],
-        options: RunOptions, target: URL, started: Date, logger: Logger
+        options: RunOptions, target: URL, started: Date, ahead: FilesAhead? = nil, logger: Logger
     ) throws -> RunResult {
         var thresholdFailures = stepFailures
         let counts = try RunAccounting.balance(pipeline, state: state)
@@ -180,7 +188,7 @@ public enum Runner {
         }
         let outcome = try Emitter.write(
             pipeline, state: state, accounting: counts, target: target, started: started,
-            acceptChanges: options.acceptChanges, keep: options.keep, logger: logger)
+            acceptChanges: options.acceptChanges, keep: options.keep, ahead: ahead, logger: logger)
         for (step, records) in state.spill.heldWhole {
             logger.notice(
                 "\(step) held all \(records) records of a spilled collection in memory at once: the memory limit \(ByteSize.format(state.spill.limit)) may have been exceeded (see the README's memory table for the steps that do)"

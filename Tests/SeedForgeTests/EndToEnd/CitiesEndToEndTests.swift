@@ -154,6 +154,41 @@ struct CitiesEndToEndTests {
         #expect(hidden.isEmpty, "leftovers: \(hidden)")
     }
 
+    @Test func aRunFailingAfterItsPagesWereCreatedAheadLeavesThePreviousDatasetAndNoLeftovers() throws {
+        let dir = try Self.workspace()
+        let pipeline = try dir.read("pipelines/cities.yml")
+        // The previous dataset has its pages in another folder, so the next run's pages are
+        // created ahead (a first run of that folder), after ingest, while the steps run.
+        try dir.write(
+            "pipelines/cities.yml",
+            pipeline.replacingOccurrences(of: "file: pages", with: "file: scroll")
+                .replacingOccurrences(of: "pages: pages", with: "pages: scroll"))
+        #expect(try CLI.run(["run", "pipelines/cities.yml"], cwd: dir.path).status == 0)
+        let before = try Self.snapshot(dir.path + "/out/cities")
+        #expect(before.keys.contains("/scroll/1.json"))
+        // Fails its threshold once the steps have run (the fixtures have rejects).
+        try dir.write(
+            "pipelines/cities.yml",
+            pipeline.replacingOccurrences(of: "max-reject-fraction: 0.5", with: "max-reject-fraction: 0"))
+        let failed = try CLI.run(["run", "pipelines/cities.yml", "--threads", "2"], cwd: dir.path)
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(try Self.snapshot(dir.path + "/out/cities") == before)
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out").filter {
+            $0.hasPrefix(".") && !$0.hasSuffix(".lock")
+        }
+        #expect(hidden.isEmpty, "leftovers: \(hidden)")
+        // Completed, the dataset has every page and no file beyond them.
+        try dir.write("pipelines/cities.yml", pipeline)
+        #expect(try CLI.run(["run", "pipelines/cities.yml", "--threads", "2"], cwd: dir.path).status == 0)
+        let after = try Self.snapshot(dir.path + "/out/cities")
+        let pages = try jsonObject(after["/pages/index.json"]!) as! [String: Any]
+        let count = pages["pageCount"] as! Int
+        #expect(
+            Set(after.keys.filter { $0.hasPrefix("/pages/") })
+                == Set((1...count).map { "/pages/\($0).json" } + ["/pages/index.json"]))
+        #expect(after.filter { $0.key.hasPrefix("/pages/") }.values.allSatisfy { !$0.isEmpty })
+    }
+
     static func inode(_ path: String) throws -> UInt64 {
         var info = stat()
         #expect(stat(path, &info) == 0, "\(path)")

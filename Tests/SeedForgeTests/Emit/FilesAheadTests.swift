@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import SeedForge
+
+@Suite("Emit: page files created ahead of a first run's outputs")
+struct FilesAheadTests {
+    /// Every file under `folder` (relative path → contents).
+    static func files(_ folder: String) throws -> [String: String] {
+        var found: [String: String] = [:]
+        let root = URL(fileURLWithPath: folder)
+        guard let walk = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [:] }
+        for case let url as URL in walk {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
+                found[String(url.path.dropFirst(root.path.count + 1))] = try String(contentsOf: url, encoding: .utf8)
+            }
+        }
+        return found
+    }
+
+    @Test func filesCreatedAheadAreWrittenInPlaceAndTheUnwrittenOnesRemoved() throws {
+        let dir = try TempDir()
+        let target = dir.url.appendingPathComponent("dataset")
+        // Five pages estimated from the records read; three written (the rest were rejects).
+        let ahead = FilesAhead(
+            folder: try OutputDirectory(target: target, threads: 2),
+            planned: [("pages", (1...5).map { "\($0).json" })])
+        ahead.create()
+        let reserved = ahead.stop()
+        #expect(reserved == ["pages": Set((1...5).map { "\($0).json" })])
+        #expect(try Self.files(ahead.folder.staging.path + "/pages").values.allSatisfy(\.isEmpty))
+        var folder = ahead.folder
+        folder.reserved = reserved
+        let writer = OutputWriter(folder: folder, file: "pages", outputs: [], threads: 2)
+        try writer.writeFiles(3) { index in ("\(index + 1).json", Array("page \(index + 1)".utf8)) }
+        try folder.removeUnwritten("pages", written: writer.written)
+        try folder.commit()
+        #expect(
+            try Self.files(target.path) == [
+                "pages/1.json": "page 1", "pages/2.json": "page 2", "pages/3.json": "page 3",
+            ])
+        #expect(writer.written.map(\.bytes) == [6, 6, 6])
+    }
+
+    @Test func moreFilesThanCreatedAheadAreCreatedByTheOutput() throws {
+        let dir = try TempDir()
+        let target = dir.url.appendingPathComponent("dataset")
+        let ahead = FilesAhead(
+            folder: try OutputDirectory(target: target, threads: 2), planned: [("pages", ["1.json", "2.json"])])
+        ahead.create()
+        var folder = ahead.folder
+        folder.reserved = ahead.stop()
+        let writer = OutputWriter(folder: folder, file: "pages", outputs: [], threads: 2)
+        try writer.writeFiles(4) { index in ("\(index + 1).json", Array("p\(index + 1)".utf8)) }
+        try folder.removeUnwritten("pages", written: writer.written)
+        try folder.commit()
+        #expect(try Self.files(target.path) == (1...4).reduce(into: [:]) { $0["pages/\($1).json"] = "p\($1)" })
+    }
+
+    @Test func aRunFailingAfterFilesWereCreatedAheadLeavesThePreviousDatasetAndNoStrayFiles() throws {
+        let dir = try TempDir()
+        let target = dir.url.appendingPathComponent("dataset")
+        let previous = try OutputDirectory(target: target, threads: 1)
+        try previous.write(Array("v1".utf8), to: "cities.json")
+        try previous.commit()
+        let ahead = FilesAhead(
+            folder: try OutputDirectory(target: target, threads: 2),
+            planned: [("pages", (1...50).map { "\($0).json" })])
+        ahead.create()
+        #expect(try Self.files(ahead.folder.staging.path).count == 50)
+        ahead.abandon()
+        #expect(try Self.files(target.path) == ["cities.json": "v1"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["dataset"])
+    }
+
+    @Test func aStoppedCreatorLeavesAPrefixOfTheNames() throws {
+        let dir = try TempDir()
+        let target = dir.url.appendingPathComponent("dataset")
+        let names = (1...2_000).map { "\($0).json" }
+        let ahead = FilesAhead(folder: try OutputDirectory(target: target, threads: 2), planned: [("pages", names)])
+        ahead.begin()
+        let reserved = ahead.stop()["pages"] ?? []
+        // Whatever was created when it stopped: the first names, each an empty file, and nothing else.
+        #expect(reserved == Set(names.prefix(reserved.count)))
+        #expect(Set(try Self.files(ahead.folder.staging.path + "/pages").keys) == reserved)
+        ahead.abandon()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+}
