@@ -218,3 +218,13 @@ struct SplitMix64: RandomNumberGenerator {
     /// A number in `0..<bound` (the remainder of the next draw).
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
+
+extension OutputDirectory {
+    /// Writes and swaps into place a dataset at `target` holding the one file `file` (a
+    /// previous dataset for a test's run to replace, or to leave as it was).
+    static func commitDataset(at target: URL, file: String, text: String) throws {
+        let folder = try OutputDirectory(target: target, threads: 1)
+        try folder.write(Array(text.utf8), to: file)
+        try folder.commit()
+    }
+}

@@ -61,9 +61,7 @@ struct FilesAheadTests {
     @Test func aRunFailingAfterFilesWereCreatedAheadLeavesThePreviousDatasetAndNoStrayFiles() throws {
         let dir = try TempDir()
         let target = dir.url.appendingPathComponent("dataset")
-        let previous = try OutputDirectory(target: target, threads: 1)
-        try previous.write(Array("v1".utf8), to: "cities.json")
-        try previous.commit()
+        try OutputDirectory.commitDataset(at: target, file: "cities.json", text: "v1")
         let ahead = FilesAhead(
             folder: try OutputDirectory(target: target, threads: 2),
             planned: [("pages", (1...50).map { "\($0).json" })])

@@ -59,9 +59,7 @@ struct OutputDirectoryTests {
     @Test func stagedFolderReplacesTheTargetOnlyOnCommit() throws {
         let dir = try TempDir()
         let target = dir.url.appendingPathComponent("dataset")
-        let first = try OutputDirectory(target: target, threads: 1)
-        try first.write(Array("v1".utf8), to: "data.json")
-        try first.commit()
+        try OutputDirectory.commitDataset(at: target, file: "data.json", text: "v1")
         #expect(try dir.read("dataset/data.json") == "v1")
 
         let failed = try OutputDirectory(target: target, threads: 1)
