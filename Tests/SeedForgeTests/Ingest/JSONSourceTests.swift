@@ -30,6 +30,15 @@ struct JSONSourceTests {
     /// pass ends; a guessed boundary inside a string that looks like one (`},{`) never
     /// gives a wrong end, only none (one pass then checks); an error gives none, and the
     /// check then throws what one pass throws.
+    /// Under a small memory limit the syntax check holds as little of the input as the parse
+    /// does (four parse windows), and never more than 64 MiB under a large one.
+    @Test func theCheckWindowFollowsTheMemoryLimit() {
+        #expect(JSONSource.checkWindow(parseWindow: 1 << 20) == 4 << 20)  // limits up to 32 MiB
+        #expect(JSONSource.checkWindow(parseWindow: 2 << 20) == 8 << 20)  // 64 MiB
+        #expect(JSONSource.checkWindow(parseWindow: 16 << 20) == 64 << 20)  // 512 MiB
+        #expect(JSONSource.checkWindow(parseWindow: 64 << 20) == 64 << 20)  // 2 GiB
+    }
+
     @Test func aLargeArrayIsCheckedInPiecesOnSeveralThreads() throws {
         func check(_ dump: String, window: Int) throws -> (pieces: Int?, whole: Result<Int, Error>) {
             let bytes = Array(dump.utf8)
