@@ -33,6 +33,9 @@ private let idlePolicy: Int32 = 5
 /// They are in the staging folder, so a failed run removes them with it, and a killed
 /// run's leftovers are removed by the next run, as every staged file is.
 final class FilesAhead: @unchecked Sendable {
+    /// The most files of one output created ahead (about 10 MiB of names and set).
+    static let mostFiles = 1 << 18
+
     /// The staging folder, made early so the files have a place.
     let folder: OutputDirectory
     /// Per output folder (its `file:`), the names to create, in the order it writes them.
@@ -49,18 +52,27 @@ final class FilesAhead: @unchecked Sendable {
     /// Makes the staging folder of `target` and starts creating the files of every output
     /// that makes many, or returns nil (the folder then made by the outputs as before) when
     /// no output wants any or the budget has no second thread.
-    static func start(_ pipeline: Pipeline, state: RunState, target: URL) throws -> FilesAhead? {
+    ///
+    /// Only an optimisation, so never an error: a staging folder that cannot be made here
+    /// (a folder made read-only since the lock was taken, a full disk) is reported by the
+    /// outputs at their usual point, after the thresholds, as a run without it would.
+    /// Outputs of more than `mostFiles` files are left to create their own: their names and
+    /// the set of those created are held in memory beside the limit.
+    static func start(_ pipeline: Pipeline, state: RunState, target: URL) -> FilesAhead? {
         guard state.threads.count >= 2 else { return nil }
         var planned: [(file: String, names: [String])] = []
         for output in pipeline.outputs where output.isComplete {
-            let names = output.format.fileNames(records: state.store(output.collection).count)
+            let records = state.store(output.collection).count
+            guard output.format.files(records: records) <= mostFiles else { continue }
+            let names = output.format.fileNames(records: records)
             guard !names.isEmpty,
                 !FileManager.default.fileExists(atPath: target.appendingPathComponent(output.file).path)
             else { continue }
             planned.append((output.file, names))
         }
         guard !planned.isEmpty else { return nil }
-        let ahead = FilesAhead(folder: try OutputDirectory(target: target, threads: state.threads), planned: planned)
+        guard let folder = try? OutputDirectory(target: target, threads: state.threads) else { return nil }
+        let ahead = FilesAhead(folder: folder, planned: planned)
         ahead.begin()
         return ahead
     }

@@ -126,7 +126,7 @@ public enum Runner {
         try state.spill.check()
         // A first run's page files are created while the steps run (`FilesAhead`); any
         // failure from here removes them with the staging folder.
-        let ahead = options.writeOutputs ? try FilesAhead.start(pipeline, state: state, target: target) : nil
+        let ahead = options.writeOutputs ? FilesAhead.start(pipeline, state: state, target: target) : nil
         do {
             let ran = try early?.finish(logger: logger) ?? (next: 0, failures: [])
             let thresholdFailures =

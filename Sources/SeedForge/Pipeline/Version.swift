@@ -14,9 +14,10 @@ public enum SeedForgeVersion {
         return "\(current)+" + (FileStamp.of(executable).map { "\($0.bytes):\($0.inode):\($0.modified)" } ?? "unknown")
     }()
 
-    /// The linker's build ID of the running executable in hexadecimal (a hash of the whole
-    /// linked file, so two builds of other code never share it), or nil when it was linked
-    /// without one.
+    /// The linker's build ID of the running executable in hexadecimal, or nil when it was
+    /// linked without one. The linker computes it as a hash of the linked file, so another
+    /// link of other code gets another ID (unless the build fixes it, `--build-id=0x...`);
+    /// a file edited after linking keeps it, as a stripped copy does by design.
     public static let linkedBuildID: String? = {
         var bytes = [UInt8](repeating: 0, count: 64)
         let count = Int(seedforge_build_id(&bytes, Int32(bytes.count)))
