@@ -37,13 +37,10 @@ enum Emitter {
         let emitClock = ContinuousClock.now
         // The page files created while the steps ran (a first run), in the staging folder
         // made then; the creating stops here, as the outputs start.
-        let reserved = ahead?.stop() ?? [:]
-        for (file, names) in reserved.sorted(by: { $0.key < $1.key }) {
+        let folder = try ahead?.handOver() ?? OutputDirectory(target: target, threads: state.threads)
+        for (file, names) in folder.reserved.sorted(by: { $0.key < $1.key }) {
             logger.debug("\(file): \(names.count) files created ahead")
         }
-        var staged = try ahead?.folder ?? OutputDirectory(target: target, threads: state.threads)
-        staged.reserved = reserved
-        let folder = staged
         let overBudget: BudgetError
         do {
             var outputs: [Manifest.Output] = []

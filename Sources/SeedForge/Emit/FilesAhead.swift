@@ -130,6 +130,14 @@ final class FilesAhead: @unchecked Sendable {
         return reserved
     }
 
+    /// Ends the creation and hands over the staging folder, the files made in it marked as
+    /// there to be opened (`OutputDirectory.reserved`).
+    func handOver() -> OutputDirectory {
+        var staged = folder
+        staged.reserved = stop()
+        return staged
+    }
+
     /// Stops the creation and removes the staging folder (a run that failed before its
     /// outputs).
     func abandon() {
