@@ -30,7 +30,7 @@ enum SortedRuns {
         _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID],
         key appendKey: (Record, inout ByteKey) -> Void
     ) throws {
-        let runs = try write(store, space: space, threads: threads, reading: reading, carryRecord: true) {
+        let runs = try write(store, space: space, threads: threads, reading: reading, carryingRecords: true) {
             record, key, _ in
             appendKey(record, &key)
             return true
@@ -179,12 +179,12 @@ enum SortedRuns {
     /// Writes sorted runs of the store's records: `make(record, &key, &payload)` writes
     /// a record's key and appends its payload, or returns false (and appends nothing) to
     /// leave the record out. The record is decoded only as far as the fields `reading`
-    /// lists (the others are null); with `carryRecord`, its spilled bytes follow the
-    /// payload. A run holds the entries of as many batches as fit in a sixteenth of the
-    /// memory limit (at least one batch), so that few runs are merged. The store is left
-    /// with every record on disk.
+    /// lists (the others are null); `carryingRecords`: the payload is the record's spilled
+    /// bytes instead, and `make` appends none. A run holds the entries of as many batches
+    /// as fit in a sixteenth of the memory limit (at least one batch), so that few runs are
+    /// merged. The store is left with every record on disk.
     static func write(
-        _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID], carryRecord: Bool = false,
+        _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID], carryingRecords: Bool = false,
         _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
     ) throws -> Runs {
         // The records still in memory go to disk first (`forEachEncodedBatch`): the runs
@@ -195,15 +195,14 @@ enum SortedRuns {
         let gathering = Gathering(space: space, threads: threads)
         try store.forEachEncodedBatch { bytes, count, _ in
             let starts = RecordCodec.starts(bytes, count: count)
-            let room: (Range<Int>) -> Int = { carryRecord ? starts[$0.upperBound] - starts[$0.lowerBound] : 0 }
-            try gathering.add(count: count, payloadRoom: room) { index, key, payloads in
+            func entry(_ index: Int, _ key: inout ByteKey, _ payloads: inout [UInt8]) -> Bool {
                 var reader = RecordCodec.Reader(bytes, at: starts[index])
-                let record = codec.decode(&reader, width: store.width, reading: read)
-                let has = make(record, &key, &payloads)
-                if has, carryRecord {
-                    payloads.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
-                }
-                return has
+                return make(codec.decode(&reader, width: store.width, reading: read), &key, &payloads)
+            }
+            guard carryingRecords else { return try gathering.add(count: count, entry) }
+            try gathering.add(count: count, carrying: bytes, starts: starts) { index, key in
+                var none: [UInt8] = []
+                return entry(index, &key, &none)
             }
         }
         return try gathering.finish()
@@ -257,6 +256,35 @@ enum SortedRuns {
             if pending.bytes >= space.limit / 16 { try flush() }
         }
 
+        /// Adds `count` entries whose payloads are consecutive records as spilled (`bytes`,
+        /// record `index` from `starts[index]` to `starts[index + 1]`), `key(index, &key)`
+        /// making each key (false: none) on every core. The bytes go into the run's buffer
+        /// as one copy: copied record by record into each thread's piece and then the pieces
+        /// into the buffer, on the calling thread, they were about a fifth of the sort's
+        /// samples at 5M cities under 512 MiB (a record without a key keeps its bytes there
+        /// unused: a run holds only the entries with a key).
+        func add(
+            count: Int, carrying bytes: UnsafeBufferPointer<UInt8>, starts: [Int], _ key: (Int, inout ByteKey) -> Bool
+        ) throws {
+            let pieces = Parallel.chunks(count, threads: threads, minimumChunk: 4_096) { range in
+                var entry = ByteKey()
+                var keys = KeyTable()
+                keys.reserve(range.count)
+                for index in range {
+                    entry.removeAll()
+                    let has = key(index, &entry)
+                    keys.append(has ? entry.bytes : [], present: has)
+                }
+                return keys
+            }
+            for keys in pieces { pending.add(keys) }
+            pending.add(
+                payloads: UnsafeBufferPointer(rebasing: bytes[starts[0]..<starts[count]]),
+                ends: starts[1...].lazy.map { $0 - starts[0] })
+            self.count += count
+            if pending.bytes >= space.limit / 16 { try flush() }
+        }
+
         private func flush() throws {
             if runs == nil { runs = Runs(file: try space.newFile(), windowBudget: max(1, space.limit / 8)) }
             try pending.flush(to: &runs!, threads: threads)
@@ -283,12 +311,26 @@ enum SortedRuns {
         var bytes = 0
 
         mutating func add(_ keys: KeyTable, _ piecePayloads: [UInt8], _ pieceEnds: [Int]) {
+            add(keys)
+            piecePayloads.withUnsafeBufferPointer { add(payloads: $0, ends: pieceEnds) }
+        }
+
+        /// Adds entries' keys: their payloads follow (`add(payloads:ends:)`), as many.
+        mutating func add(_ keys: KeyTable) {
+            table.append(contentsOf: keys)
+            bytes += keys.bytes.count
+        }
+
+        /// Adds the payloads of the entries whose keys were added last: `piecePayloads` one
+        /// after another, each ending at its `pieceEnds` (from the first's start).
+        mutating func add<Ends: Collection<Int>>(
+            payloads piecePayloads: UnsafeBufferPointer<UInt8>, ends pieceEnds: Ends
+        ) {
             let offset = payloads.count
             let capacity = payloads.capacity
-            table.append(contentsOf: keys)
-            payloads += piecePayloads
+            payloads.append(contentsOf: piecePayloads)
             ends.append(contentsOf: pieceEnds.lazy.map { $0 + offset })
-            bytes += keys.bytes.count + (payloads.capacity - capacity) + 40 * pieceEnds.count
+            bytes += (payloads.capacity - capacity) + 40 * pieceEnds.count
         }
 
         /// Entries serialized at a time (each group's pieces on every core, written in order
@@ -303,7 +345,8 @@ enum SortedRuns {
         /// anywhere in the run's buffers, so every copy began with a cache miss (a perf
         /// profile of the 5M reference job under 512 MiB gave the copies of this loop 4.9%
         /// of all samples, on one thread). The bytes of the entry 8 ahead are asked for
-        /// while one is copied, and each group is cut into one piece per core.
+        /// while one is copied, and each group is cut into two pieces per core, serialized
+        /// while the group before is written (`RenderAhead`).
         mutating func flush(to runs: inout Runs, threads: Threads) throws {
             guard table.count > 0 else { return }
             let present = table.present
@@ -319,17 +362,11 @@ enum SortedRuns {
                     try payloads.withUnsafeBufferPointer { payloads in
                         try ends.withUnsafeBufferPointer { ends in
                             try order.withUnsafeBufferPointer { order in
-                                var group = 0
-                                while group < order.count {
-                                    let end = min(group + Self.groupEntries, order.count)
-                                    let first = group
-                                    let pieces = Parallel.chunks(end - first, threads: threads, minimumChunk: 4_096) {
-                                        range in
-                                        Self.serialize(
-                                            order[(first + range.lowerBound)..<(first + range.upperBound)],
-                                            base: base, keys: keys, starts: starts, payloads: payloads, ends: ends,
-                                            room: average * range.count)
-                                    }
+                                // The pieces of a group are written in order while the next group is
+                                // serialized: the write (the kernel's copy into the page cache) was a
+                                // quarter of the sort's samples on the calling thread at 5M cities
+                                // under 512 MiB, with the other core idle meanwhile.
+                                func write(_ pieces: [(bytes: [UInt8], marks: [Mark])]) throws {
                                     for piece in pieces where !piece.bytes.isEmpty {
                                         let offset = try runs.file.append(piece.bytes)
                                         start = start ?? offset
@@ -338,8 +375,23 @@ enum SortedRuns {
                                             marks.append(Mark(offset: offset + mark.offset, key: mark.key))
                                         }
                                     }
+                                }
+                                var ahead = RenderAhead<(bytes: [UInt8], marks: [Mark])>(threads: threads)
+                                var group = 0
+                                while group < order.count {
+                                    let end = min(group + Self.groupEntries, order.count)
+                                    let first = group
+                                    try ahead.batch(
+                                        end - first,
+                                        render: { range in
+                                            Self.serialize(
+                                                order[(first + range.lowerBound)..<(first + range.upperBound)],
+                                                base: base, keys: keys, starts: starts, payloads: payloads, ends: ends,
+                                                room: average * range.count)
+                                        }, write: write)
                                     group = end
                                 }
+                                try ahead.finish(write: write)
                             }
                         }
                     }

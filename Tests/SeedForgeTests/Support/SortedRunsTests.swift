@@ -70,6 +70,38 @@ struct SortedRunsTests {
         #expect(one.bytes == three.bytes)
     }
 
+    /// A run of several groups (more than `groupEntries` entries: each group serialized
+    /// while the one before is written) keeps a mark every `markEvery` entries, each at the
+    /// offset in the file where the entry with its key starts, for any thread count: a merge
+    /// of a key range starts reading there.
+    @Test(arguments: [1, 2, 3])
+    func marksOfARunOfSeveralGroupsPointAtTheirEntries(threads: Int) throws {
+        var generator = SplitMix64(state: 5)
+        let count = 2 * SortedRuns.Pending.groupEntries + 1_234
+        let keys = KeyTableSortTests.randomKeys(count, using: &generator)
+        var pending = SortedRuns.Pending(base: 0)
+        var table = KeyTable()
+        var payloads: [UInt8] = []
+        var ends: [Int] = []
+        for index in 0..<count {
+            table.append(keys[index], present: true)
+            payloads += [UInt8](repeating: UInt8(index % 251), count: index % 9)
+            ends.append(payloads.count)
+        }
+        pending.add(table, payloads, ends)
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()))
+        try pending.flush(to: &runs, threads: Threads(threads))
+        let span = try #require(runs.spans.first)
+        let marks = runs.marks[0]
+        #expect(marks.count == (count + SortedRuns.markEvery - 1) / SortedRuns.markEvery)
+        for mark in marks {
+            let reader = SortedRuns.RunReader(
+                file: runs.file, offset: mark.offset, length: span.offset + span.length - mark.offset)
+            #expect(reader.advance())
+            #expect(Array(reader.key) == mark.key)
+        }
+    }
+
     /// Under a tiny memory limit every batch of a few records is a run of its own, and the
     /// merge reads tens of thousands of them at once: each reader's window is the size of
     /// its run, not 256 KiB (240k cities under `--memory-limit 1` held 573 MiB in them).
