@@ -70,6 +70,62 @@ struct SortedRunsTests {
         #expect(one.bytes == three.bytes)
     }
 
+    /// Entries whose payloads are consecutive records' bytes, added a batch at a time as one
+    /// copy (a spilled sort), must give the runs that the same payloads appended entry by
+    /// entry give: every entry with a key, in order, with its own bytes; those without a key
+    /// left out though their bytes are in the batch.
+    @Test(arguments: [1, 3])
+    func payloadsAddedAsABatchGiveTheRunsOfPayloadsAddedOneByOne(threads: Int) throws {
+        var generator = SplitMix64(state: 13)
+        let count = 30_000
+        let keys = KeyTableSortTests.randomKeys(count, using: &generator)
+        var bytes: [UInt8] = []
+        var starts = [0]
+        for index in 0..<count {
+            bytes += (0..<(index * 31 % 97)).map { UInt8(truncatingIfNeeded: index &+ $0) }
+            starts.append(bytes.count)
+        }
+        func runs(carrying: Bool) throws -> [Entry] {
+            let folder = NSTemporaryDirectory() + "sorted-runs-\(UUID().uuidString)"
+            // A limit small enough that the 30,000 entries make several runs.
+            let space = SpillSpace(limit: 16 << 20, folder: folder, threads: Threads(threads))
+            defer { space.remove() }
+            let gathering = SortedRuns.Gathering(space: space, threads: Threads(threads))
+            try bytes.withUnsafeBufferPointer { bytes in
+                // Two batches, the second starting at record 10,000.
+                for batch in [0..<10_000, 10_000..<count] {
+                    let batchStarts = starts[batch.lowerBound...batch.upperBound].map { $0 - starts[batch.lowerBound] }
+                    let batchBytes = UnsafeBufferPointer(
+                        rebasing: bytes[starts[batch.lowerBound]..<starts[batch.upperBound]])
+                    func key(_ index: Int, _ key: inout ByteKey) -> Bool {
+                        let record = batch.lowerBound + index
+                        guard record % 5 != 2 else { return false }
+                        key = ByteKey(bytes: keys[record])
+                        return true
+                    }
+                    if carrying {
+                        try gathering.add(count: batch.count, carrying: batchBytes, starts: batchStarts, key)
+                    } else {
+                        try gathering.add(count: batch.count) { index, entry, payloads in
+                            guard key(index, &entry) else { return false }
+                            payloads += batchBytes[batchStarts[index]..<batchStarts[index + 1]]
+                            return true
+                        }
+                    }
+                }
+            }
+            var entries: [Entry] = []
+            try SortedRuns.merge(try gathering.finish()) {
+                entries.append(Entry(key: Array($0.key), position: $0.position, payload: Array($0.payload)))
+            }
+            return entries
+        }
+        let carried = try runs(carrying: true)
+        #expect(carried.count == count - count / 5)
+        #expect(carried.allSatisfy { Array(bytes[starts[$0.position]..<starts[$0.position + 1]]) == $0.payload })
+        #expect(carried == (try runs(carrying: false)))
+    }
+
     /// A run of several groups (more than `groupEntries` entries: each group serialized
     /// while the one before is written) keeps a mark every `markEvery` entries, each at the
     /// offset in the file where the entry with its key starts, for any thread count: a merge
