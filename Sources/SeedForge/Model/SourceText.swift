@@ -33,7 +33,8 @@ public final class SourceText: @unchecked Sendable {
     /// locations in the file carry it.
     public internal(set) var fileNumber = -1
     private let lock = NSLock()
-    private var lineStarts: [Int]?
+    /// Where lines start, made on the first location asked for (see `LineIndex`).
+    private var lines: LineIndex?
     /// For lines longer than `longLine` bytes (a minified file is one line), the column at
     /// points about every `checkpointSpacing` bytes, so a column is counted from the
     /// nearest point before it instead of from the line start: locations in any order
@@ -54,50 +55,63 @@ public final class SourceText: @unchecked Sendable {
     /// One-based line and column of a byte offset. Lines end at LF (a CR before it
     /// belongs to the line end); columns count characters, not bytes.
     public func lineAndColumn(ofOffset offset: Int) -> (line: Int, column: Int) {
-        let starts = computeLineStarts()
+        let index = lineIndex()
         bytes.noteScatteredRead()
         let clamped = max(0, min(offset, bytes.count))
-        var low = 0
-        var high = starts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if starts[mid] <= clamped { low = mid } else { high = mid - 1 }
-        }
-        var lineStart = starts[low]
-        // A UTF-8 byte order mark is not a character of line 1.
-        if lineStart == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
-            lineStart = min(3, clamped)
-        }
-        var countFrom = lineStart
-        var column = 1
-        let lineEnd = low + 1 < starts.count ? starts[low + 1] : bytes.count
-        if lineEnd - lineStart > Self.longLine {
-            let points = checkpoints(ofLineFrom: lineStart, to: lineEnd)
-            var low = 0
-            var high = points.count - 1
-            var best = -1
-            while low <= high {
-                let mid = (low + high) / 2
-                if points[mid].offset <= clamped {
-                    best = mid
-                    low = mid + 1
-                } else {
-                    high = mid - 1
-                }
+        return bytes.withUnsafeBufferPointer { buffer in
+            let (line, start) = index.line(ofOffset: clamped, in: buffer)
+            var lineStart = start
+            // A UTF-8 byte order mark is not a character of line 1.
+            if lineStart == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+                lineStart = min(3, clamped)
             }
-            if best >= 0 { (countFrom, column) = points[best] }
+            var countFrom = lineStart
+            var column = 1
+            if isLongLine(from: start, reaching: clamped, in: buffer) {
+                let points = checkpoints(ofLineFrom: lineStart, in: buffer)
+                var low = 0
+                var high = points.count - 1
+                var best = -1
+                while low <= high {
+                    let mid = (low + high) / 2
+                    if points[mid].offset <= clamped {
+                        best = mid
+                        low = mid + 1
+                    } else {
+                        high = mid - 1
+                    }
+                }
+                if best >= 0 { (countFrom, column) = points[best] }
+            }
+            column += CharacterCount.count(bytes[countFrom..<clamped])
+            return (line + 1, column)
         }
-        column += CharacterCount.count(bytes[countFrom..<clamped])
-        return (low + 1, column)
+    }
+
+    /// Whether the line starting at `start` (which reaches `offset`) is longer than
+    /// `longLine` bytes with its break: looked for no further than that.
+    private func isLongLine(from start: Int, reaching offset: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        let limit = min(buffer.count, start + Self.longLine + 1)
+        guard offset < limit, let base = buffer.baseAddress else { return offset - start > Self.longLine }
+        guard let next = memchr(base + offset, 0x0A, limit - offset) else {
+            return limit < buffer.count || buffer.count - start > Self.longLine
+        }
+        return base.distance(to: next.assumingMemoryBound(to: UInt8.self)) + 1 - start > Self.longLine
     }
 
     /// The column checkpoints of one long line, made once. A point sits only before an
     /// ASCII byte other than CR/LF: a character boundary always falls there, so counting
     /// characters from it gives the same columns as counting from the line start.
-    private func checkpoints(ofLineFrom lineStart: Int, to lineEnd: Int) -> [(offset: Int, column: Int)] {
+    private func checkpoints(
+        ofLineFrom lineStart: Int, in buffer: UnsafeBufferPointer<UInt8>
+    ) -> [(offset: Int, column: Int)] {
         lock.lock()
         defer { lock.unlock() }
         if let points = checkpoints[lineStart] { return points }
+        let lineEnd =
+            memchr(buffer.baseAddress! + lineStart, 0x0A, buffer.count - lineStart).map {
+                buffer.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self)) + 1
+            } ?? buffer.count
         var points: [(offset: Int, column: Int)] = []
         var offset = lineStart
         var column = 1
@@ -119,31 +133,30 @@ public final class SourceText: @unchecked Sendable {
         return Location(file: displayPath, line: line, column: column, pointer: pointer, fileNumber: fileNumber)
     }
 
-    /// Lets the file's pages leave memory once its records are read: the line starts
-    /// are found first (one pass while the pages are still in memory), so a later
-    /// location reads back only the page it points into.
+    /// Lets the file's pages leave memory once its records are read: the line index is
+    /// made first (one pass while the pages are still in memory), so a later location
+    /// reads back only the pages it points into.
     public func releasePages() {
-        _ = computeLineStarts()
+        _ = lineIndex()
         bytes.releaseResidentPages()
     }
 
     /// The byte offset where a one-based line starts.
     public func offset(ofLine line: Int) -> Int {
-        let starts = computeLineStarts()
-        return starts[max(0, min(line - 1, starts.count - 1))]
+        let index = lineIndex()
+        return bytes.withUnsafeBufferPointer { index.start(ofLine: max(0, min(line - 1, index.lines - 1)), in: $0) }
     }
 
-    private func computeLineStarts() -> [Int] {
+    private func lineIndex() -> LineIndex {
         lock.lock()
         defer { lock.unlock() }
-        if let lineStarts { return lineStarts }
-        var starts = [0]
-        lineBreaks(in: 0..<bytes.count, into: &starts)
-        lineStarts = starts
-        return starts
+        if let lines { return lines }
+        let made = LineIndex(bytes, pieces: 1, threads: nil)
+        lines = made
+        return made
     }
 
-    /// Finds the line starts now, on every thread, when the file is large: before a
+    /// Makes the line index now, on every thread, when the file is large: before a
     /// parallel parse, whose first finding would otherwise wait for one thread to scan the
     /// whole file (at 1M CSV rows, 67 MB, about 20 ms while the other thread waited too),
     /// and which would scan it anyway when the file's pages are let go (`releasePages`).
@@ -152,47 +165,17 @@ public final class SourceText: @unchecked Sendable {
         guard pieces > 1 else { return }
         lock.lock()
         defer { lock.unlock() }
-        guard lineStarts == nil else { return }
-        let count = bytes.count
-        let found = threads.run(pieces) { piece in
-            var breaks: [Int] = []
-            lineBreaks(in: (count * piece / pieces)..<(count * (piece + 1) / pieces), into: &breaks)
-            return breaks
-        }
-        var starts = [0]
-        starts.reserveCapacity(found.reduce(1) { $0 + $1.count })
-        for piece in found { starts += piece }
-        lineStarts = starts
+        guard lines == nil else { return }
+        lines = LineIndex(bytes, pieces: pieces, threads: threads)
+    }
+
+    /// Bytes the line index holds (0 before it is made).
+    var lineIndexBytes: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines?.allocatedBytes ?? 0
     }
 
     /// Files smaller than this have their line starts found on one thread.
     static let parallelLineScan = 4 << 20
-
-    /// Appends the offsets just after each line break in `range`, in order. A large file's pages
-    /// are released behind the scan, so counting lines never brings the whole file into
-    /// memory. Each window's line breaks are counted, then written where the count made
-    /// room (`seedforge_byte_ends`).
-    private func lineBreaks(in range: Range<Int>, into starts: inout [Int]) {
-        var pass = FileBytes.ReleasingPass(bytes, from: range.lowerBound)
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            let window = 1 << 20
-            var position = range.lowerBound
-            while position < range.upperBound {
-                let length = min(window, range.upperBound - position)
-                let found = Int(seedforge_count_byte(base + position, Int64(length), 0x0A))
-                if found > 0 {
-                    starts.append(
-                        contentsOf: [Int](unsafeUninitializedCapacity: found) { out, initialized in
-                            initialized = Int(
-                                seedforge_byte_ends(
-                                    base + position, Int64(length), 0x0A, Int64(position),
-                                    UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: Int64.self)))
-                        })
-                }
-                position += length
-                pass.reached(position)
-            }
-        }
-    }
 }
