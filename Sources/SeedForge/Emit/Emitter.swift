@@ -75,8 +75,8 @@ enum Emitter {
                     }
                 },
                 {
-                    stream(SideOutputs.duplicatesFile, records: state.duplicates.count) { sink in
-                        try SideOutputs.duplicates(state.duplicates, paths: paths, to: sink)
+                    stream(SideOutputs.duplicatesFile, records: state.duplicateLog.count) { sink in
+                        try state.duplicateLog.write(to: sink)
                     }
                 },
                 {

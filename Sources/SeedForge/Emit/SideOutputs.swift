@@ -64,28 +64,33 @@ enum SideOutputs {
     static func duplicates(_ duplicates: [Duplicate], paths: InputFiles, to write: ([UInt8]) throws -> Void) throws {
         var writer = JSONWriter()
         for duplicate in duplicates {
-            let location = duplicate.record.origin.location
-            var object = JSONObject()
-            object.appendUnchecked("collection", .string(duplicate.collection.name))
-            object.appendUnchecked("id", duplicate.id ?? .null)
-            object.appendUnchecked("key", duplicate.key)
-            object.appendUnchecked("winner", duplicate.winnerID ?? .null)
-            object.appendUnchecked("file", .string(paths.datasetPath(of: location)))
-            object.appendUnchecked("line", .int(Int64(location.line)))
-            object.appendUnchecked("column", .int(Int64(location.column)))
-            object.appendUnchecked("pointer", .string(location.pointer))
-            object.appendUnchecked("winnerFile", .string(paths.datasetPath(of: duplicate.winnerLocation)))
-            object.appendUnchecked("winnerLine", .int(Int64(duplicate.winnerLocation.line)))
-            object.appendUnchecked("step", .string(duplicate.step))
-            if let km = duplicate.distanceKm { object.appendUnchecked("distanceKm", .double(km)) }
-            if !duplicate.filled.isEmpty {
-                object.appendUnchecked("filled", .array(duplicate.filled.map(Value.string)))
-            }
-            writer.write(.object(object))
-            writer.append(byte: 0x0A)
+            render(duplicate, paths: paths, into: &writer)
             try writer.flush(over: piece, to: write)
         }
         try writer.flush(to: write)
+    }
+
+    /// One line of `duplicates.ndjson`, with its line break.
+    static func render(_ duplicate: Duplicate, paths: InputFiles, into writer: inout JSONWriter) {
+        let location = duplicate.record.origin.location
+        var object = JSONObject()
+        object.appendUnchecked("collection", .string(duplicate.collection.name))
+        object.appendUnchecked("id", duplicate.id ?? .null)
+        object.appendUnchecked("key", duplicate.key)
+        object.appendUnchecked("winner", duplicate.winnerID ?? .null)
+        object.appendUnchecked("file", .string(paths.datasetPath(of: location)))
+        object.appendUnchecked("line", .int(Int64(location.line)))
+        object.appendUnchecked("column", .int(Int64(location.column)))
+        object.appendUnchecked("pointer", .string(location.pointer))
+        object.appendUnchecked("winnerFile", .string(paths.datasetPath(of: duplicate.winnerLocation)))
+        object.appendUnchecked("winnerLine", .int(Int64(duplicate.winnerLocation.line)))
+        object.appendUnchecked("step", .string(duplicate.step))
+        if let km = duplicate.distanceKm { object.appendUnchecked("distanceKm", .double(km)) }
+        if !duplicate.filled.isEmpty {
+            object.appendUnchecked("filled", .array(duplicate.filled.map(Value.string)))
+        }
+        writer.write(.object(object))
+        writer.append(byte: 0x0A)
     }
 
     static func warnings(_ warnings: [Warning], paths: InputFiles, to write: ([UInt8]) throws -> Void) throws {

@@ -92,7 +92,14 @@ public final class RunState {
     /// The memory limit and where records beyond it go.
     let spill: SpillSpace
     public internal(set) var rejects: [Rejection] = []
-    public private(set) var duplicates: [Duplicate] = []
+    /// The duplicates removed, in order: held as values, or, from a dedupe past the memory
+    /// limit whose duplicates outgrew their budget, rendered as lines on disk (`SideLog`).
+    private(set) var duplicateLog: SideLog<Duplicate>!
+    /// The duplicates held as values: every one, unless a dedupe past the memory limit
+    /// rendered them (`duplicateLog` counts and writes them all).
+    public var duplicates: [Duplicate] { duplicateLog.entries }
+    /// Duplicates removed from each collection.
+    private var duplicatesIn: [CollectionID: Int] = [:]
     public internal(set) var warnings: [Warning] = []
     public var stepStats: [StepStat] = []
     /// Records each collection received from its sources.
@@ -191,6 +198,21 @@ public final class RunState {
             threads: threads)
         spill.sources = { [unowned self] in self.sources }
         spill.afterBatch = { [unowned self] in self.releaseSourcePages() }
+        duplicateLog = SideLog(
+            budget: Self.sideLogBudget(limit: spill.limit), size: Self.size(of:),
+            render: { [unowned self] in SideOutputs.render($0, paths: self.inputFiles, into: &$1) },
+            newFile: { [unowned self] in try self.spill.newFile() })
+    }
+
+    /// Bytes of duplicates held as values before a dedupe past the memory limit renders
+    /// them: a sixteenth of the limit, at least 1 MiB (a few thousand duplicates).
+    static func sideLogBudget(limit: Int) -> Int { max(limit / 16, 1 << 20) }
+
+    /// About the bytes a duplicate held takes: its fields, its record's row and its key's parts.
+    static func size(of duplicate: Duplicate) -> Int {
+        var bytes = MemoryLayout<Duplicate>.stride + duplicate.record.row.allocatedBytes
+        if case .array(let parts) = duplicate.key { bytes += 32 + parts.count * MemoryLayout<Value>.stride }
+        return bytes
     }
 
     /// Every record of a collection, in order (read back from disk when spilled).
@@ -265,15 +287,19 @@ public final class RunState {
         return false
     }
 
+    /// Logs a duplicate. `pastLimit`: removed by a dedupe of a collection past the memory
+    /// limit (after ingest, every input's path settled), whose log may render as it goes.
     public func removeDuplicate(
         _ record: Record, in collection: CollectionID, winner: Record, key: Value, step: String, filled: [String] = [],
-        distanceKm: Double? = nil
+        distanceKm: Double? = nil, pastLimit: Bool = false
     ) {
-        duplicates.append(
+        duplicateLog.append(
             Duplicate(
                 collection: collection, record: record, id: id(of: record, in: collection),
                 winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step,
-                filled: filled, distanceKm: distanceKm))
+                filled: filled, distanceKm: distanceKm),
+            pastLimit: pastLimit)
+        duplicatesIn[collection, default: 0] += 1
     }
 
     public func warn(_ finding: Finding, record: Record?, in collection: CollectionID, step: String) {
@@ -306,7 +332,5 @@ public final class RunState {
     public func rejectedCount(_ collection: CollectionID) -> Int {
         rejects.lazy.filter { $0.collection == collection }.count
     }
-    public func duplicateCount(_ collection: CollectionID) -> Int {
-        duplicates.lazy.filter { $0.collection == collection }.count
-    }
+    public func duplicateCount(_ collection: CollectionID) -> Int { duplicatesIn[collection] ?? 0 }
 }

@@ -57,7 +57,7 @@ enum StepRunner {
         _ body: () throws -> Void
     ) throws {
         let before = (
-            state.count(step.collection), state.rejects.count, state.duplicates.count, state.warnings.count
+            state.count(step.collection), state.rejects.count, state.duplicateLog.count, state.warnings.count
         )
         let clock = ContinuousClock.now
         state.phase = 1 + index
@@ -78,7 +78,7 @@ enum StepRunner {
             StepStat(
                 label: label, stage: stage, collection: step.collection, recordsIn: before.0,
                 recordsOut: state.count(step.collection), rejected: state.rejects.count - before.1,
-                duplicates: state.duplicates.count - before.2, warnings: state.warnings.count - before.3,
+                duplicates: state.duplicateLog.count - before.2, warnings: state.warnings.count - before.3,
                 seconds: Runner.seconds(since: clock), changed: state.changedByStep))
     }
 
