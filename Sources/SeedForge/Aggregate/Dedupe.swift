@@ -275,17 +275,17 @@ public struct Dedupe: Step {
         // busy and the others idle): a key's records all meet in one part, so the winners
         // are the same however the runs are cut.
         let parts = try SortedRuns.Merge.parts(runs, count: state.threads.count)
-        var winnerOf: [Int: Int] = [:]
-        for part in state.threads.run(parts.count, { winners(merging: parts[$0]) }) {
-            winnerOf.merge(part) { a, _ in a }
-        }
-        guard !winnerOf.isEmpty else { return }
+        // Each duplicate's position and its winner's, in the losers' order: 16 bytes a
+        // duplicate, where a dictionary took about 130 (1M cities: 19,617 duplicates, 2.6 MB).
+        var losers = state.threads.run(parts.count, { winners(merging: parts[$0]) }).flatMap { $0 }
+        losers.sort { $0.loser < $1.loser }
+        guard !losers.isEmpty else { return }
         // The duplicates and their winners, kept as their spilled bytes (the rest skipped)
         // and decoded as the log takes them: decoded records held for all of them took
         // about 250 bytes each at the peak (5M cities under 16 MiB: 97,413 duplicates and
         // their winners), their bytes about 60.
         let codec = state.spill.codec()
-        let wanted = Set(winnerOf.keys).union(winnerOf.values).sorted()
+        let wanted = Self.merged(losers.map(\.loser), losers.map(\.winner).sorted())
         var kept: [UInt8] = []
         var keptStarts: [Int] = []
         keptStarts.reserveCapacity(wanted.count + 1)
@@ -304,7 +304,7 @@ public struct Dedupe: Step {
         let width = store.width
         let filled = kept.withUnsafeBufferPointer { kept in
             settle(
-                winnerOf,
+                losers,
                 record: { position in
                     var low = 0
                     var high = wanted.count - 1
@@ -320,10 +320,10 @@ public struct Dedupe: Step {
         guard !filled.isEmpty else {
             // No record changes: the losers are left out by the next reader of the batches
             // (at 5M cities under 512 MiB, a pass that wrote 4.9M records, 300 MB, again).
-            return try store.drop(winnerOf.keys.sorted())
+            return try store.drop(losers.map(\.loser))
         }
         // Every record that leaves its batch (a loser) or changes in it (a filled winner).
-        let touched = Set(winnerOf.keys).union(filled.keys).sorted()
+        let touched = Self.merged(losers.map(\.loser), filled.keys.sorted())
         next = 0
         try store.rewriteEncoded { bytes, count, first in
             guard next < touched.count, touched[next] < first + count else { return nil }
@@ -338,7 +338,7 @@ public struct Dedupe: Step {
                 kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[from]..<starts[index]]))
                 keptCount += index - from
                 from = index + 1
-                if winnerOf[first + index] == nil, let record = filled[first + index] {
+                if let record = filled[first + index], !Self.contains(losers, first + index) {
                     codec.encode(record, into: &kept)
                     keptCount += 1
                 }
@@ -352,8 +352,8 @@ public struct Dedupe: Step {
     /// The winner of each duplicate among the entries of a merge of sorted key runs, in
     /// which records sharing a key arrive together, in input order; each group's winner is
     /// chosen as in memory.
-    func winners(merging merge: SortedRuns.Merge) -> [Int: Int] {
-        var winnerOf: [Int: Int] = [:]
+    func winners(merging merge: SortedRuns.Merge) -> [(loser: Int, winner: Int)] {
+        var winnerOf: [(loser: Int, winner: Int)] = []
         // The group of records sharing the current key: their positions, and their keep-by
         // keys one after another (an empty one: none). Most groups hold one record, so a
         // keep-by key is made only for a group of two or more.
@@ -368,7 +368,7 @@ public struct Dedupe: Step {
                 return from == to ? nil : ByteKey(bytes: Array(preferences[from..<to]))
             }
             let chosen = winners(Array(repeating: 0, count: group.count)) { keys[$0] }
-            for (loser, winner) in chosen { winnerOf[group[loser].position] = group[winner].position }
+            for (loser, winner) in chosen { winnerOf.append((group[loser].position, group[winner].position)) }
         }
         _ = merge.next(.max) { entry in
             let same =
@@ -522,13 +522,19 @@ public struct Dedupe: Step {
     /// `pastLimit`: the collection is spilled, and the log may render its duplicates as they
     /// come (see `SideLog`).
     func settle(
-        _ winnerOf: [Int: Int], record: (Int) -> Record, _ state: RunState, distances: [Int: Double] = [:],
-        pastLimit: Bool = false
+        _ winnerOf: [Int: Int], record: (Int) -> Record, _ state: RunState, distances: [Int: Double] = [:]
+    ) -> [Int: Record] {
+        settle(winnerOf.keys.sorted().map { ($0, winnerOf[$0]!) }, record: record, state, distances: distances)
+    }
+
+    /// `settle` with each loser's position and its winner's, in the losers' order.
+    func settle(
+        _ losers: [(loser: Int, winner: Int)], record: (Int) -> Record, _ state: RunState,
+        distances: [Int: Double] = [:], pastLimit: Bool = false
     ) -> [Int: Record] {
         var changed: [Int: Record] = [:]
         let schema = state.schemas[loaded: collection]
-        for index in winnerOf.keys.sorted() {
-            let winnerIndex = winnerOf[index]!
+        for (index, winnerIndex) in losers {
             let loser = record(index)
             var winner = changed[winnerIndex] ?? record(winnerIndex)
             var filled: [String] = []
@@ -542,5 +548,31 @@ public struct Dedupe: Step {
                 filled: filled, distanceKm: distances[index].map { (1000 * $0).rounded() / 1000 }, pastLimit: pastLimit)
         }
         return changed
+    }
+
+    /// The union of two ascending lists of positions, ascending, each position once.
+    static func merged(_ a: [Int], _ b: [Int]) -> [Int] {
+        var union: [Int] = []
+        union.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count || j < b.count {
+            let next = j == b.count || (i < a.count && a[i] <= b[j]) ? a[i] : b[j]
+            if union.last != next { union.append(next) }
+            if i < a.count, a[i] == next { i += 1 }
+            if j < b.count, b[j] == next { j += 1 }
+        }
+        return union
+    }
+
+    /// Whether `position` is a loser of `losers` (in the losers' order).
+    static func contains(_ losers: [(loser: Int, winner: Int)], _ position: Int) -> Bool {
+        var low = 0
+        var high = losers.count
+        while low < high {
+            let mid = (low + high) / 2
+            if losers[mid].loser < position { low = mid + 1 } else { high = mid }
+        }
+        return low < losers.count && losers[low].loser == position
     }
 }

@@ -39,4 +39,14 @@ struct DedupeTests {
             #expect(RuleHarness.keptIDs(result) == [keep == "highest" ? .int(3) : .int(2), .int(4)], "\(keep)")
         }
     }
+
+    /// Past the limit the duplicates and their winners are found from two ascending lists
+    /// (losers; winners, which repeat when a winner beat several): each position once, in order.
+    @Test func theInvolvedPositionsAreTheUnionOfLosersAndWinnersInOrder() {
+        #expect(Dedupe.merged([2, 5, 9], [1, 5, 5, 7, 12]) == [1, 2, 5, 7, 9, 12])
+        #expect(Dedupe.merged([], [3, 3]) == [3])
+        #expect(Dedupe.merged([4], []) == [4])
+        let losers: [(loser: Int, winner: Int)] = [(2, 1), (5, 7), (9, 7)]
+        #expect([1, 2, 5, 7, 9, 10].filter { Dedupe.contains(losers, $0) } == [2, 5, 9])
+    }
 }
