@@ -95,8 +95,9 @@ public final class RunState {
     /// The duplicates removed, in order: held as values, or, from a dedupe past the memory
     /// limit whose duplicates outgrew their budget, rendered as lines on disk (`SideLog`).
     private(set) var duplicateLog: SideLog<Duplicate>!
-    /// The duplicates held as values: every one, unless a dedupe past the memory limit
-    /// rendered them (`duplicateLog` counts and writes them all).
+    /// The duplicates held as values: every one when the run holds them
+    /// (`holdsDuplicates`, pipeline tests) or no dedupe past the memory limit rendered them;
+    /// otherwise only those since (`duplicateLog` counts and writes them all).
     public var duplicates: [Duplicate] { duplicateLog.entries }
     /// Duplicates removed from each collection.
     private var duplicatesIn: [CollectionID: Int] = [:]
@@ -184,9 +185,12 @@ public final class RunState {
 
     /// `memoryLimit`: bytes of records held in memory before the oldest are spilled to
     /// `spillFolder` (default: half the machine's memory, a folder under the system's
-    /// temporary folder).
-    public init(schemas: [CollectionID: Schema], threads: Threads, memoryLimit: Int? = nil, spillFolder: String? = nil)
-    {
+    /// temporary folder). `holdsDuplicates`: every duplicate stays a value in `duplicates`,
+    /// whatever the limit.
+    public init(
+        schemas: [CollectionID: Schema], threads: Threads, memoryLimit: Int? = nil, spillFolder: String? = nil,
+        holdsDuplicates: Bool = false
+    ) {
         self.schemas = schemas
         self.threads = threads
         spill = SpillSpace(
@@ -199,7 +203,7 @@ public final class RunState {
         spill.sources = { [unowned self] in self.sources }
         spill.afterBatch = { [unowned self] in self.releaseSourcePages() }
         duplicateLog = SideLog(
-            budget: Self.sideLogBudget(limit: spill.limit), size: Self.size(of:),
+            budget: holdsDuplicates ? .max : Self.sideLogBudget(limit: spill.limit), size: Self.size(of:),
             render: { [unowned self] in SideOutputs.render($0, paths: self.inputFiles, into: &$1) },
             newFile: { [unowned self] in try self.spill.newFile() })
     }

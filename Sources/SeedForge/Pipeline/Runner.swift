@@ -24,6 +24,10 @@ public struct RunOptions {
     public var keep: Int
     /// Read only this share of the inputs (`--shard I/N`; see `ShardRun`).
     public var shard: Shard?
+    /// Keep every duplicate a dedupe removes as a value in `RunState.duplicates`, even past
+    /// the memory limit, where a run otherwise renders them as `duplicates.ndjson` lines on
+    /// disk once they outgrow their budget: a pipeline test compares them one by one.
+    public var holdsDuplicates = false
 
     public init(
         outputRoot: String = "out", lockTimeout: Double = 600, writeOutputs: Bool = true, logger: Logger,
@@ -158,7 +162,8 @@ public enum Runner {
         if let spillFolder { try? FileManager.default.removeItem(atPath: spillFolder) }
         let state = RunState(
             schemas: pipeline.schemas, threads: Threads(options.threads),
-            memoryLimit: options.memoryLimit ?? pipeline.limits.maxMemory, spillFolder: spillFolder)
+            memoryLimit: options.memoryLimit ?? pipeline.limits.maxMemory, spillFolder: spillFolder,
+            holdsDuplicates: options.holdsDuplicates)
         state.progress = options.progress
         return state
     }

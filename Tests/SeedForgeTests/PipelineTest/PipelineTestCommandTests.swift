@@ -73,6 +73,51 @@ struct PipelineTestCommandTests {
                 """)
     }
 
+    /// Past the memory limit a run renders its duplicates to disk once they outgrow a
+    /// budget (at least 1 MiB of them held); a pipeline test still compares every one.
+    @Test func everyDuplicateIsComparedPastTheMemoryLimit() throws {
+        let dir = try TempDir()
+        try dir.write(
+            "shops.yml",
+            """
+            name: shops
+            sources:
+              shops: {kind: json, path: shops.json, id: id, fields: {id: string, name: string}}
+            steps:
+              - {aggregate: dedupe, collection: shops, by: name, keep: lowest, keep-by: id}
+            outputs:
+              - {file: shops.json, collection: shops}
+            limits:
+              max-memory: 4KiB
+            """)
+        try dir.write("shops.json", "[]")
+        // 4,000 shops listed twice: about 2 MB of duplicates held, twice the budget.
+        let shops = 4000
+        var records: [String] = []
+        var duplicates: [String] = []
+        for number in 0..<shops {
+            let id = String(format: "s%05d", number)
+            records.append(#"{"id": "\#(id)", "name": "Shop number \#(number) on the high street"}"#)
+            records.append(#"{"id": "x\#(id)", "name": "Shop number \#(number) on the high street"}"#)
+            duplicates.append("{collection: shops, id: x\(id), winner: \(id)}")
+        }
+        try dir.write("listed-twice.json", "[" + records.joined(separator: ",\n") + "]")
+        try dir.write(
+            "shops.test.yml",
+            """
+            cases:
+              - name: every duplicate past the limit
+                input:
+                  shops: {fixture: listed-twice.json}
+                expect:
+                  shops: \(shops)
+                  duplicates: [\(duplicates.joined(separator: ", "))]
+            """)
+        let result = try CLI.run(["test", "shops.yml"], cwd: dir.path)
+        #expect(result.status == 0, "\(result.stdout.prefix(2000))\(result.stderr)")
+        #expect(result.stdout.hasSuffix("1 passed, 0 failed\n"))
+    }
+
     @Test func mistakesInTestFilesAreDefinitionErrors() throws {
         let dir = try workspace(
             """
