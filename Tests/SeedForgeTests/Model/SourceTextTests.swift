@@ -18,8 +18,11 @@ struct SourceTextTests {
     }
 
     /// A minified file is one long line: columns there come from checkpoints, in any
-    /// order of lookup, and must equal a count from the line start.
-    @Test func columnsOnAVeryLongLineMatchACountFromTheLineStart() {
+    /// order of lookup, and must equal a count from the line start; the line itself comes
+    /// from the index's marks 64 to 128 KiB apart, most with no break between them (the
+    /// index made in one piece, or in three side by side that cut the long lines).
+    @Test(arguments: [1, 3])
+    func columnsOnAVeryLongLineMatchACountFromTheLineStart(threads: Int) {
         var line = "\u{FEFF}["
         var generator = SplitMix64(state: 25)
         let pieces = [
@@ -37,6 +40,7 @@ struct SourceTextTests {
         line += "1]"
         let bytes = Array(line.utf8)
         let text = SourceText(displayPath: "min.json", bytes: bytes)
+        if threads > 1 { text.findLineStarts(threads: Threads(threads)) }
         let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
         // Offsets at the start of each ASCII byte (character boundaries), in random order.
         let offsets = (0..<2_000).map { _ in Int.random(in: 3..<bytes.count, using: &generator) }.filter {
