@@ -492,23 +492,22 @@ final class RecordStore {
         var next = MergedBatch()
         current.fill(from: merge, count: batchRecords)
         while current.count > 0 {
-            let pieces = max(1, min(2 * threads.count, current.count / 4_096))
-            // Task 0 changes `next` alone; the others only read `current`.
-            var decoded = threads.run(1 + pieces) { task -> [Record] in
-                if task == 0 {
-                    next.fill(from: merge, count: batchRecords)
-                    return []
+            let count = current.count
+            let pieces = max(1, min(2 * threads.count, count / 4_096))
+            // Each piece's records are decoded into their place in the batch's array.
+            var records = RecordCodec.filled(count) { records in
+                // Task 0 changes `next` alone; the others only read `current`, and each
+                // initializes its own range of `records`.
+                _ = threads.run(1 + pieces) { task in
+                    if task == 0 {
+                        next.fill(from: merge, count: batchRecords)
+                        return
+                    }
+                    current.decode(
+                        (count * (task - 1) / pieces)..<(count * task / pieces), codec: codec, width: width,
+                        reading: reading, into: records)
                 }
-                let count = current.count
-                return current.decode(
-                    (count * (task - 1) / pieces)..<(count * task / pieces), codec: codec, width: width,
-                    reading: reading)
             }
-            var records: [Record] = []
-            records.reserveCapacity(current.count)
-            for piece in decoded.dropFirst() { records += piece }
-            // The pieces let go first: the batch's records are then `body`'s alone.
-            decoded = []
             try body(&records)
             swap(&current, &next)
         }
@@ -530,13 +529,16 @@ final class RecordStore {
             }
         }
 
-        func decode(_ range: Range<Int>, codec: RecordCodec, width: Int, reading: [Bool]?) -> [Record] {
-            guard !range.isEmpty else { return [] }
-            let end = range.upperBound < starts.count ? starts[range.upperBound] : bytes.count
-            return bytes.withUnsafeBufferPointer { buffer in
-                codec.decodeAll(
-                    UnsafeBufferPointer(rebasing: buffer[starts[range.lowerBound]..<end]), count: range.count,
-                    width: width, reading: reading)
+        /// Decodes the records in `range` into their places from `records` on.
+        func decode(
+            _ range: Range<Int>, codec: RecordCodec, width: Int, reading: [Bool]?,
+            into records: UnsafeMutablePointer<Record>
+        ) {
+            guard !range.isEmpty else { return }
+            bytes.withUnsafeBufferPointer { buffer in
+                var reader = RecordCodec.Reader(buffer, at: starts[range.lowerBound])
+                codec.decode(
+                    &reader, count: range.count, width: width, reading: reading, into: records + range.lowerBound)
             }
         }
     }

@@ -139,6 +139,23 @@ struct RecordCodecTests {
         #expect(serial.map(\.values) == records.map(\.values))
         #expect(parallel.map(\.values) == records.map(\.values))
         #expect(parallel.map(\.origin.offset) == records.map(\.origin.offset))
+        // Ranges decoded into their places of one array, the last range first (as threads
+        // side by side may), give the records in order, each range ending where the next
+        // record starts.
+        let cuts = [0, 7, 12_345, 20_000]
+        let placed = bytes.withUnsafeBufferPointer { buffer in
+            RecordCodec.filled(records.count) { places in
+                for piece in (0..<3).reversed() {
+                    var reader = RecordCodec.Reader(buffer, at: starts[cuts[piece]])
+                    codec.decode(
+                        &reader, count: cuts[piece + 1] - cuts[piece], width: 6, reading: nil,
+                        into: places + cuts[piece])
+                    #expect(reader.position == starts[cuts[piece + 1]])
+                }
+            }
+        }
+        #expect(placed.map(\.values) == records.map(\.values))
+        #expect(placed.map(\.origin.index) == records.map(\.origin.index))
     }
 
     @Test func varintLengthIsWhatAppendVarintWrites() {
