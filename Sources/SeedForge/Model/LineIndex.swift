@@ -102,12 +102,7 @@ struct LineIndex {
 
     /// The zero-based line of a byte offset (0...count) and the offset its line starts at.
     func line(ofOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, start: Int) {
-        var low = 0
-        var high = marks.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if marks[mid].offset <= offset { low = mid } else { high = mid - 1 }
-        }
+        let low = lastMark { $0.offset <= offset }
         let mark = marks[low]
         let length = offset - mark.offset
         // No break between this mark and the next one (or the file's end): the offset is on
@@ -127,13 +122,7 @@ struct LineIndex {
 
     /// The offset a zero-based line (0..<lines) starts at.
     func start(ofLine line: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var low = 0
-        var high = marks.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if marks[mid].breaks <= line { low = mid } else { high = mid - 1 }
-        }
-        let mark = marks[low]
+        let mark = marks[lastMark { $0.breaks <= line }]
         if mark.breaks == line { return mark.lineStart }
         guard let base = bytes.baseAddress else { return mark.lineStart }
         var position = mark.offset
@@ -142,6 +131,18 @@ struct LineIndex {
             position = base.distance(to: next.assumingMemoryBound(to: UInt8.self)) + 1
         }
         return position
+    }
+
+    /// The index of the last mark `isAtOrBefore` holds for (it holds for the first mark and
+    /// for every mark before one it holds for: offsets and breaks only grow).
+    private func lastMark(_ isAtOrBefore: (Mark) -> Bool) -> Int {
+        var low = 0
+        var high = marks.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if isAtOrBefore(marks[mid]) { low = mid } else { high = mid - 1 }
+        }
+        return low
     }
 
     /// Bytes the index holds.
