@@ -591,9 +591,10 @@ final class RecordStore {
 
     private func spill(_ records: [Record], to file: SpillFile) throws {
         guard !records.isEmpty else { return }
-        let bytes = space.encode(records)
-        let offset = try file.append(bytes)
-        spilled.append(Batch(file: file, offset: offset, length: bytes.count, count: records.count))
+        let pieces = space.encode(records)
+        let offset = try file.append(pieces)
+        let length = pieces.reduce(0) { $0 + $1.count }
+        spilled.append(Batch(file: file, offset: offset, length: length, count: records.count))
         spilledCount += records.count
     }
 
@@ -740,7 +741,11 @@ final class SpillSpace {
         return fresh
     }
 
-    func encode(_ records: [Record]) -> [UInt8] {
+    /// The records encoded in pieces side by side, in order: written one after another
+    /// (`SpillFile.append`), not joined first, a copy of every spilled byte into fresh memory
+    /// on the thread that spills (at 5M cities under 512 MiB, most of that thread's 163
+    /// `memmove` samples were joins).
+    func encode(_ records: [Record]) -> [[UInt8]] {
         let codec = codec()
         let pieces = Parallel.chunks(records.count, threads: threads, minimumChunk: 4_096) { range in
             var bytes: [UInt8] = []
@@ -748,13 +753,8 @@ final class SpillSpace {
             for index in range { codec.encode(records[index], into: &bytes) }
             return bytes
         }
-        var bytes = pieces[0]
-        if pieces.count > 1 {
-            bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
-            for piece in pieces.dropFirst() { bytes.append(contentsOf: piece) }
-        }
-        noteSpilled(records: records.count, bytes: bytes.count)
-        return bytes
+        noteSpilled(records: records.count, bytes: pieces.reduce(0) { $0 + $1.count })
+        return pieces
     }
 
     func decode(_ batch: RecordStore.Batch, width: Int, reading: [Bool]? = nil) -> [Record] {
@@ -822,6 +822,13 @@ final class SpillFile: @unchecked Sendable {
     }
 
     deinit { close(fd) }
+
+    /// Appends pieces of bytes one after another; returns where the first starts.
+    func append(_ pieces: [[UInt8]]) throws -> Int {
+        let start = size
+        for piece in pieces { _ = try append(piece) }
+        return start
+    }
 
     /// Appends bytes; returns where they start.
     func append(_ bytes: [UInt8]) throws -> Int {
