@@ -306,13 +306,8 @@ public struct Dedupe: Step {
             settle(
                 losers,
                 record: { position in
-                    var low = 0
-                    var high = wanted.count - 1
-                    while low < high {
-                        let mid = (low + high) / 2
-                        if wanted[mid] < position { low = mid + 1 } else { high = mid }
-                    }
-                    var reader = RecordCodec.Reader(kept, at: keptStarts[low])
+                    let index = wanted.partitionPoint { $0 < position }
+                    var reader = RecordCodec.Reader(kept, at: keptStarts[index])
                     return codec.decode(&reader, width: width)
                 }, state, pastLimit: true)
         }
@@ -567,12 +562,7 @@ public struct Dedupe: Step {
 
     /// Whether `position` is a loser of `losers` (in the losers' order).
     static func contains(_ losers: [(loser: Int, winner: Int)], _ position: Int) -> Bool {
-        var low = 0
-        var high = losers.count
-        while low < high {
-            let mid = (low + high) / 2
-            if losers[mid].loser < position { low = mid + 1 } else { high = mid }
-        }
-        return low < losers.count && losers[low].loser == position
+        let index = losers.partitionPoint { $0.loser < position }
+        return index < losers.count && losers[index].loser == position
     }
 }

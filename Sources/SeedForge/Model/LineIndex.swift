@@ -136,13 +136,7 @@ struct LineIndex {
     /// The index of the last mark `isAtOrBefore` holds for (it holds for the first mark and
     /// for every mark before one it holds for: offsets and breaks only grow).
     private func lastMark(_ isAtOrBefore: (Mark) -> Bool) -> Int {
-        var low = 0
-        var high = marks.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if isAtOrBefore(marks[mid]) { low = mid } else { high = mid - 1 }
-        }
-        return low
+        max(0, marks.partitionPoint(where: isAtOrBefore) - 1)
     }
 
     /// Bytes the index holds.

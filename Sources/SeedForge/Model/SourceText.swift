@@ -69,19 +69,8 @@ public final class SourceText: @unchecked Sendable {
             var column = 1
             if isLongLine(from: start, reaching: clamped, in: buffer) {
                 let points = checkpoints(ofLineFrom: lineStart, in: buffer)
-                var low = 0
-                var high = points.count - 1
-                var best = -1
-                while low <= high {
-                    let mid = (low + high) / 2
-                    if points[mid].offset <= clamped {
-                        best = mid
-                        low = mid + 1
-                    } else {
-                        high = mid - 1
-                    }
-                }
-                if best >= 0 { (countFrom, column) = points[best] }
+                let after = points.partitionPoint { $0.offset <= clamped }
+                if after > 0 { (countFrom, column) = points[after - 1] }
             }
             column += CharacterCount.count(bytes[countFrom..<clamped])
             return (line + 1, column)
