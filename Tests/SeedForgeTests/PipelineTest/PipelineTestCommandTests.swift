@@ -17,9 +17,9 @@ struct PipelineTestCommandTests {
           - {file: shops.json, collection: shops}
         """
 
-    func workspace(_ tests: String) throws -> TempDir {
+    func workspace(_ tests: String, pipeline: String = Self.pipeline) throws -> TempDir {
         let dir = try TempDir()
-        try dir.write("shops.yml", Self.pipeline)
+        try dir.write("shops.yml", pipeline)
         try dir.write("shops.json", "[]")
         try dir.write("shops.test.yml", tests)
         return dir
@@ -76,21 +76,6 @@ struct PipelineTestCommandTests {
     /// Past the memory limit a run renders its duplicates to disk once they outgrow a
     /// budget (at least 1 MiB of them held); a pipeline test still compares every one.
     @Test func everyDuplicateIsComparedPastTheMemoryLimit() throws {
-        let dir = try TempDir()
-        try dir.write(
-            "shops.yml",
-            """
-            name: shops
-            sources:
-              shops: {kind: json, path: shops.json, id: id, fields: {id: string, name: string}}
-            steps:
-              - {aggregate: dedupe, collection: shops, by: name, keep: lowest, keep-by: id}
-            outputs:
-              - {file: shops.json, collection: shops}
-            limits:
-              max-memory: 4KiB
-            """)
-        try dir.write("shops.json", "[]")
         // 4,000 shops listed twice: about 2 MB of duplicates held, twice the budget.
         let shops = 4000
         var records: [String] = []
@@ -101,9 +86,7 @@ struct PipelineTestCommandTests {
             records.append(#"{"id": "x\#(id)", "name": "Shop number \#(number) on the high street"}"#)
             duplicates.append("{collection: shops, id: x\(id), winner: \(id)}")
         }
-        try dir.write("listed-twice.json", "[" + records.joined(separator: ",\n") + "]")
-        try dir.write(
-            "shops.test.yml",
+        let dir = try workspace(
             """
             cases:
               - name: every duplicate past the limit
@@ -112,7 +95,19 @@ struct PipelineTestCommandTests {
                 expect:
                   shops: \(shops)
                   duplicates: [\(duplicates.joined(separator: ", "))]
-            """)
+            """,
+            pipeline: """
+                name: shops
+                sources:
+                  shops: {kind: json, path: shops.json, id: id, fields: {id: string, name: string}}
+                steps:
+                  - {aggregate: dedupe, collection: shops, by: name, keep: lowest, keep-by: id}
+                outputs:
+                  - {file: shops.json, collection: shops}
+                limits:
+                  max-memory: 4KiB
+                """)
+        try dir.write("listed-twice.json", "[" + records.joined(separator: ",\n") + "]")
         let result = try CLI.run(["test", "shops.yml"], cwd: dir.path)
         #expect(result.status == 0, "\(result.stdout.prefix(2000))\(result.stderr)")
         #expect(result.stdout.hasSuffix("1 passed, 0 failed\n"))
