@@ -3,7 +3,7 @@ import Testing
 @testable import SeedForge
 
 /// A file's batches are written one behind their rendering, in order, whatever the threads.
-@Suite("Emit: rendering a batch while the one before is written")
+@Suite("Support: rendering a batch while the one before is written")
 struct RenderAheadTests {
     private struct Failed: Error {}
 

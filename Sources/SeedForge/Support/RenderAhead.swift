@@ -8,6 +8,8 @@
 /// The file's bytes do not depend on it: the pieces are written in order.
 ///
 /// Holds two batches' pieces at once: the one being written and the one being rendered.
+/// Single-file outputs, the snapshot and a spilled sort's runs (`SortedRuns`) write
+/// through it, hence its place among the shared supports.
 struct RenderAhead<Piece> {
     let threads: Threads
     private var pending: [Piece] = []
