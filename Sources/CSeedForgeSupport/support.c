@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -62,6 +63,12 @@ long long seedforge_byte_ends(
 void seedforge_start_writeback(int fd, long long offset, long long length) {
     int saved = errno;
     (void)sync_file_range(fd, (off64_t)offset, (off64_t)length, SYNC_FILE_RANGE_WRITE);
+    errno = saved;
+}
+
+void seedforge_punch_hole(int fd, long long offset, long long length) {
+    int saved = errno;
+    (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length);
     errno = saved;
 }
 

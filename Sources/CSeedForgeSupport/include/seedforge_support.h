@@ -21,6 +21,12 @@ long long seedforge_count_byte(const unsigned char *bytes, long long count, unsi
 long long seedforge_byte_ends(
     const unsigned char *bytes, long long count, unsigned char byte, long long base, long long *out);
 
+/// Frees the file blocks and page-cache pages under `length` bytes of `fd` from `offset`
+/// (Linux fallocate with FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE): those bytes read back
+/// as zeros afterwards. Only whole pages are freed (the caller rounds the range). A hint: an
+/// error (a file system that cannot punch holes) is ignored.
+void seedforge_punch_hole(int fd, long long offset, long long length);
+
 /// Starts writing `length` bytes of `fd` from `offset` to disk without waiting for them
 /// (Linux sync_file_range with SYNC_FILE_RANGE_WRITE), so that the one flush at the end of
 /// a run finds them written. A hint: an error is ignored (the final flush reports it).

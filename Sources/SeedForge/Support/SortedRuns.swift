@@ -30,7 +30,11 @@ enum SortedRuns {
         _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID],
         key appendKey: (Record, inout ByteKey) -> Void
     ) throws {
-        let runs = try write(store, space: space, threads: threads, reading: reading, carryingRecords: true) {
+        // The store's batches are read here for the last time (it is replaced by the
+        // runs), so their pages are freed as they are read, for the runs' writes to reuse.
+        let runs = try write(
+            store, space: space, threads: threads, reading: reading, carryingRecords: true, releasing: true
+        ) {
             record, key, _ in
             appendKey(record, &key)
             return true
@@ -182,10 +186,11 @@ enum SortedRuns {
     /// lists (the others are null); `carryingRecords`: the payload is the record's spilled
     /// bytes instead, and `make` appends none. A run holds the entries of as many batches
     /// as fit in a sixteenth of the memory limit (at least one batch), so that few runs are
-    /// merged. The store is left with every record on disk.
+    /// merged. The store is left with every record on disk (`releasing`: the batches'
+    /// pages freed as they are read, for a caller that replaces the store afterwards).
     static func write(
         _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID], carryingRecords: Bool = false,
-        _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
+        releasing: Bool = false, _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
     ) throws -> Runs {
         // The records still in memory go to disk first (`forEachEncodedBatch`): the runs
         // being gathered take the memory they held, instead of adding to it.
@@ -193,7 +198,7 @@ enum SortedRuns {
         var read = [Bool](repeating: false, count: store.width)
         for field in reading where field.index < read.count { read[field.index] = true }
         let gathering = Gathering(space: space, threads: threads)
-        try store.forEachEncodedBatch { bytes, count, _ in
+        try store.forEachEncodedBatch(releasing: releasing) { bytes, count, _ in
             let starts = RecordCodec.starts(bytes, count: count)
             func entry(_ index: Int, _ key: inout ByteKey, _ payloads: inout [UInt8]) -> Bool {
                 var reader = RecordCodec.Reader(bytes, at: starts[index])
@@ -455,16 +460,18 @@ enum SortedRuns {
         private let readers: [RunReader]
         private var heap: Heap<Head>
 
-        /// A merge of every entry.
-        convenience init(_ runs: Runs) {
-            self.init(runs, keys: (nil, nil), windowBudget: runs.windowBudget)
+        /// A merge of every entry. `releasing`: the runs' last read (nothing reads their
+        /// bytes again), so each reader frees the pages it has read (`SpillFile.release`),
+        /// for the writes of whoever takes the merged entries to reuse.
+        convenience init(_ runs: Runs, releasing: Bool = false) {
+            self.init(runs, keys: (nil, nil), windowBudget: runs.windowBudget, releasing: releasing)
         }
 
         /// A merge of the entries whose keys lie in `keys` (from its lower key, included, to
         /// its upper key, excluded; nil: no bound): each run is read from its last mark
         /// before the lower key, through a window of at most 256 KiB, its share of
         /// `windowBudget` (at least 4 KiB), and the bytes it has to read.
-        init(_ runs: Runs, keys: (lower: [UInt8]?, upper: [UInt8]?), windowBudget: Int) {
+        init(_ runs: Runs, keys: (lower: [UInt8]?, upper: [UInt8]?), windowBudget: Int, releasing: Bool = false) {
             let share = max(SortedRuns.minimumWindow, windowBudget / max(1, runs.spans.count))
             readers = runs.spans.indices.map { run in
                 let span = runs.spans[run]
@@ -477,7 +484,7 @@ enum SortedRuns {
                 }
                 return RunReader(
                     file: runs.file, offset: offset, length: span.offset + span.length - offset, windowSize: share,
-                    upper: keys.upper)
+                    upper: keys.upper, releasing: releasing)
             }
             heap = Heap(
                 readers.filter { reader in
@@ -589,12 +596,20 @@ enum SortedRuns {
 
         /// Entries from this key on are past the run's end (nil: none are).
         private let upper: [UInt8]?
+        /// Where the file's pages not yet freed behind the window start (nil: this reader
+        /// frees none). Only whole pages inside the run go: its first and last pages may
+        /// hold the runs beside it.
+        private var releasedTo: Int?
 
-        init(file: SpillFile, offset: Int, length: Int, windowSize: Int = 256 << 10, upper: [UInt8]? = nil) {
+        init(
+            file: SpillFile, offset: Int, length: Int, windowSize: Int = 256 << 10, upper: [UInt8]? = nil,
+            releasing: Bool = false
+        ) {
             self.file = file
             nextOffset = offset
             end = offset + length
             self.upper = upper
+            releasedTo = releasing ? offset : nil
             capacity = max(1, min(256 << 10, windowSize, length))
             window = .allocate(capacity: capacity)
         }
@@ -639,6 +654,11 @@ enum SortedRuns {
             let wanted = min(end - nextOffset, capacity - kept)
             file.read(at: nextOffset, count: wanted, into: window + kept)
             nextOffset += wanted
+            // The bytes read are in the window now: the file's pages under them can go.
+            if let from = releasedTo, nextOffset - from >= 64 << 10 {
+                file.release(at: from, count: nextOffset - from)
+                releasedTo = nextOffset / 4_096 * 4_096
+            }
             filled = kept + wanted
             cursor = 0
         }

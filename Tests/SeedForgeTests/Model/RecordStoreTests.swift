@@ -144,6 +144,21 @@ struct RecordStoreTests {
         #expect(try orders.map { try $0.get() } == [Self.expected(30), Self.expected(30)])
     }
 
+    /// The one reader of a sorted collection in the outputs (`readers: 1`) frees the runs
+    /// behind its pass: a first pass over a few fields (an output's `where` count) does
+    /// not, and both see every record in the sorted order.
+    @Test func theOneReaderOfSortedRunsReadsTheSortedOrder() throws {
+        let (store, _, _) = try Self.sorted(3_000)
+        let (counted, order) = try store.sharingDecodedBatches(readers: 1) {
+            var counted = 0
+            try store.forEachBatch(reading: [true, false]) { counted += $0.count }
+            return (counted, try Self.positions(store))
+        }
+        #expect(counted == 3_000)
+        #expect(order == Self.expected(3_000))
+        #expect(store.count == 3_000)
+    }
+
     /// A spilled store of `count` records (`[0, position]`) in batches of 4.
     static func spilled(_ count: Int, threads: Int = 1) throws -> (RecordStore, SpillSpace) {
         let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))

@@ -209,6 +209,39 @@ struct SortedRunsTests {
         #expect(cut == merged)
     }
 
+    /// A merge that frees the runs' pages as it reads them (`releasing`: their last read)
+    /// hands over the same entries with the same payloads as one that does not: runs lie
+    /// one after another in one file, sharing pages at their ends, and each reader frees
+    /// only whole pages of its own run that it has read. Afterwards the freed pages read
+    /// back as zeros (so the pages did go).
+    @Test func aReleasingMergeHandsOverWhatAPlainMergeDoes() throws {
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()), windowBudget: 128 << 10)
+        var pending = SortedRuns.Pending(base: 0)
+        var generator = SplitMix64(state: 11)
+        // Runs of odd lengths (payloads of 1 to 97 bytes), so no run starts on a page.
+        for index in 0..<6 * 4_001 {
+            var table = KeyTable()
+            table.append(Array(String(format: "%06d", Int(generator.next() % 30_000)).utf8), present: true)
+            pending.add(table, [UInt8](repeating: UInt8(index % 251), count: 1 + index % 97), [1 + index % 97])
+            if index % 4_001 == 4_000 { try pending.flush(to: &runs, threads: Threads(1)) }
+        }
+        #expect(runs.spans.count == 6)
+        func entries(_ merge: SortedRuns.Merge) -> [Entry] {
+            var entries: [Entry] = []
+            _ = merge.next(.max) {
+                entries.append(Entry(key: Array($0.key), position: $0.position, payload: Array($0.payload)))
+            }
+            return entries
+        }
+        let plain = entries(SortedRuns.Merge(runs))
+        let released = entries(SortedRuns.Merge(runs, releasing: true))
+        #expect(plain.count == 6 * 4_001)
+        #expect(released == plain)
+        let total = runs.spans.reduce(0) { $0 + $1.length }
+        let zeros = runs.file.read(at: runs.spans[0].offset, count: total).filter { $0 == 0 }.count
+        #expect(zeros > total / 2, "\(zeros) of \(total) bytes freed")
+    }
+
     /// Several runs cut into key ranges (`Merge.parts`) and merged part after part must hand
     /// over exactly the entries of one merge of all the runs, in its order, whatever the
     /// number of parts; a key's entries, here thousands of them across many marks, all fall
