@@ -424,7 +424,8 @@ final class RecordStore {
         sortedRuns = nil
         spilledCount = 0
         let file = try space.newFile()
-        try forEachSpilledBytes(of: .runs(runs)) { bytes, count, _, _ in
+        // The runs' last read: their pages go as they are read, for the batches' writes.
+        try forEachSpilledBytes(of: .runs(runs), releasing: true) { bytes, count, _, _ in
             try appendBatch(Array(bytes), count: count, to: file)
         }
     }
@@ -609,7 +610,7 @@ final class RecordStore {
                 next = past
             }
         case .runs(let runs):
-            let merge = SortedRuns.Merge(runs)
+            let merge = SortedRuns.Merge(runs, releasing: releasing)
             var bytes: [UInt8] = []
             while true {
                 bytes.removeAll(keepingCapacity: true)
