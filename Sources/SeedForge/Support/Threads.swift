@@ -1,6 +1,18 @@
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Per thread, how many loop bodies of `Threads.run` it is inside (0: none), as a pointer's
+/// bit pattern (a thread-specific value; Swift has no thread-local variables).
+private let loopDepthKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
+
 /// A run's thread budget (`--threads N`): every parallel loop of the run draws its helper
 /// threads from it, so at most `count` threads work at once, however loops nest (outputs
 /// written side by side, each rendering its records in chunks).
@@ -19,6 +31,8 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
     private let free: Atomic<Int>
     private let busy = Atomic<Int>(1)
     private let highest = Atomic<Int>(1)
+    /// Joinable loops with indexes not yet taken (`run(_:joinable:_:)`).
+    private let open = Mutex<[JoinableLoop]>([])
 
     public init(_ count: Int) {
         self.count = max(1, count)
@@ -74,37 +88,120 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
     /// while it runs, and returns the results in order. A helper takes its place in the
     /// budget only when it starts working (and gives it back when it stops), so a place is
     /// never held by a thread that has not started.
-    public func run<T>(_ n: Int, _ body: (Int) -> T) -> [T] {
+    ///
+    /// `joinable`: besides, a thread of an outermost loop (one called outside any loop's
+    /// body) that has taken that loop's last index joins this loop, in its own place, while
+    /// it has indexes left. Helpers join a loop only as it starts, so a loop started while
+    /// every place was busy ran alone to its end: the shipped cities' 23,256 pages, started
+    /// beside the comparison, on one thread while the other, done with every other output,
+    /// waited for it. Only for loops whose `body` never waits for another thread (it may
+    /// run on a thread that is, lower on its stack, in the middle of anything).
+    public func run<T>(_ n: Int, joinable: Bool = false, _ body: (Int) -> T) -> [T] {
         if n <= 1 { return n == 1 ? [body(0)] : [] }
         let workers = min(n, count)
-        if workers == 1 || free.load(ordering: .relaxed) == 0 { return (0..<n).map(body) }
+        if workers == 1 { return (0..<n).map(body) }
         var results = [T?](repeating: nil, count: n)
-        let next = Atomic<Int>(0)
         // The caller guarantees `body` is safe to run concurrently: indexes read shared
         // state, or one index alone mutates a piece of it that no other index touches
         // (`RenderAhead`'s writing task, `IngestSink.merge` taking the chunks beside the
         // hash); each index is taken once, on any thread, and writes its own slot.
-        nonisolated(unsafe) let body = body
-        results.withUnsafeMutableBufferPointer { slots in
-            nonisolated(unsafe) let slots = slots
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                // Worker 0 is the calling thread's share, already counted as busy; every
-                // other worker needs a free place, or leaves the work to those running.
-                if worker > 0 {
-                    guard take(1) == 1 else { return }
-                    started()
+        withoutActuallyEscaping(body) { body in
+            results.withUnsafeMutableBufferPointer { slots in
+                nonisolated(unsafe) let slots = slots
+                nonisolated(unsafe) let body = body
+                let loop = JoinableLoop(count: n) { slots[$0] = body($0) }
+                if joinable { open.withLock { $0.append(loop) } }
+                let outermost = Self.depth == 0
+                if free.load(ordering: .relaxed) == 0 {
+                    loop.work()
+                } else {
+                    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                        // Worker 0 is the calling thread's share, already counted as busy; every
+                        // other worker needs a free place, or leaves the work to those running.
+                        if worker > 0 {
+                            guard take(1) == 1 else { return }
+                            started()
+                        }
+                        loop.work()
+                        if outermost { helpJoinableLoops() }
+                        if worker > 0 {
+                            ended()
+                            give(1)
+                        }
+                    }
                 }
-                while true {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    if index >= n { break }
-                    slots[index] = body(index)
-                }
-                if worker > 0 {
-                    ended()
-                    give(1)
-                }
+                if outermost { helpJoinableLoops() }
+                if joinable { close(loop) }
+                // No reference to `body` may outlive this call.
+                loop.step = nil
             }
         }
         return results.map { $0! }
+    }
+
+    /// How many loop bodies the calling thread is inside.
+    fileprivate static var depth: Int {
+        get { Int(bitPattern: pthread_getspecific(loopDepthKey)) }
+        set { pthread_setspecific(loopDepthKey, UnsafeRawPointer(bitPattern: newValue)) }
+    }
+
+    /// Joins, one after another, the joinable loops that still have indexes to take (the
+    /// calling thread holds a place of the budget and has nothing else to do).
+    private func helpJoinableLoops() {
+        while let loop = open.withLock({ loops -> JoinableLoop? in
+            guard let loop = loops.first(where: { $0.hasWork }) else { return nil }
+            loop.joiners += 1
+            return loop
+        }) {
+            loop.work()
+            let last = open.withLock { _ -> Bool in
+                loop.joiners -= 1
+                return loop.joiners == 0 && loop.closed
+            }
+            if last { loop.left.signal() }
+        }
+    }
+
+    /// Takes `loop` out of the joinable loops (its indexes are all taken) and waits for the
+    /// threads still working in it.
+    private func close(_ loop: JoinableLoop) {
+        let waiting = open.withLock { loops -> Bool in
+            loops.removeAll { $0 === loop }
+            loop.closed = true
+            return loop.joiners > 0
+        }
+        if waiting { loop.left.wait() }
+    }
+}
+
+/// The indexes of one `Threads.run`, taken one at a time by whichever thread works in it.
+/// `joiners` and `closed` are read and written only under the lock of `Threads.open`.
+private final class JoinableLoop: @unchecked Sendable {
+    let count: Int
+    private let next = Atomic<Int>(0)
+    /// Runs one index; set to nil once the loop is over (it refers to the caller's `body`).
+    var step: ((Int) -> Void)?
+    var joiners = 0
+    var closed = false
+    let left = DispatchSemaphore(value: 0)
+
+    init(count: Int, step: @escaping (Int) -> Void) {
+        self.count = count
+        self.step = step
+    }
+
+    var hasWork: Bool { next.load(ordering: .relaxed) < count }
+
+    /// Takes indexes until none is left, each run inside a loop body (`Threads.depth`).
+    func work() {
+        guard let step else { return }
+        let depth = Threads.depth
+        Threads.depth = depth + 1
+        defer { Threads.depth = depth }
+        while true {
+            let index = next.add(1, ordering: .relaxed).oldValue
+            if index >= count { break }
+            step(index)
+        }
     }
 }

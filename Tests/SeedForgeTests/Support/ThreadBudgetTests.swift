@@ -69,4 +69,32 @@ struct ThreadBudgetTests {
         #expect(threads.lend(upTo: 2) { $0 } == 2)
         #expect(threads.run(5) { $0 * 2 } == [0, 2, 4, 6, 8])
     }
+
+    /// A joinable loop that started while every place of the budget was busy (the pages
+    /// output beside the comparison) gets the thread that finishes the other work: its
+    /// pieces wait (10 s at most in all) until a thread other than the loop's own ran one.
+    @Test func aThreadDoneWithItsWorkJoinsAJoinableLoopStartedWhileEveryPlaceWasBusy() {
+        let threads = Threads(2)
+        let innerStarted = DispatchSemaphore(value: 0)
+        let foreign = Atomic<Bool>(false)
+        let ran = threads.run(2) { task -> [Int] in
+            if task == 0 {
+                // Holds its place until the joinable loop has started, then is done.
+                _ = innerStarted.wait(timeout: .now() + 10)
+                return []
+            }
+            let owner = pthread_self()
+            let deadline = Date().addingTimeInterval(10)
+            return threads.run(40, joinable: true) { piece -> Int in
+                if piece == 0 { innerStarted.signal() }
+                if pthread_equal(pthread_self(), owner) == 0 { foreign.store(true, ordering: .relaxed) }
+                while piece > 0, !foreign.load(ordering: .relaxed), Date() < deadline { usleep(1_000) }
+                return piece * 3
+            }
+        }
+        let joined = foreign.load(ordering: .relaxed)
+        #expect(joined)
+        #expect(ran[1] == (0..<40).map { $0 * 3 })
+        #expect(threads.peak <= 2)
+    }
 }
