@@ -131,7 +131,9 @@ final class RecordStore {
     func forEachBatch(_ body: (ArraySlice<Record>) throws -> Void) throws {
         if let shared {
             // `sharingDecodedBatches` merged any sorted runs into batches: readers going side by
-            // side may ask for a batch again, which a merge cannot give.
+            // side may ask for a batch again, which a merge cannot give. (Not `source`: a
+            // store whose runs' pages were freed must stop here too, not read what is left.)
+            precondition(!consumed, "a collection read again after the last read of its sorted runs")
             let batches = spilled
             try shared.read(batches.count, decode: { space.decode(batches[$0], width: width) }) { try body($0[...]) }
         } else {

@@ -97,9 +97,11 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
     /// waited for it. Only for loops whose `body` never waits for another thread (it may
     /// run on a thread that is, lower on its stack, in the middle of anything).
     public func run<T>(_ n: Int, joinable: Bool = false, _ body: (Int) -> T) -> [T] {
-        if n <= 1 { return n == 1 ? [body(0)] : [] }
+        // A body run here on the calling thread is inside a loop too (`nested`): a loop it
+        // begins is not outermost, so its threads never join other loops from inside it.
+        if n <= 1 { return n == 1 ? [Self.nested { body(0) }] : [] }
         let workers = min(n, count)
-        if workers == 1 { return (0..<n).map(body) }
+        if workers == 1 { return Self.nested { (0..<n).map(body) } }
         var results = [T?](repeating: nil, count: n)
         // The caller guarantees `body` is safe to run concurrently: indexes read shared
         // state, or one index alone mutates a piece of it that no other index touches
@@ -140,7 +142,15 @@ public final class Threads: Sendable, ExpressibleByIntegerLiteral {
     }
 
     /// How many loop bodies the calling thread is inside.
-    fileprivate static var depth: Int {
+    /// Runs `body` one loop level deeper (see `depth`).
+    static func nested<R>(_ body: () -> R) -> R {
+        let outer = depth
+        depth = outer + 1
+        defer { depth = outer }
+        return body()
+    }
+
+    static var depth: Int {
         get { Int(bitPattern: pthread_getspecific(loopDepthKey)) }
         set { pthread_setspecific(loopDepthKey, UnsafeRawPointer(bitPattern: newValue)) }
     }
@@ -195,13 +205,12 @@ private final class JoinableLoop: @unchecked Sendable {
     /// Takes indexes until none is left, each run inside a loop body (`Threads.depth`).
     func work() {
         guard let step else { return }
-        let depth = Threads.depth
-        Threads.depth = depth + 1
-        defer { Threads.depth = depth }
-        while true {
-            let index = next.add(1, ordering: .relaxed).oldValue
-            if index >= count { break }
-            step(index)
+        Threads.nested {
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                if index >= count { break }
+                step(index)
+            }
         }
     }
 }

@@ -97,4 +97,17 @@ struct ThreadBudgetTests {
         #expect(ran[1] == (0..<40).map { $0 * 3 })
         #expect(threads.peak <= 2)
     }
+
+    /// A body is inside a loop however the loop runs (on every thread, on the calling thread
+    /// alone for a budget of one, or a loop of one index), so a loop it begins is never an
+    /// outermost one whose threads join other loops from inside that body.
+    @Test(arguments: [1, 2])
+    func everyLoopBodyRunsOneLevelDeeper(budget: Int) {
+        let threads = Threads(budget)
+        #expect(Threads.depth == 0)
+        #expect(threads.run(1) { _ in Threads.depth } == [1])
+        #expect(threads.run(4) { _ in Threads.depth } == [1, 1, 1, 1])
+        #expect(threads.run(2) { _ in threads.run(1) { _ in Threads.depth }[0] } == [2, 2])
+        #expect(Threads.depth == 0)
+    }
 }
