@@ -181,19 +181,30 @@ struct SortedRunsTests {
         #expect(positions == Array((0..<count).reversed()))
     }
 
+    /// `count` runs of `size` entries each, gathered one after another into one spill file:
+    /// keys of six digits drawn below `below`, entry `index` carrying `payload(index)` bytes
+    /// of `index % 251`.
+    private func runsOfRandomKeys(
+        count: Int, size: Int, below: UInt64, seed: UInt64, payload: (Int) -> Int
+    ) throws -> SortedRuns.Runs {
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()), windowBudget: 128 << 10)
+        var pending = SortedRuns.Pending(base: 0)
+        var generator = SplitMix64(state: seed)
+        for index in 0..<count * size {
+            var table = KeyTable()
+            table.append(Array(String(format: "%06d", Int(generator.next() % below)).utf8), present: true)
+            let length = payload(index)
+            pending.add(table, [UInt8](repeating: UInt8(index % 251), count: length), [length])
+            if index % size == size - 1 { try pending.flush(to: &runs, threads: Threads(1)) }
+        }
+        return runs
+    }
+
     /// Runs gathered past a memory limit share a budget for their windows (an eighth of the
     /// records' limit): many long runs are read through smaller windows, the parts of a cut
     /// merge share it, and what they hand over is the same.
     @Test func longRunsShareTheWindowBudget() throws {
-        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()), windowBudget: 128 << 10)
-        var pending = SortedRuns.Pending(base: 0)
-        var generator = SplitMix64(state: 5)
-        for index in 0..<8 * 5_000 {
-            var table = KeyTable()
-            table.append(Array(String(format: "%06d", Int(generator.next() % 50_000)).utf8), present: true)
-            pending.add(table, [UInt8](repeating: UInt8(index % 251), count: 100), [100])
-            if index % 5_000 == 4_999 { try pending.flush(to: &runs, threads: Threads(1)) }
-        }
+        let runs = try runsOfRandomKeys(count: 8, size: 5_000, below: 50_000, seed: 5) { _ in 100 }
         #expect(runs.spans.count == 8)
         #expect(runs.spans.allSatisfy { $0.length > 500_000 })
         let whole = SortedRuns.Merge(runs)
@@ -215,16 +226,8 @@ struct SortedRunsTests {
     /// only whole pages of its own run that it has read. Afterwards the freed pages read
     /// back as zeros (so the pages did go).
     @Test func aReleasingMergeHandsOverWhatAPlainMergeDoes() throws {
-        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()), windowBudget: 128 << 10)
-        var pending = SortedRuns.Pending(base: 0)
-        var generator = SplitMix64(state: 11)
         // Runs of odd lengths (payloads of 1 to 97 bytes), so no run starts on a page.
-        for index in 0..<6 * 4_001 {
-            var table = KeyTable()
-            table.append(Array(String(format: "%06d", Int(generator.next() % 30_000)).utf8), present: true)
-            pending.add(table, [UInt8](repeating: UInt8(index % 251), count: 1 + index % 97), [1 + index % 97])
-            if index % 4_001 == 4_000 { try pending.flush(to: &runs, threads: Threads(1)) }
-        }
+        let runs = try runsOfRandomKeys(count: 6, size: 4_001, below: 30_000, seed: 11) { 1 + $0 % 97 }
         #expect(runs.spans.count == 6)
         func entries(_ merge: SortedRuns.Merge) -> [Entry] {
             var entries: [Entry] = []
