@@ -14,6 +14,19 @@ enum CharacterCount {
         var index = 0
         let end = bytes.count
         while index < end {
+            // Eight ASCII bytes at a piece's start, none of them CR, with an ASCII byte after
+            // them: each is a character of its own (the loop below would count them one by
+            // one), taken in one load. A one-line page file of 500 KB is counted whole once
+            // for its checkpoints when it has a reject, so the shipped cities count 21 MB.
+            if index == pieceStart, end - index > 8, bytes[index + 8] < 0x80 {
+                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 == 0, !Self.holdsCR(word) {
+                    total += 8
+                    index += 8
+                    pieceStart = index
+                    continue
+                }
+            }
             let byte = bytes[index]
             let next = index + 1
             // A boundary after `index` when this byte and the next are ASCII (not CR LF),
@@ -31,6 +44,14 @@ enum CharacterCount {
             index = next
         }
         return total
+    }
+
+    /// Whether a word of eight ASCII bytes holds a CR (0x0D): the bytes equal to it are
+    /// the zero bytes of `word ^ 0x0D...`, found with the usual borrow trick, which is exact
+    /// for bytes below 0x80.
+    private static func holdsCR(_ word: UInt64) -> Bool {
+        let x = word ^ 0x0D0D_0D0D_0D0D_0D0D
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
     }
 
     static func count(_ bytes: ArraySlice<UInt8>) -> Int {

@@ -21,9 +21,12 @@ struct CharacterCountTests {
             Array("ab".utf8), Array("\r".utf8), Array("\n".utf8), Array("\u{301}".utf8), Array("é".utf8),
             Array("🏳️‍🌈".utf8),
             [0xFF], [0xC3], Array("{\"name\":\"".utf8), Array("ł".utf8), Array("\u{600}".utf8), Array(" ".utf8),
+            // Runs of ASCII as long as a word and longer, for the eight-byte steps: a mark,
+            // a CR LF or a prepend beside them must still join what it joins.
+            Array("abcdefgh".utf8), Array("0123456789abcdefghij".utf8), Array("abcdefg\r".utf8),
         ]
         var generator = SplitMix64(state: 25)
-        for _ in 0..<2_000 {
+        for _ in 0..<5_000 {
             var bytes: [UInt8] = []
             for _ in 0..<Int.random(in: 0...24, using: &generator) { bytes += pieces.randomElement(using: &generator)! }
             let expected = String(decoding: bytes, as: UTF8.self).count
