@@ -61,15 +61,6 @@ enum SideOutputs {
         try writer.flush(to: write)
     }
 
-    static func duplicates(_ duplicates: [Duplicate], paths: InputFiles, to write: ([UInt8]) throws -> Void) throws {
-        var writer = JSONWriter()
-        for duplicate in duplicates {
-            render(duplicate, paths: paths, into: &writer)
-            try writer.flush(over: piece, to: write)
-        }
-        try writer.flush(to: write)
-    }
-
     /// One line of `duplicates.ndjson`, with its line break.
     static func render(_ duplicate: Duplicate, paths: InputFiles, into writer: inout JSONWriter) {
         let location = duplicate.record.origin.location
