@@ -33,7 +33,7 @@ struct LineIndex {
         let scan = { (piece: Int) -> Piece in
             Self.scan(bytes, (count * piece / pieces)..<(count * (piece + 1) / pieces))
         }
-        let found = pieces > 1 && threads != nil ? threads!.run(pieces, scan) : (0..<pieces).map(scan)
+        let found = threads?.run(pieces, scan) ?? (0..<pieces).map(scan)
         var marks: [Mark] = []
         marks.reserveCapacity(found.reduce(0) { $0 + $1.marks.count })
         var breaks = 0
