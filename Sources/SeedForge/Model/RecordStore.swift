@@ -525,13 +525,17 @@ final class RecordStore {
         var current = MergedBatch()
         var next = MergedBatch()
         current.fill(from: merge, count: batchRecords)
+        // The batch before, once `body` is done with it: a batch of as many records is
+        // decoded over it, each record reusing its row where `body` kept no copy of it
+        // (`RecordCodec.decode(_:count:width:reading:over:)`), instead of every row freed
+        // here on the calling thread and another allocated on a helper.
+        var records: [Record] = []
         while current.count > 0 {
             let count = current.count
             let pieces = max(1, min(2 * threads.count, count / 4_096))
-            // Each piece's records are decoded into their place in the batch's array.
-            var records = RecordCodec.filled(count) { records in
+            func decode(_ records: UnsafeMutablePointer<Record>, over: Bool) {
                 // Task 0 changes `next` alone; the others only read `current`, and each
-                // initializes its own range of `records`.
+                // initializes (or decodes over) its own range of `records`.
                 _ = threads.run(1 + pieces) { task in
                     if task == 0 {
                         next.fill(from: merge, count: batchRecords)
@@ -539,8 +543,15 @@ final class RecordStore {
                     }
                     current.decode(
                         (count * (task - 1) / pieces)..<(count * task / pieces), codec: codec, width: width,
-                        reading: reading, into: records)
+                        reading: reading, into: records, over: over)
                 }
+            }
+            if records.count == count {
+                records.withUnsafeMutableBufferPointer { decode($0.baseAddress!, over: true) }
+            } else {
+                // Each piece's records are decoded into their place in the batch's array.
+                records = []
+                records = RecordCodec.filled(count) { decode($0, over: false) }
             }
             try body(&records)
             swap(&current, &next)
@@ -563,16 +574,22 @@ final class RecordStore {
             }
         }
 
-        /// Decodes the records in `range` into their places from `records` on.
+        /// Decodes the records in `range` into their places from `records` on (`over`:
+        /// over the records there, not into uninitialized memory).
         func decode(
             _ range: Range<Int>, codec: RecordCodec, width: Int, reading: [Bool]?,
-            into records: UnsafeMutablePointer<Record>
+            into records: UnsafeMutablePointer<Record>, over: Bool
         ) {
             guard !range.isEmpty else { return }
             bytes.withUnsafeBufferPointer { buffer in
                 var reader = RecordCodec.Reader(buffer, at: starts[range.lowerBound])
-                codec.decode(
-                    &reader, count: range.count, width: width, reading: reading, into: records + range.lowerBound)
+                if over {
+                    codec.decode(
+                        &reader, count: range.count, width: width, reading: reading, over: records + range.lowerBound)
+                } else {
+                    codec.decode(
+                        &reader, count: range.count, width: width, reading: reading, into: records + range.lowerBound)
+                }
             }
         }
     }

@@ -158,6 +158,63 @@ struct RecordCodecTests {
         #expect(placed.map(\.origin.index) == records.map(\.origin.index))
     }
 
+    /// Records decoded over others (a spilled sort's outputs, batch after batch) reuse the
+    /// rows no one else holds and have room, and are the records a fresh decode gives:
+    /// values, nulls left by `reading` and by a shorter record, and origins; a row a copy
+    /// still holds (an output that kept a record) is left as it was.
+    @Test func recordsDecodedOverOthersAreFreshRecordsAndLeaveHeldRowsAlone() {
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let other = SourceText(displayPath: "y.json", bytes: Array("[]".utf8))
+        let codec = RecordCodec(sources: [source, other])
+        func batch(_ seed: Int, source: SourceText) -> (records: [Record], bytes: [UInt8]) {
+            var records: [Record] = []
+            var bytes: [UInt8] = []
+            for index in 0..<50 {
+                let number = seed * 1_000 + index
+                // Texts of every length up to 40 bytes, some records shorter than others.
+                let all: [Value] = [
+                    .int(Int64(number)), .string(String(repeating: "é", count: (number * 7) % 21)),
+                    number % 4 == 0 ? .null : .double(Double(number) / 8), .decimal("\(number).25"),
+                ]
+                let values = Array(all.dropLast(number % 3 == 0 ? 2 : 0))
+                let record = Record(values: values, origin: Origin(source: source, offset: number * 10, index: number))
+                records.append(record)
+                codec.encode(record, into: &bytes)
+            }
+            return (records, bytes)
+        }
+        var reading = [Bool](repeating: true, count: 5)
+        reading[2] = false
+        let first = batch(1, source: source)
+        var records = codec.decodeAll(first.bytes, count: 50, width: 5)
+        let kept = records[7]
+        let keptValues = kept.values
+        let rows = records.map { ObjectIdentifier($0.row) }
+        for (seed, readingNow) in [(2, reading), (3, nil), (4, reading)] {
+            let next = batch(seed, source: seed == 3 ? source : other)
+            next.bytes.withUnsafeBufferPointer { buffer in
+                var reader = RecordCodec.Reader(buffer)
+                records.withUnsafeMutableBufferPointer { places in
+                    codec.decode(&reader, count: 50, width: 5, reading: readingNow, over: places.baseAddress!)
+                }
+                #expect(reader.position == buffer.count)
+            }
+            let expected = next.bytes.withUnsafeBufferPointer { buffer in
+                var fresh = RecordCodec.Reader(buffer)
+                return (0..<50).map { _ in codec.decode(&fresh, width: 5, reading: readingNow) }
+            }
+            #expect(records.map(\.values) == expected.map(\.values))
+            #expect(records.map(\.origin.offset) == next.records.map(\.origin.offset))
+            #expect(records.map(\.origin.index) == next.records.map(\.origin.index))
+            #expect(records.allSatisfy { $0.origin.source === (seed == 3 ? source : other) })
+            #expect(kept.values == keptValues)
+        }
+        // Most rows were reused (those with room), never the one a copy holds.
+        let reused = zip(records, rows).filter { ObjectIdentifier($0.row) == $1 }.count
+        #expect(reused > 10, "\(reused) rows reused")
+        #expect(ObjectIdentifier(records[7].row) != ObjectIdentifier(kept.row))
+    }
+
     @Test func varintLengthIsWhatAppendVarintWrites() {
         for value: UInt64 in [0, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 1 << 35, UInt64.max] {
             var bytes: [UInt8] = []
