@@ -192,8 +192,10 @@ public final class OutputWriter {
             return Result { () throws -> [(file: String, bytes: Int, sha256: String)] in
                 var done: [(file: String, bytes: Int, sha256: String)] = []
                 done.reserveCapacity(range.count)
-                for index in range {
-                    let (subpath, bytes) = render(index)
+                // The piece's files rendered one after the other before any is created: the
+                // records are read while they are warm in the caches, not between the kernel's
+                // work on each file.
+                for (subpath, bytes) in range.map(render) {
                     guard !subpath.contains("/") else {
                         throw InternalFailure("\(file): '\(subpath)' is not a file name of the folder")
                     }

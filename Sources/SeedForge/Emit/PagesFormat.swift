@@ -61,6 +61,7 @@ public struct PagesFormat: StructuredFormat {
         // completed with the next batch's first records.
         var carried: [Record] = []
         let render = JSONFormat(layout: layout).files(fields: fields, ids: ids)
+        let width = (ids.map(\.index).max() ?? -1) + 1
         func writePages(_ records: ArraySlice<Record>, last: Bool) throws {
             let full = last ? (records.count + size - 1) / size : records.count / size
             let firstNumber = pageCount + 1
@@ -69,10 +70,12 @@ public struct PagesFormat: StructuredFormat {
                 return records[start..<min(start + size, records.endIndex)]
             }
             try out.writeFiles(full) { index in
-                (
-                    Self.fileName(page: firstNumber + index),
-                    render(page(index))
-                )
+                // The renderer looks `Record.prefetchDistance` records ahead inside a page only:
+                // the next page's first rows are fetched while this one is rendered, so they do
+                // not wait on memory (the records' rows lie all over the heap).
+                let next = records.startIndex + (index + 1) * size
+                Record.prefetchValues(of: records, in: next..<(next + min(size, Record.prefetchDistance)), width: width)
+                return (Self.fileName(page: firstNumber + index), render(page(index)))
             }
             for index in 0..<full {
                 let records = page(index)

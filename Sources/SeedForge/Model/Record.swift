@@ -87,6 +87,19 @@ extension Record {
         // The object's header (32 bytes), the tags and words, and some of the text.
         seedforge_prefetch(rowAddress(in: base, at: index), 32 + 9 * width + 32)
     }
+
+    /// Asks for the rows of `records[range]` (the slice's own indices, clamped to it) as
+    /// `prefetchValues(of:at:width:)` does: for a renderer that takes records in slices too
+    /// short for its own look-ahead (pages of ten), the next slice's rows are fetched while
+    /// it renders the current one.
+    static func prefetchValues(of records: ArraySlice<Record>, in range: Range<Int>, width: Int) {
+        let range = range.clamped(to: records.indices)
+        guard !range.isEmpty else { return }
+        records.withUnsafeBufferPointer { buffer in
+            let start = range.lowerBound - records.startIndex
+            for index in start..<(start + range.count) { prefetchValues(of: buffer, at: index, width: width) }
+        }
+    }
 }
 
 /// Provenance of a record: the source file, the record's position in it and its index.
