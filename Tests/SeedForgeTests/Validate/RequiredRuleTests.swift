@@ -28,6 +28,22 @@ struct RequiredRuleTests {
         #expect(RequiredRule.isBlank(text) == text.allSatisfy(\.isWhitespace))
     }
 
+    /// Values other than text are judged from their row's tag alone: false, zero, an empty
+    /// array or object and a decimal are present; only null is not.
+    @Test func requiredKeepsEveryValueButNullThatIsNotText() throws {
+        let result = try RuleHarness.run(
+            fields:
+                "id: integer\nflag: boolean\nzero: number\nlist: array\nmeta: object\namount: decimal\nname: string",
+            steps: "- validate: required\n  collection: items\n  field: [flag, zero, list, meta, amount, name]",
+            records: #"""
+                [{"id":1,"flag":false,"zero":0.0,"list":[],"meta":{},"amount":0.10,"name":"x"},
+                 {"id":2,"flag":null,"zero":0.0,"list":[],"meta":{},"amount":0.10,"name":"x"},
+                 {"id":3,"flag":true,"zero":-0.0,"list":[null],"meta":{"a":null},"amount":12.50,"name":"\u00e9"}]
+                """#)
+        #expect(RuleHarness.keptIDs(result) == [.int(1), .int(3)])
+        #expect(result.rejects("items").map(\.findings[0].message) == ["flag is required but null"])
+    }
+
     @Test func requiredCanAllowBlank() throws {
         let result = try RuleHarness.run(
             fields: "id: integer\nname: string",
