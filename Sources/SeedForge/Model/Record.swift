@@ -54,6 +54,14 @@ extension Record {
         row = row.copy(setting: field.index, to: .string(String(decoding: utf8, as: UTF8.self)))
     }
 
+    /// Calls `body` with the row of `record`, borrowed from it (no retain and release of it:
+    /// a local `unowned(unsafe)` copy of `record.row` was still retained and released around
+    /// each call on it). `body` must not keep the row.
+    @inline(__always)
+    static func withRow<R>(of record: Record, _ body: (PackedRow) -> R) -> R {
+        withUnsafePointer(to: record) { withRow(of: UnsafeBufferPointer(start: $0, count: 1), at: 0, body) }
+    }
+
     /// Calls `body` with the row of `records[index]`, borrowed from the buffer: no retain
     /// and release of it, which reading `records[index].row` into a local costs even when
     /// the local is `unowned(unsafe)` (in a profile of the 1M reference job the renderer

@@ -72,18 +72,22 @@ public struct SearchKey: RecordStep {
     /// ASCII), made from the row's bytes without a `String`. False, nothing set, for any
     /// other value.
     static func setASCIIKey(of source: FieldID, into field: FieldID, of record: inout Record) -> Bool {
-        // Not retained (the record holds it), so the record still holds its row alone when
-        // the key is set.
-        unowned(unsafe) let row = record.row
-        guard row.tag(at: source.index) == .string else { return false }
-        let length = row.withText(at: source.index) { $0.count }
+        // The row is read borrowed from the record (no retain and release around each read),
+        // so the record still holds its row alone when the key is set. Not text: length 0.
+        let length = Record.withRow(of: record) { row in
+            row.tag(at: source.index) == .string ? row.withText(at: source.index) { $0.count } : 0
+        }
         guard length > 0, length <= 512 else { return false }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { key in
-            let lowered = row.withText(at: source.index) { text -> Bool in
-                for byte in text where byte >= 0x80 { return false }
-                guard Trim.isClean(text) else { return false }
-                for index in 0..<length { key[index] = text[index] &- 0x41 < 26 ? text[index] | 0x20 : text[index] }
-                return true
+            let lowered = Record.withRow(of: record) { row in
+                row.withText(at: source.index) { text -> Bool in
+                    for byte in text where byte >= 0x80 { return false }
+                    guard Trim.isClean(text) else { return false }
+                    for index in 0..<length {
+                        key[index] = text[index] &- 0x41 < 26 ? text[index] | 0x20 : text[index]
+                    }
+                    return true
+                }
             }
             guard lowered else { return false }
             record.setText(field, UnsafeBufferPointer(key))

@@ -33,14 +33,15 @@ public struct Trim: RecordStep {
     public func change(_ state: RunState) throws -> RecordChange {
         return RecordChange(step: "normalize: trim", parallel: true) { record in
             for field in fields {
-                // Clean text (most of it) is judged in place, without making its `String`.
-                unowned(unsafe) let row = record.row  // the record holds it: no retain
-                if row.tag(at: field.index) == .string,
-                    row.withText(
-                        at: field.index, { !$0.isEmpty && (collapse ? Self.isClean($0) : Self.hasNoOuterSpace($0)) })
-                {
-                    continue
+                // Clean text (most of it) is judged in place, on the row borrowed from the
+                // record, without making its `String`.
+                let clean = Record.withRow(of: record) { row in
+                    row.tag(at: field.index) == .string
+                        && row.withText(at: field.index) {
+                            !$0.isEmpty && (collapse ? Self.isClean($0) : Self.hasNoOuterSpace($0))
+                        }
                 }
+                if clean { continue }
                 guard case .string(let text) = record[field] else { continue }
                 // Most text has nothing to trim or collapse: left as it is, not rewritten.
                 if collapse, !text.isEmpty, Self.isClean(text) { continue }

@@ -35,11 +35,12 @@ public struct UnicodeNormalize: RecordStep {
     public func change(_ state: RunState) throws -> RecordChange {
         return RecordChange(step: "normalize: unicode", parallel: true) { record in
             for field in fields {
-                // Printable ASCII is judged in place, without making its `String`.
-                unowned(unsafe) let row = record.row  // the record holds it: no retain
-                if row.tag(at: field.index) == .string, row.withText(at: field.index, Self.isPrintableASCII) {
-                    continue
+                // Printable ASCII is judged in place, on the row borrowed from the record,
+                // without making its `String`.
+                let printable = Record.withRow(of: record) { row in
+                    row.tag(at: field.index) == .string && row.withText(at: field.index, Self.isPrintableASCII)
                 }
+                if printable { continue }
                 guard case .string(let text) = record[field], !Self.isPrintableASCII(text) else { continue }
                 record[field] = .string(Self.normalized(text, stripControl: stripControl))
             }
