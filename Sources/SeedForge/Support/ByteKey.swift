@@ -118,16 +118,14 @@ public struct ByteKey: Hashable, Comparable, Sendable {
         // The row borrowed from the record: a local `unowned(unsafe)` copy of it was still
         // retained and released around each of its calls.
         let start = bytes.count
-        let appended = withUnsafePointer(to: record) { pointer in
-            Record.withRow(of: UnsafeBufferPointer(start: pointer, count: 1), at: 0) { row in
-                guard row.tag(at: field.index) == .string else { return false }
-                bytes.append(0x20)
-                guard row.withText(at: field.index, { appendASCII($0, folded: order == .folded) }) else {
-                    bytes.removeLast()
-                    return false
-                }
-                return true
+        let appended = Record.withRow(of: record) { row in
+            guard row.tag(at: field.index) == .string else { return false }
+            bytes.append(0x20)
+            guard row.withText(at: field.index, { appendASCII($0, folded: order == .folded) }) else {
+                bytes.removeLast()
+                return false
             }
+            return true
         }
         guard appended else { return false }
         if descending {

@@ -29,14 +29,12 @@ public struct RequiredRule: Rule {
             // A value that is neither null nor text is present; text that starts with ASCII
             // other than white space is not blank: both judged on the row borrowed from the
             // record (no retain and release of it a field, no `Value` made).
-            let present = withUnsafePointer(to: record) { pointer in
-                Record.withRow(of: UnsafeBufferPointer(start: pointer, count: 1), at: 0) { row in
-                    switch row.tag(at: field.index) {
-                    case .null: return false
-                    case .string:
-                        return row.withText(at: field.index) { $0.first.map { !Trim.isSpaceOrNonASCII($0) } ?? false }
-                    default: return true
-                    }
+            let present = Record.withRow(of: record) { row in
+                switch row.tag(at: field.index) {
+                case .null: return false
+                case .string:
+                    return row.withText(at: field.index) { $0.first.map { !Trim.isSpaceOrNonASCII($0) } ?? false }
+                default: return true
                 }
             }
             if present { continue }
