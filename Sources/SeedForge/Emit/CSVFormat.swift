@@ -70,11 +70,11 @@ public struct CSVFormat: SingleFileFormat {
     public func render(_ records: ArraySlice<Record>, fields: [FieldSpec], ids: [FieldID], first: Bool) -> [UInt8] {
         let neutralisedFields = ids.map { neutralise && !plainFields.contains($0) }
         let neutralised = neutralisedFields.span
+        let width = Record.prefetchWidth(ids)
         let ids = ids.span
         // Records and values are read in place (see `RecordFrame`), each cell stored
         // straight into raw memory (room checked once a cell): the same text as `cell`,
         // without a `String` a cell; the batch reaches the writer in one copy.
-        let width = (ids.indices.map { ids[$0].index }.max() ?? -1) + 1
         var out = RawBytes(capacity: records.count * (ids.count * 12 + 2))
         var other = JSONWriter()
         records.withUnsafeBufferPointer { pointers in

@@ -61,7 +61,7 @@ public struct PagesFormat: StructuredFormat {
         // completed with the next batch's first records.
         var carried: [Record] = []
         let render = JSONFormat(layout: layout).files(fields: fields, ids: ids)
-        let width = (ids.map(\.index).max() ?? -1) + 1
+        let width = Record.prefetchWidth(ids)
         func writePages(_ records: ArraySlice<Record>, last: Bool) throws {
             let full = last ? (records.count + size - 1) / size : records.count / size
             let firstNumber = pageCount + 1

@@ -167,7 +167,7 @@ public struct PrefixIndexFormat: OutputFormat {
     /// left out (the empty prefix lists every record anyway).
     func keysSorted(_ records: OutputRecords) throws -> [UInt8] {
         var pairs: [(key: [UInt8], position: Int)] = []
-        try records.forEach(width: (keys.map(\.index).max() ?? -1) + 1) { position, record in
+        try records.forEach(width: Record.prefetchWidth(keys)) { position, record in
             var seen: [[UInt8]] = []
             for (key, name) in zip(keys, keyNames) {
                 guard let bytes = try Self.keyBytes(record[key], name, position), !seen.contains(bytes) else {

@@ -123,7 +123,7 @@ public struct SQLiteFormat: OutputFormat {
                     let insert = try db.makeStatement(sql: "INSERT INTO \"\(table)\" VALUES (\(placeholders))")
                     // Bound with SQLite's C API: one call per value, no per-row arrays.
                     let handle = insert.sqliteStatement
-                    let width = (ids.map(\.index).max() ?? -1) + 1
+                    let width = Record.prefetchWidth(ids)
                     try records.forEach(width: width) { _, record in
                         let status = Self.bind(record.row, ids: ids, from: 0, to: handle) { sqlite3_step(handle) }
                         guard status == SQLITE_DONE else {

@@ -74,12 +74,12 @@ struct RecordFrame {
         into besideWriter: inout JSONWriter
     ) {
         precondition(ids.count + 3 == ends.count, "a frame made for \(ends.count - 3) fields renders \(ids.count)")
+        let width = Record.prefetchWidth(ids)
         let text = self.text.span
         let ends = self.ends.span
         let ids = ids.span
         let indents = self.indents.span
         let closing = ends.count - 1
-        let width = (ids.indices.map { ids[$0].index }.max() ?? -1) + 1
         var out = RawBytes(capacity: records.count * (self.text.count + ids.count * 12))
         // Values the raw path does not write (text to escape, arrays, objects, indented
         // values, numbers outside the plain range) are written by a `JSONWriter` and copied.

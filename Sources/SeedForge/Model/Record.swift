@@ -90,6 +90,10 @@ extension Record {
     /// record's memory as a plain pointer, without retaining it (a retain would touch the
     /// very line being fetched). A hint only: a wrong address costs time, never a result.
     @inline(__always)
+    /// The `width` to give `prefetchValues` for a reader of the fields `ids`: one past the
+    /// highest of them (0 for none).
+    static func prefetchWidth(_ ids: [FieldID]) -> Int { (ids.map(\.index).max() ?? -1) + 1 }
+
     static func prefetchValues(of records: UnsafeBufferPointer<Record>, at index: Int, width: Int) {
         guard index < records.count, let base = records.baseAddress else { return }
         // The object's header (32 bytes), the tags and words, and some of the text.

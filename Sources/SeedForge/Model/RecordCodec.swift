@@ -232,29 +232,42 @@ struct RecordCodec {
     /// With `reading`, only the fields it marks are made (the others are null): a step
     /// that reads a few fields of each record (a sort or dedupe key) skips the rest.
     func decode(_ reader: inout Reader, width: Int, reading: [Bool]? = nil) -> Record {
-        let source = Int(reader.varint())
-        let offset = Int(reader.varint())
-        let index = Int(reader.varint())
-        let parentOffset = Int(reader.varint()) - 1
-        let count = Int(reader.varint())
-        let row = PackedRow.decode(&reader, count: count, width: width, reading: reading)
-        // The source taken only now: taken before the row's decode, it was retained across
-        // that call and released after it, every thread counting on the same object.
-        return Record(
-            row: row, origin: Origin(source: sources[source], offset: offset, index: index, parentOffset: parentOffset))
+        let head = Head(&reader)
+        let row = PackedRow.decode(&reader, count: head.count, width: width, reading: reading)
+        return Record(row: row, origin: origin(head))
     }
 
     /// `decode` into `record`, whose row is reused when the record holds it alone and it
     /// has the room (`PackedRow.decode(_:count:width:reading:into:)`): the same record as
     /// a new one.
     func decode(_ reader: inout Reader, width: Int, reading: [Bool]? = nil, over record: inout Record) {
-        let source = Int(reader.varint())
-        let offset = Int(reader.varint())
-        let index = Int(reader.varint())
-        let parentOffset = Int(reader.varint()) - 1
-        let count = Int(reader.varint())
-        PackedRow.decode(&reader, count: count, width: width, reading: reading, into: &record.row)
-        record.origin = Origin(source: sources[source], offset: offset, index: index, parentOffset: parentOffset)
+        let head = Head(&reader)
+        PackedRow.decode(&reader, count: head.count, width: width, reading: reading, into: &record.row)
+        record.origin = origin(head)
+    }
+
+    /// What an encoded record starts with: its origin as numbers, and its value count.
+    private struct Head {
+        let source: Int
+        let offset: Int
+        let index: Int
+        let parentOffset: Int
+        let count: Int
+
+        init(_ reader: inout Reader) {
+            source = Int(reader.varint())
+            offset = Int(reader.varint())
+            index = Int(reader.varint())
+            parentOffset = Int(reader.varint()) - 1
+            count = Int(reader.varint())
+        }
+    }
+
+    /// The origin `head` names. Taken once the row is decoded: a source taken before the
+    /// row's decode was retained across that call and released after it, every thread
+    /// counting on the same object.
+    private func origin(_ head: Head) -> Origin {
+        Origin(source: sources[head.source], offset: head.offset, index: head.index, parentOffset: head.parentOffset)
     }
 
     /// Every record of `bytes` (as `encode` wrote them one after another); a large batch
