@@ -44,6 +44,10 @@ public struct CountryCodeRule: Rule {
 
     let fields: [FieldID]
     let allowed: Set<String>
+    /// The allowed codes that are two ASCII capitals, as bits of a 26 × 26 table (`AA` bit
+    /// 0, `ZZ` bit 675): a record's code is found there from the row's two bytes, without a
+    /// `String` made and hashed. Anything else goes to `allowed` and the messages.
+    let capitals: [UInt64]
 
     public init(config: ConfigMap, plan: PipelinePlan, collection: CollectionID) throws {
         fields = try RuleFields.resolve(config, plan, collection)
@@ -52,10 +56,39 @@ public struct CountryCodeRule: Rule {
             throw node.error("'allow' takes two-letter upper-case codes, found '\(bad)'")
         }
         allowed = Self.assigned.union(extra)
+        var capitals = [UInt64](repeating: 0, count: (26 * 26 + 63) / 64)
+        for code in allowed {
+            guard let bit = Self.capitalsBit(Array(code.utf8)) else { continue }
+            capitals[bit >> 6] |= 1 << UInt64(bit & 63)
+        }
+        self.capitals = capitals
+    }
+
+    /// The bit of a two-capital code in `capitals`; nil for any other text.
+    static func capitalsBit<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int? {
+        guard bytes.count == 2 else { return nil }
+        let first = bytes[bytes.startIndex]
+        let second = bytes[bytes.index(after: bytes.startIndex)]
+        guard (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first),
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(second)
+        else { return nil }
+        return Int(first - UInt8(ascii: "A")) * 26 + Int(second - UInt8(ascii: "A"))
+    }
+
+    /// Whether the field holds an allowed two-capital code, read from the borrowed row.
+    func isAllowedCapitals(_ record: Record, _ field: FieldID) -> Bool {
+        Record.withRow(of: record) { row in
+            guard row.tag(at: field.index) == .string else { return false }
+            return row.withText(at: field.index) { text in
+                guard let bit = Self.capitalsBit(text) else { return false }
+                return capitals[bit >> 6] & (1 << UInt64(bit & 63)) != 0
+            }
+        }
     }
 
     public func check(_ record: Record, _ findings: inout RuleFindings) {
         for field in fields {
+            if isAllowedCapitals(record, field) { continue }
             let value = record[field]
             guard !value.isNull else { continue }
             let name = findings.schema[field].name
