@@ -40,6 +40,8 @@ public struct Sort: Step {
 
     public let collection: CollectionID
     let keys: [Key]
+    /// Fields a key reads: up to the last key field's.
+    let fieldsRead: Int
 
     public init(config: ConfigMap, plan: PipelinePlan) throws {
         collection = try plan.collection(config)
@@ -69,6 +71,7 @@ public struct Sort: Step {
             }
         }
         self.keys = keys
+        fieldsRead = keys.reduce(0) { max($0, $1.field.index + 1) }
         plan.sortedBy[collection] = (
             keys[0].field, keys[0].collation == .exact && !keys[0].timestamp, keys[0].descending
         )
@@ -90,12 +93,40 @@ public struct Sort: Step {
             {
                 continue
             }
-            let value = record[part.field]
-            if part.timestamp, case .string(let text) = value, let instant = Timestamp.parse(text) {
-                key.append(.double(instant), text: .exact, descending: part.descending)
-            } else {
-                key.append(value, text: part.collation, descending: part.descending)
+            Self.append(record[part.field], part, to: &key)
+        }
+    }
+
+    /// Writes the sort key of the record whose spilled bytes are `record` (as `RecordCodec`
+    /// wrote them): the bytes `appendKey(of:to:)` writes for the record decoded, read in
+    /// place. ASCII text is copied from the bytes as from a row; any other value is made
+    /// from its bytes, the value the decoded record holds, and appended the same way.
+    func appendKey(encoded record: UnsafeBufferPointer<UInt8>, to key: inout ByteKey) {
+        RecordCodec.withValueOffsets(of: record, count: fieldsRead) { offsets in
+            for part in keys {
+                let offset = offsets[part.field.index]
+                guard offset >= 0 else {
+                    Self.append(.null, part, to: &key)
+                    continue
+                }
+                var reader = RecordCodec.Reader(record, at: offset + 1)
+                if !part.timestamp, record[offset] == RecordCodec.Tag.string.rawValue {
+                    let length = Int(reader.varint())
+                    let text = UnsafeBufferPointer(rebasing: record[reader.position..<(reader.position + length)])
+                    if key.appendASCIIText(text, text: part.collation, descending: part.descending) { continue }
+                }
+                reader.position = offset
+                Self.append(reader.value(), part, to: &key)
             }
+        }
+    }
+
+    /// Appends one key part's component for `value` (a timestamp's instant, or the value).
+    private static func append(_ value: Value, _ part: Key, to key: inout ByteKey) {
+        if part.timestamp, case .string(let text) = value, let instant = Timestamp.parse(text) {
+            key.append(.double(instant), text: .exact, descending: part.descending)
+        } else {
+            key.append(value, text: part.collation, descending: part.descending)
         }
     }
 
@@ -103,8 +134,9 @@ public struct Sort: Step {
         let store = state.store(collection)
         if store.isSpilled {
             // Past the memory limit: sorted runs on disk, merged (see `SortedRuns`).
-            return try SortedRuns.sort(store, space: state.spill, threads: state.threads, reading: keys.map(\.field)) {
-                appendKey(of: $0, to: &$1)
+            // Each key is made from the record's bytes, the record never decoded.
+            return try SortedRuns.sort(store, space: state.spill, threads: state.threads) { record, key in
+                appendKey(encoded: record, to: &key)
             }
         }
         // Taken out of the store, so that the records are moved into their order, not

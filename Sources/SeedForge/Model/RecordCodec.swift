@@ -228,6 +228,29 @@ struct RecordCodec {
         return starts
     }
 
+    /// Calls `body` with where the first `count` values of the record `bytes` hold (as
+    /// `encode` wrote it) lie: `offsets[i]` is the position in `bytes` of value `i`'s tag,
+    /// or -1 past the record's values (a null, as a decoded record reads there). Nothing
+    /// is made: a key of a few fields is read from a spilled record's bytes in place
+    /// (`Sort`), where decoding the record allocated and freed a row for each. The offsets
+    /// live on the stack, valid only inside `body`.
+    static func withValueOffsets<R>(
+        of bytes: UnsafeBufferPointer<UInt8>, count: Int, _ body: (UnsafeBufferPointer<Int>) throws -> R
+    ) rethrows -> R {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, count)) { offsets in
+            var reader = Reader(bytes)
+            for _ in 0..<4 { _ = reader.varint() }
+            let values = min(count, Int(reader.varint()))
+            for index in 0..<values {
+                offsets[index] = reader.position
+                // The last value wanted need not be skipped.
+                if index + 1 < values { reader.skipValue() }
+            }
+            for index in values..<count { offsets[index] = -1 }
+            return try body(UnsafeBufferPointer(rebasing: offsets[0..<count]))
+        }
+    }
+
     /// The next record of `reader`, with room for `width` values (its schema's fields).
     /// With `reading`, only the fields it marks are made (the others are null): a step
     /// that reads a few fields of each record (a sort or dedupe key) skips the rest.

@@ -117,17 +117,25 @@ public struct ByteKey: Hashable, Comparable, Sendable {
     {
         // The row borrowed from the record: a local `unowned(unsafe)` copy of it was still
         // retained and released around each of its calls.
-        let start = bytes.count
-        let appended = Record.withRow(of: record) { row in
+        Record.withRow(of: record) { row in
             guard row.tag(at: field.index) == .string else { return false }
-            bytes.append(0x20)
-            guard row.withText(at: field.index, { appendASCII($0, folded: order == .folded) }) else {
-                bytes.removeLast()
-                return false
-            }
-            return true
+            return row.withText(at: field.index) { appendASCIIText($0, text: order, descending: descending) }
         }
-        guard appended else { return false }
+    }
+
+    /// Appends the text component of the string whose UTF-8 is `utf8` as `append(.string(...),
+    /// ...)` would, when it is ASCII (see `appendASCII`); false, with nothing written, for
+    /// other text. A spilled record's key is made so from its bytes (`Sort`), a record's
+    /// from its row (above).
+    mutating func appendASCIIText(
+        _ utf8: UnsafeBufferPointer<UInt8>, text order: TextOrder, descending: Bool = false
+    ) -> Bool {
+        let start = bytes.count
+        bytes.append(0x20)
+        guard appendASCII(utf8, folded: order == .folded) else {
+            bytes.removeLast()
+            return false
+        }
         if descending {
             for index in start..<bytes.count { bytes[index] = ~bytes[index] }
         }

@@ -21,28 +21,51 @@ enum SortedRuns {
     }
 
     /// Sorts a spilled store by `appendKey`, which reads only the fields `reading` lists,
-    /// back into the same store. The records move as the bytes they were spilled as (a
-    /// record is decoded only as far as its key needs): each run entry carries its
-    /// record's bytes, and the store keeps the runs (`RecordStore.setSortedRuns`): the
-    /// steps and outputs after it merge them as they read, so the merge's result is never
-    /// written to disk and read back.
+    /// back into the same store (see `sort(_:space:threads:encodedKey:)`).
     static func sort(
         _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID],
         key appendKey: (Record, inout ByteKey) -> Void
     ) throws {
+        let codec = space.codec()
+        let read = fieldMarks(reading, width: store.width)
+        try sort(store, space: space, threads: threads) { bytes, key in
+            var reader = RecordCodec.Reader(bytes)
+            appendKey(codec.decode(&reader, width: store.width, reading: read), &key)
+        }
+    }
+
+    /// Sorts a spilled store by `appendKey`, which writes a record's key from its spilled
+    /// bytes (one record's, as `RecordCodec` wrote it), back into the same store. The
+    /// records move as the bytes they were spilled as: each run entry carries its record's
+    /// bytes, and the store keeps the runs (`RecordStore.setSortedRuns`): the steps and
+    /// outputs after it merge them as they read, so the merge's result is never written to
+    /// disk and read back.
+    static func sort(
+        _ store: RecordStore, space: SpillSpace, threads: Threads,
+        encodedKey appendKey: (UnsafeBufferPointer<UInt8>, inout ByteKey) -> Void
+    ) throws {
+        let gathering = Gathering(space: space, threads: threads)
         // The store's batches are read here for the last time (it is replaced by the
         // runs), so their pages are freed as they are read, for the runs' writes to reuse.
-        let runs = try write(
-            store, space: space, threads: threads, reading: reading, carryingRecords: true, releasing: true
-        ) {
-            record, key, _ in
-            appendKey(record, &key)
-            return true
+        try store.forEachEncodedBatch(releasing: true) { bytes, count, _ in
+            let starts = RecordCodec.starts(bytes, count: count)
+            try gathering.add(count: count, carrying: bytes, starts: starts) { index, key in
+                appendKey(UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]), &key)
+                return true
+            }
         }
+        let runs = try gathering.finish()
         store.replace(with: [])
         // The runs are merged by one reader at a time (`RecordStore`): one part.
         store.setSortedRuns(try bounded(runs, parts: 1))
         try space.check()
+    }
+
+    /// Per field of a record `width` wide, whether `reading` lists it.
+    static func fieldMarks(_ reading: [FieldID], width: Int) -> [Bool] {
+        var marks = [Bool](repeating: false, count: width)
+        for field in reading where field.index < marks.count { marks[field.index] = true }
+        return marks
     }
 
     /// Runs on disk: where each starts in the file and how many bytes it has.
@@ -183,34 +206,25 @@ enum SortedRuns {
     /// Writes sorted runs of the store's records: `make(record, &key, &payload)` writes
     /// a record's key and appends its payload, or returns false (and appends nothing) to
     /// leave the record out. The record is decoded only as far as the fields `reading`
-    /// lists (the others are null); `carryingRecords`: the payload is the record's spilled
-    /// bytes instead, and `make` appends none. A run holds the entries of as many batches
-    /// as fit in a sixteenth of the memory limit (at least one batch), so that few runs are
-    /// merged. The store is left with every record on disk (`releasing`: the batches'
-    /// pages freed as they are read, for a caller that replaces the store afterwards).
+    /// lists (the others are null). A run holds the entries of as many batches as fit in a
+    /// sixteenth of the memory limit (at least one batch), so that few runs are merged.
+    /// The store is left with every record on disk.
     static func write(
-        _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID], carryingRecords: Bool = false,
-        releasing: Bool = false, _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
+        _ store: RecordStore, space: SpillSpace, threads: Threads, reading: [FieldID],
+        _ make: (Record, inout ByteKey, inout [UInt8]) -> Bool
     ) throws -> Runs {
         // The records still in memory go to disk first (`forEachEncodedBatch`): the runs
         // being gathered take the memory they held, instead of adding to it.
         let codec = space.codec()
-        var marks = [Bool](repeating: false, count: store.width)
-        for field in reading where field.index < marks.count { marks[field.index] = true }
         // A constant for the closures below: a captured `var` was checked for exclusive
         // access and its array retained and released for every record, from every thread.
-        let read = marks
+        let read = fieldMarks(reading, width: store.width)
         let gathering = Gathering(space: space, threads: threads)
-        try store.forEachEncodedBatch(releasing: releasing) { bytes, count, _ in
+        try store.forEachEncodedBatch { bytes, count, _ in
             let starts = RecordCodec.starts(bytes, count: count)
-            func entry(_ index: Int, _ key: inout ByteKey, _ payloads: inout [UInt8]) -> Bool {
+            try gathering.add(count: count) { index, key, payloads in
                 var reader = RecordCodec.Reader(bytes, at: starts[index])
                 return make(codec.decode(&reader, width: store.width, reading: read), &key, &payloads)
-            }
-            guard carryingRecords else { return try gathering.add(count: count, entry) }
-            try gathering.add(count: count, carrying: bytes, starts: starts) { index, key in
-                var none: [UInt8] = []
-                return entry(index, &key, &none)
             }
         }
         return try gathering.finish()
