@@ -50,6 +50,7 @@ enum Ingestion {
                 var sink = IngestSink(
                     collection: source.collection, mapping: source.mapping, state: state, threads: state.threads,
                     limits: pipeline.limits)
+                sink.failsRun = options.writeOutputs
                 let text: SourceText
                 do {
                     contents = try InputFile.read(

@@ -264,28 +264,37 @@ public struct JSONSource: SourceKind {
                 // A file large for the memory limit: checked whole first (a syntax error
                 // is never half-read), then read a window at a time, each window's records
                 // handed over (and spilled) before the next is parsed, its pages released.
+                // When an error fails the run (`IngestSink.failsRun`), the parse is the
+                // check: records taken before an error go nowhere, and on an error the
+                // whole-file check runs then, so the error is the one it would have given.
                 var rangeStart: (offset: Int, index: Int)?
-                do {
-                    let (arrayEnd, found) = try Self.checkArray(
-                        buffer, text, arrayStart: arrayStart, limits: limits, findingFrom: sink.byteRange?.lowerBound,
-                        threads: sink.threads, window: Self.checkWindow(parseWindow: window))
-                    rangeStart = found
-                    if recordsPath == nil {
-                        reader.position = arrayEnd
-                        try Self.expectEnd(&reader, text)
-                    } else {
-                        try checkDocument(except: arrayStart..<arrayEnd)
+                func checkWhole() throws -> PageMetadata? {
+                    do {
+                        let (arrayEnd, found) = try Self.checkArray(
+                            buffer, text, arrayStart: arrayStart, limits: limits,
+                            findingFrom: sink.byteRange?.lowerBound,
+                            threads: sink.threads, window: Self.checkWindow(parseWindow: window))
+                        rangeStart = found
+                        if recordsPath == nil {
+                            reader.position = arrayEnd
+                            try Self.expectEnd(&reader, text)
+                        } else {
+                            try checkDocument(except: arrayStart..<arrayEnd)
+                        }
+                    } catch let error as JSONSyntaxError {
+                        // The first error in document order, as a check of the whole file finds it.
+                        if recordsPath != nil { try checkDocument() }
+                        throw SourceError(text, offset: error.offset, error.message, rule: .jsonSyntax)
+                    } catch let error as JSONLimitError {
+                        if recordsPath != nil { try checkDocument() }
+                        throw limits.valueTooLong(text, error, from: documentStart)
                     }
-                } catch let error as JSONSyntaxError {
-                    // The first error in document order, as a check of the whole file finds it.
-                    if recordsPath != nil { try checkDocument() }
-                    throw SourceError(text, offset: error.offset, error.message, rule: .jsonSyntax)
-                } catch let error as JSONLimitError {
-                    if recordsPath != nil { try checkDocument() }
-                    throw limits.valueTooLong(text, error, from: documentStart)
+                    if recordsPath != nil { try checkExpected(&reader, text, documentStart) }
+                    return try pageMetadata(&reader, text, documentStart)
                 }
-                if recordsPath != nil { try checkExpected(&reader, text, documentStart) }
-                let page = try pageMetadata(&reader, text, documentStart)
+                let unchecked = sink.failsRun && sink.byteRange == nil
+                var page: PageMetadata?
+                if !unchecked { page = try checkWhole() }
                 do {
                     if let range = sink.byteRange {
                         guard var from = rangeStart?.offset, from < range.upperBound else { return page }
@@ -301,12 +310,31 @@ public struct JSONSource: SourceKind {
                             from = next
                         }
                     } else {
-                        try Self.parseInWindows(
-                            buffer, text, arrayStart: arrayStart, window: window, mapping: sink.mapping,
-                            threads: sink.threads, limits: limits
-                        ) { chunks, range in
-                            try sink.merge(consume chunks, of: text)
-                            text.bytes.releaseResidentPages(range)
+                        var arrayEnd = arrayStart
+                        do {
+                            try Self.parseInWindows(
+                                buffer, text, arrayStart: arrayStart, window: window, mapping: sink.mapping,
+                                threads: sink.threads, limits: limits
+                            ) { chunks, range in
+                                try sink.merge(consume chunks, of: text)
+                                text.bytes.releaseResidentPages(range)
+                                arrayEnd = range.upperBound
+                            }
+                            if unchecked {
+                                // What the check of the whole file does after the array.
+                                if recordsPath == nil {
+                                    reader.position = arrayEnd
+                                    try Self.expectEnd(&reader, text)
+                                } else {
+                                    try checkDocument(except: arrayStart..<arrayEnd)
+                                    try checkExpected(&reader, text, documentStart)
+                                }
+                                page = try pageMetadata(&reader, text, documentStart)
+                            }
+                        } catch {
+                            // The check's error comes first, as when it ran before the parse.
+                            if unchecked { _ = try checkWhole() }
+                            throw error
                         }
                     }
                 } catch let error as ValueTooLong {

@@ -127,6 +127,10 @@ public struct IngestSink {
     /// thread when one is free: taking the file's SHA-256 (at 1M CSV rows, 67 MB: about
     /// 40 ms, as long as the merge, both of which the other threads waited on).
     var alongside: (() -> Void)?
+    /// An error of this source fails the run (a run, not validation, which reports it and
+    /// reads the next file): a large JSON file's records may then be taken as it is parsed,
+    /// its syntax checked by that parse, not by a pass of its own before it (`JSONSource`).
+    var failsRun = false
 
     init(collection: CollectionID, mapping: FieldMapping, state: RunState, threads: Threads, limits: InputLimits) {
         self.collection = collection

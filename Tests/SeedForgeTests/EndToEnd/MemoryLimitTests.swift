@@ -232,6 +232,35 @@ struct MemoryLimitTests {
         #expect(validated.stdout.contains("\"errors\": 1,"), "the file's records were taken: \(validated.stdout)")
     }
 
+    /// A run takes a large file's records as it parses them (an error of the file fails the
+    /// run anyway) instead of checking the file's syntax in a pass of its own first; on an
+    /// error the whole file is checked then, so a syntax error late in the file is still
+    /// the error reported, not a record too large before it that the parse met first.
+    @Test func aSyntaxErrorLateInALargeFileWinsOverAnEarlierRecordTooLarge() throws {
+        let dir = try Self.prepared()
+        try dir.write("many.yml", ThreadsTests.pipeline + "\nlimits: {max-record-bytes: 4KiB}\n")
+        var text = ThreadsTests.dump()
+        let cut = text.range(
+            of: "},\n", options: .backwards, range: text.startIndex..<text.index(text.endIndex, offsetBy: -500))!
+        let line = text[..<cut.lowerBound].filter { $0 == "\n" }.count + 2
+        text.replaceSubrange(cut, with: "}\n")
+        // The third record's name made longer than the record limit allows.
+        text.replaceSubrange(text.range(of: "City 2 ")!, with: "City 2 " + String(repeating: "x", count: 5_000))
+        try dir.write("cities.json", text)
+        for threads in ["1", "3"] {
+            let failed = try CLI.run(
+                ["run", "many.yml", "--out", "out", "--memory-limit", "256KiB", "--threads", threads], cwd: dir.path)
+            #expect(failed.status != 0)
+            #expect(failed.stderr.contains("cities.json:\(line):"), "\(failed.stderr)")
+            #expect(!failed.stderr.contains("max-record-bytes"), "\(failed.stderr)")
+        }
+        // Without the syntax error, the record too large is the error.
+        try dir.write("cities.json", text.replacingOccurrences(of: "}\n{", with: "},\n{"))
+        let large = try CLI.run(["run", "many.yml", "--out", "out", "--memory-limit", "256KiB"], cwd: dir.path)
+        #expect(large.status != 0)
+        #expect(large.stderr.contains("max-record-bytes"), "\(large.stderr)")
+    }
+
     @Test func aRunKilledAfterSpillingLeavesThePreviousDatasetAndTheNextRunCleansUp() throws {
         let dir = try Self.prepared()
         let first = try CLI.run(["run", "many.yml", "--out", "out", "--quiet"], cwd: dir.path)
