@@ -104,6 +104,14 @@ enum Emitter {
                     for: collection, in: pipeline, schema: state.schemas[loaded: collection])
             }
             let carrying = Set(beside.values.map(\.output))
+            // The json outputs a pages output writes beside its pages (each record rendered
+            // once for both), by the pages output's position; written in its task.
+            let withPages = PagesBeside.find(in: pipeline.outputs, leaving: carrying)
+            let jsonBeside = Dictionary(uniqueKeysWithValues: withPages.map { ($0.pages, $0.json) })
+            let carriedByPages = Set(withPages.map(\.json))
+            // The outputs written with the snapshot or with pages, by position (set on the
+            // thread that writes them, read after the loop).
+            let carried = CarriedOutputs()
             /// Writes output `index`, and the snapshot's lines beside its records when given.
             func writeOutput(
                 _ index: Int, lines: (RecordFrame.Beside, ([UInt8]) throws -> Void)?
@@ -119,7 +127,25 @@ enum Emitter {
                 return Result {
                     let records = try output.selected(store)
                     let fields = output.fields.map { state.schemas[loaded: output.collection][$0] }
-                    if let (frame, write) = lines {
+                    if let json = jsonBeside[index], let pages = output.format as? PagesFormat {
+                        let definition = pipeline.outputs[json]
+                        let jsonWriter = OutputWriter(
+                            folder: folder, file: definition.file, outputs: pipeline.outputs, threads: state.threads)
+                        let result = Result {
+                            try pages.write(records, fields: fields, ids: output.fields, into: writer, json: jsonWriter)
+                        }
+                        defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
+                        carried.set(
+                            json,
+                            result.map {
+                                Manifest.Output(
+                                    file: definition.file, collection: definition.collection,
+                                    format: definition.formatName, records: records.count, sha256: jsonWriter.digest,
+                                    bytes: jsonWriter.written.reduce(0) { $0 + $1.bytes }, files: 1,
+                                    seconds: Runner.seconds(since: clock))
+                            })
+                        try result.get()
+                    } else if let (frame, write) = lines {
                         // `SnapshotBeside.find` chose only framed formats; another would
                         // leave the snapshot without this collection's lines.
                         guard let format = output.format as? any FramedFormat else {
@@ -146,11 +172,8 @@ enum Emitter {
             // is the longest task of the loop below, and started after the others it ran alone
             // on one thread while the other waited.
             let files = pipeline.outputs.map { $0.format.files(records: state.store($0.collection).count) }
-            let others = pipeline.outputs.indices.filter { !carrying.contains($0) }
+            let others = pipeline.outputs.indices.filter { !carrying.contains($0) && !carriedByPages.contains($0) }
                 .sorted { files[$0] != files[$1] ? files[$0] > files[$1] : $0 < $1 }
-            // The outputs written with the snapshot, by position (set on the comparison's thread,
-            // read after it).
-            let carried = CarriedOutputs()
             var lines: [CollectionID: Snapshot.Lines] = [:]
             for (collection, found) in beside {
                 lines[collection] = { frame, write in
@@ -174,7 +197,9 @@ enum Emitter {
             func sharing(_ collections: ArraySlice<CollectionID>, _ body: () -> [Work]) throws -> [Work] {
                 guard let collection = collections.first else { return body() }
                 let readers =
-                    pipeline.outputs.filter { $0.collection == collection }.count
+                    pipeline.outputs.indices.filter {
+                        pipeline.outputs[$0].collection == collection && !carriedByPages.contains($0)
+                    }.count
                     + (snapshotted.contains(collection) && beside[collection] == nil ? 1 : 0)
                 return try state.store(collection).sharingDecodedBatches(readers: readers) {
                     try sharing(collections.dropFirst(), body)
@@ -220,7 +245,7 @@ enum Emitter {
                 results[index] = try result.get()
             }
             let comparison = try compared.get()
-            for index in carrying {
+            for index in carrying.union(carriedByPages) {
                 guard let result = carried.get(index) else {
                     throw InternalFailure("\(pipeline.outputs[index].file) was not written with the snapshot")
                 }

@@ -17,16 +17,16 @@
 /// inside another field's place, an object and an array at one path, or a gap in an array
 /// are definition errors naming the YAML line. Rendering walks the tree; nothing is looked
 /// up by name while data flows.
-public struct FieldLayout: Sendable {
+public struct FieldLayout: Sendable, Equatable {
     /// A place in a written record.
-    public enum Node: Sendable {
+    public enum Node: Sendable, Equatable {
         /// The value of the output's field at this position of its field list.
         case value(Int)
         case object([Member])
         case array([Node])
     }
 
-    public struct Member: Sendable {
+    public struct Member: Sendable, Equatable {
         public let key: String
         public let node: Node
     }

@@ -178,21 +178,44 @@ public struct JSONFormat: FramedFormat, StructuredFormat {
 
         /// Appends the records' elements to `writer`.
         func render(_ records: ArraySlice<Record>, first: Bool, into writer: inout JSONWriter) {
+            var noBounds: [Int] = []
+            render(records, first: first, into: &writer, bounds: &noBounds, marking: false)
+        }
+
+        /// Appends the records' elements to `writer`, and to `bounds`, for each record,
+        /// where its element (`  {...}`, without the separator before it) starts and ends in
+        /// `writer`: the bytes of any run of consecutive records are then those between the
+        /// first one's start and the last one's end, whatever file they are cut into.
+        func render(_ records: ArraySlice<Record>, first: Bool, into writer: inout JSONWriter, bounds: inout [Int]) {
+            render(records, first: first, into: &writer, bounds: &bounds, marking: true)
+        }
+
+        private func render(
+            _ records: ArraySlice<Record>, first: Bool, into writer: inout JSONWriter, bounds: inout [Int],
+            marking: Bool
+        ) {
             if let frame {
-                frame.render(records, ids: frameIDs, first: first, into: &writer)
+                if marking {
+                    frame.render(records, ids: frameIDs, first: first, into: &writer, bounds: &bounds)
+                } else {
+                    frame.render(records, ids: frameIDs, first: first, into: &writer)
+                }
                 return
             }
             guard let layout else { return }
             var isFirst = first
             for record in records {
-                writer.append(isFirst ? "  {\n" : ",\n  {\n")
+                if !isFirst { writer.append(",\n") }
                 isFirst = false
+                if marking { bounds.append(writer.bytes.count) }
+                writer.append("  {\n")
                 for (position, member) in layout.members.enumerated() {
                     if position > 0 { writer.append(",\n") }
                     writer.append(bytes: keys[position])
                     layout.write(member.node, record, ids, into: &writer, indent: 2)
                 }
                 writer.append("\n  }")
+                if marking { bounds.append(writer.bytes.count) }
             }
         }
     }

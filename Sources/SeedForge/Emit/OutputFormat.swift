@@ -184,6 +184,13 @@ public final class OutputWriter {
     /// outputs held every thread, the shipped cities' 23,256 pages were written on one
     /// thread to the end, the other idle after its outputs.
     public func writeFiles(_ count: Int, render: (Int) -> (subpath: String, bytes: [UInt8])) throws {
+        try writeFiles(count, pieces: { $0.map(render) })
+    }
+
+    /// Writes `count` files as `writeFiles(_:render:)` does, `pieces(range)` rendering the
+    /// files of indexes `range` together (a piece of `filesPerPiece`, the same ranges for
+    /// any thread count), in order.
+    func writeFiles(_ count: Int, pieces render: (Range<Int>) -> [(subpath: String, bytes: [UInt8])]) throws {
         let folder = try self.folder.folder(file)
         let size = Self.filesPerPiece
         let pieces = (count + size - 1) / size
@@ -195,7 +202,7 @@ public final class OutputWriter {
                 // The piece's files rendered one after the other before any is created: the
                 // records are read while they are warm in the caches, not between the kernel's
                 // work on each file.
-                for (subpath, bytes) in range.map(render) {
+                for (subpath, bytes) in render(range) {
                     guard !subpath.contains("/") else {
                         throw InternalFailure("\(file): '\(subpath)' is not a file name of the folder")
                     }

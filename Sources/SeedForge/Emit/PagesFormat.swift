@@ -51,6 +51,30 @@ public struct PagesFormat: StructuredFormat {
     public static func fileName(page number: Int) -> String { "\(number).json" }
 
     public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
+        try write(records, fields: fields, ids: ids, into: out, json: nil)
+    }
+
+    /// Writes the pages and, with `json`, the file of a json output of the same records
+    /// whose elements are the pages' (`PagesBeside`): each record is rendered once, a piece
+    /// of the pages at a time, and its bytes go into both. The json file is streamed, its
+    /// pieces written in order as they are ready (`InOrder`).
+    func write(
+        _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter, json: OutputWriter?
+    ) throws {
+        guard let json else { return try writePages(records, fields: fields, ids: ids, into: out, beside: nil) }
+        let format = JSONFormat(layout: layout)
+        try json.stream { file in
+            try file.write(format.head(count: records.count, fields: fields))
+            let inOrder = InOrder(file: file)
+            try writePages(records, fields: fields, ids: ids, into: out, beside: inOrder)
+            try inOrder.finish(count: records.count)
+            try file.write(format.tail(count: records.count))
+        }
+    }
+
+    private func writePages(
+        _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter, beside: InOrder?
+    ) throws {
         let size = self.size
         // index.json's page entries, rendered as their pages are cut, as `writePretty` of the
         // whole index would write them: a tree of `Value`s for 23,256 pages (the shipped
@@ -60,36 +84,63 @@ public struct PagesFormat: StructuredFormat {
         // Pages are cut from each batch of records; a page a batch ends in the middle of is
         // completed with the next batch's first records.
         var carried: [Record] = []
-        let render = JSONFormat(layout: layout).files(fields: fields, ids: ids)
-        let width = Record.prefetchWidth(ids)
+        let elements = JSONFormat.Elements(fields: fields, ids: ids, layout: layout)
+        let head = JSONFormat(layout: layout).head(count: 1, fields: fields)
+        let tail = JSONFormat(layout: layout).tail(count: 1)
         func writePages(_ records: ArraySlice<Record>, last: Bool) throws {
             let full = last ? (records.count + size - 1) / size : records.count / size
             let firstNumber = pageCount + 1
+            // The position of `records`' first record among all the output's records.
+            let position = pageCount * size
             func page(_ index: Int) -> ArraySlice<Record> {
                 let start = records.startIndex + index * size
                 return records[start..<min(start + size, records.endIndex)]
             }
-            try out.writeFiles(full) { index in
-                // The renderer looks `Record.prefetchDistance` records ahead inside a page only:
-                // the next page's first rows are fetched while this one is rendered, so they do
-                // not wait on memory (the records' rows lie all over the heap).
-                let next = records.startIndex + (index + 1) * size
-                Record.prefetchValues(of: records, in: next..<(next + min(size, Record.prefetchDistance)), width: width)
-                return (Self.fileName(page: firstNumber + index), render(page(index)))
+            try out.writeFiles(full) { pages in
+                // The piece's records rendered at once (the renderer looks
+                // `Record.prefetchDistance` records ahead inside what it renders), each page
+                // then a copy of its records' bytes between the head and the tail.
+                let start = records.startIndex + pages.lowerBound * size
+                let end = min(records.startIndex + pages.upperBound * size, records.endIndex)
+                var writer = JSONWriter()
+                writer.reserve((end - start) * elements.room)
+                var bounds: [Int] = []
+                let first = position + (start - records.startIndex)
+                elements.render(records[start..<end], first: first == 0, into: &writer, bounds: &bounds)
+                let rendered = writer.bytes
+                beside?.put(rendered, records: first..<(position + (end - records.startIndex)))
+                return pages.map { index in
+                    let from = (index - pages.lowerBound) * size
+                    let to = min(from + size, end - start) - 1
+                    let body = bounds[2 * from]..<bounds[2 * to + 1]
+                    let bytes = [UInt8](unsafeUninitializedCapacity: head.count + body.count + tail.count) {
+                        buffer, count in
+                        var at = buffer.baseAddress!
+                        for part in [head[...], rendered[body], tail[...]] {
+                            part.withUnsafeBufferPointer { at.update(from: $0.baseAddress!, count: $0.count) }
+                            at += part.count
+                        }
+                        count = buffer.count
+                    }
+                    return (Self.fileName(page: firstNumber + index), bytes)
+                }
             }
             for index in 0..<full {
                 let records = page(index)
                 let number = firstNumber + index
-                // An element of the index's `pages` array, two levels in.
-                listed.append(number == 1 ? "    " : ",\n    ")
-                listed.writePretty(
-                    .object(
-                        JSONObject([
-                            ("page", .int(Int64(number))), ("file", .string(Self.fileName(page: number))),
-                            ("records", .int(Int64(records.count))), ("first", records.first![key]),
-                            ("last", records.last![key]),
-                        ])),
-                    indent: 2)
+                // An element of the index's `pages` array, two levels in, as `writePretty` of
+                // its object at indentation 2 writes it.
+                listed.append(number == 1 ? "    {\n      \"page\": " : ",\n    {\n      \"page\": ")
+                listed.writeInteger(Int64(number))
+                listed.append(",\n      \"file\": \"")
+                listed.writeInteger(Int64(number))
+                listed.append(".json\",\n      \"records\": ")
+                listed.writeInteger(Int64(records.count))
+                listed.append(",\n      \"first\": ")
+                listed.writePretty(records.first![key], indent: 3)
+                listed.append(",\n      \"last\": ")
+                listed.writePretty(records.last![key], indent: 3)
+                listed.append("\n    }")
             }
             pageCount += full
             carried = Array(records[min(records.startIndex + full * size, records.endIndex)...])

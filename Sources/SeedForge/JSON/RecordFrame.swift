@@ -46,7 +46,21 @@ struct RecordFrame {
     /// handed to the writer in one copy.
     func render(_ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter) {
         var unused = JSONWriter()
-        render(records, ids: ids, first: first, into: &writer, beside: nil, into: &unused)
+        var noBounds: [Int] = []
+        render(records, ids: ids, first: first, into: &writer, beside: nil, into: &unused, bounds: &noBounds)
+    }
+
+    /// Renders `records` as `render(_:ids:first:into:)` does and appends to `bounds`, for
+    /// each record, where its element starts in `writer` (after the separator) and where it
+    /// ends: one rendering cut into the files of several outputs (`PagesFormat` beside a
+    /// json output of the same records).
+    func render(
+        _ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter,
+        bounds: inout [Int]
+    ) {
+        var unused = JSONWriter()
+        render(
+            records, ids: ids, first: first, into: &writer, beside: nil, into: &unused, bounds: &bounds, marking: true)
     }
 
     /// A second, compact rendering of the same records made beside this one (a snapshot
@@ -73,6 +87,16 @@ struct RecordFrame {
         _ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter, beside: Beside?,
         into besideWriter: inout JSONWriter
     ) {
+        var noBounds: [Int] = []
+        render(records, ids: ids, first: first, into: &writer, beside: beside, into: &besideWriter, bounds: &noBounds)
+    }
+
+    /// The one rendering loop; `marking`: each record's start and end (offsets in `writer`)
+    /// appended to `bounds`.
+    private func render(
+        _ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter, beside: Beside?,
+        into besideWriter: inout JSONWriter, bounds: inout [Int], marking: Bool = false
+    ) {
         precondition(ids.count + 3 == ends.count, "a frame made for \(ends.count - 3) fields renders \(ids.count)")
         let width = Record.prefetchWidth(ids)
         let text = self.text.span
@@ -94,11 +118,15 @@ struct RecordFrame {
         var lines = RawBytes(capacity: pairing ? records.count * (second.text.count + positions.count * 12) : 0)
         /// Where each field's value of the current record lies in `out`.
         var placed = [Range<Int>](repeating: 0..<0, count: pairing ? ids.count : 0)
+        // Offsets in `out` become offsets in `writer`.
+        let base = writer.bytes.count
+        if marking { bounds.reserveCapacity(bounds.count + 2 * records.count) }
         records.withUnsafeBufferPointer { pointers in
             for position in pointers.indices {
                 Record.prefetchValues(of: pointers, at: position + Record.prefetchDistance, width: width)
                 let separated = position > 0 || !first
                 if separated { Self.piece(0, text, ends, &out) }
+                if marking { bounds.append(base + out.count) }
                 Self.piece(1, text, ends, &out)
                 // The row borrowed from the buffer: no retain and release a record.
                 Record.withRow(of: pointers, at: position) { row in
@@ -109,6 +137,7 @@ struct RecordFrame {
                         if pairing { placed[field] = start..<out.count }
                     }
                     Self.piece(closing, text, ends, &out)
+                    if marking { bounds.append(base + out.count) }
                     guard pairing else { return }
                     if separated { Self.piece(0, secondText, secondEnds, &lines) }
                     Self.piece(1, secondText, secondEnds, &lines)
