@@ -116,10 +116,13 @@ public struct PagesFormat: StructuredFormat {
                     let bytes = [UInt8](unsafeUninitializedCapacity: head.count + body.count + tail.count) {
                         buffer, count in
                         var at = buffer.baseAddress!
-                        for part in [head[...], rendered[body], tail[...]] {
-                            part.withUnsafeBufferPointer { at.update(from: $0.baseAddress!, count: $0.count) }
+                        func copy(_ part: UnsafeBufferPointer<UInt8>) {
+                            at.update(from: part.baseAddress!, count: part.count)
                             at += part.count
                         }
+                        head.withUnsafeBufferPointer(copy)
+                        rendered.withUnsafeBufferPointer { copy(UnsafeBufferPointer(rebasing: $0[body])) }
+                        tail.withUnsafeBufferPointer(copy)
                         count = buffer.count
                     }
                     return (Self.fileName(page: firstNumber + index), bytes)
