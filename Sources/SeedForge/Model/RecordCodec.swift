@@ -185,6 +185,38 @@ struct RecordCodec {
             }
         }
 
+        /// Moves past one varint without making its value.
+        @inline(__always) mutating func skipVarint() {
+            while bytes[position] >= 0x80 { position += 1 }
+            position += 1
+        }
+
+        /// `skipValue` with the scalar tags (every value of a flat record) handled in line
+        /// and only arrays and objects through the recursive `skipValue`: a record's values
+        /// skipped without a call each (`RecordCodec.starts` on the calling thread was about
+        /// a tenth of the spilled sort's samples, 5M cities under 512 MiB).
+        @inline(__always) mutating func skipValueInline() {
+            let tag = bytes[position]
+            if tag <= Tag.true.rawValue {
+                position += 1
+            } else if tag == Tag.int.rawValue {
+                position += 1
+                skipVarint()
+            } else if tag == Tag.double.rawValue {
+                position += 9
+            } else if tag == Tag.string.rawValue || tag == Tag.decimal.rawValue {
+                position += 1
+                let length = bytes[position]
+                if length < 0x80 {
+                    position += 1 + Int(length)
+                } else {
+                    position += Int(varint())
+                }
+            } else {
+                skipValue()
+            }
+        }
+
         /// Moves past one value without making it (no allocation).
         mutating func skipValue() {
             let tag = Tag(rawValue: bytes[position])
@@ -208,8 +240,8 @@ struct RecordCodec {
 
         /// Moves past one record without making it.
         mutating func skipRecord() {
-            for _ in 0..<4 { _ = varint() }
-            for _ in 0..<Int(varint()) { skipValue() }
+            for _ in 0..<4 { skipVarint() }
+            for _ in 0..<Int(varint()) { skipValueInline() }
         }
     }
 
@@ -217,15 +249,16 @@ struct RecordCodec {
     /// end: a batch split at record boundaries without decoding it, so that it can be
     /// decoded in parallel or its records moved as bytes.
     static func starts(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> [Int] {
-        var starts: [Int] = []
-        starts.reserveCapacity(count + 1)
-        var reader = Reader(bytes)
-        for _ in 0..<count {
-            starts.append(reader.position)
-            reader.skipRecord()
+        // Written in place: no capacity or uniqueness check per record.
+        [Int](unsafeUninitializedCapacity: count + 1) { starts, initialized in
+            var reader = Reader(bytes)
+            for index in 0..<count {
+                starts.initializeElement(at: index, to: reader.position)
+                reader.skipRecord()
+            }
+            starts.initializeElement(at: count, to: reader.position)
+            initialized = count + 1
         }
-        starts.append(reader.position)
-        return starts
     }
 
     /// Calls `body` with where the first `count` values of the record `bytes` hold (as
@@ -239,12 +272,12 @@ struct RecordCodec {
     ) rethrows -> R {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, count)) { offsets in
             var reader = Reader(bytes)
-            for _ in 0..<4 { _ = reader.varint() }
+            for _ in 0..<4 { reader.skipVarint() }
             let values = min(count, Int(reader.varint()))
             for index in 0..<values {
                 offsets[index] = reader.position
                 // The last value wanted need not be skipped.
-                if index + 1 < values { reader.skipValue() }
+                if index + 1 < values { reader.skipValueInline() }
             }
             for index in values..<count { offsets[index] = -1 }
             return try body(UnsafeBufferPointer(rebasing: offsets[0..<count]))

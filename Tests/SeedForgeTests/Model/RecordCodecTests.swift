@@ -162,6 +162,42 @@ struct RecordCodecTests {
     /// rows no one else holds and have room, and are the records a fresh decode gives:
     /// values, nulls left by `reading` and by a shorter record, and origins; a row a copy
     /// still holds (an output that kept a record) is left as it was.
+    @Test func recordsWithTextsOfMultiByteLengthsSplitWhereTheyEnd() {
+        // Texts and decimals around the one-byte length's end (127, 128), far past it, and
+        // large origin numbers: `starts` and `withValueOffsets` skip them in line.
+        let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
+        let codec = RecordCodec(sources: [source])
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        var records: [Record] = []
+        for (index, length) in [0, 1, 127, 128, 129, 300, 16_383, 16_384, 70_000].enumerated() {
+            let text = String(repeating: "a", count: length)
+            let values: [Value] = [
+                .string(text), .decimal("1" + String(repeating: "0", count: length)), .int(Int64.min),
+                .double(2.5), .array([.string(text)]), .string("end \(index)"),
+            ]
+            let record = Record(
+                values: values, origin: Origin(source: source, offset: 1 << (index * 4), index: index << 20))
+            records.append(record)
+            codec.encode(record, into: &bytes)
+            ends.append(bytes.count)
+        }
+        let starts = bytes.withUnsafeBufferPointer { RecordCodec.starts($0, count: records.count) }
+        #expect(Array(starts.dropFirst()) == ends)
+        bytes.withUnsafeBufferPointer { buffer in
+            for index in records.indices {
+                let record = UnsafeBufferPointer(rebasing: buffer[starts[index]..<starts[index + 1]])
+                RecordCodec.withValueOffsets(of: record, count: 7) { offsets in
+                    for field in 0..<6 {
+                        var reader = RecordCodec.Reader(record, at: offsets[field])
+                        #expect(reader.value() == records[index].values[field])
+                    }
+                    #expect(offsets[6] == -1)
+                }
+            }
+        }
+    }
+
     @Test func recordsDecodedOverOthersAreFreshRecordsAndLeaveHeldRowsAlone() {
         let source = SourceText(displayPath: "x.json", bytes: Array("[]".utf8))
         let other = SourceText(displayPath: "y.json", bytes: Array("[]".utf8))
