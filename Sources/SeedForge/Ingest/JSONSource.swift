@@ -256,6 +256,17 @@ public struct JSONSource: SourceKind {
             }
             text.recordsPointer = pointer
             let arrayStart = reader.position
+            // What follows the records' array: the end of the file, or the rest of the document
+            // around it and the keys it must hold.
+            func checkAfterArray(_ arrayEnd: Int) throws {
+                if recordsPath == nil {
+                    reader.position = arrayEnd
+                    try Self.expectEnd(&reader, text)
+                } else {
+                    try checkDocument(except: arrayStart..<arrayEnd)
+                    try checkExpected(&reader, text, documentStart)
+                }
+            }
             // A shard's byte range (see `Shard`) is read as a large file is: the whole
             // array checked, then the range's records parsed a window at a time.
             if let window = sink.windowBytes(forArrayOf: buffer.count - arrayStart)
@@ -322,13 +333,7 @@ public struct JSONSource: SourceKind {
                             }
                             if unchecked {
                                 // What the check of the whole file does after the array.
-                                if recordsPath == nil {
-                                    reader.position = arrayEnd
-                                    try Self.expectEnd(&reader, text)
-                                } else {
-                                    try checkDocument(except: arrayStart..<arrayEnd)
-                                    try checkExpected(&reader, text, documentStart)
-                                }
+                                try checkAfterArray(arrayEnd)
                                 page = try pageMetadata(&reader, text, documentStart)
                             }
                         } catch {
@@ -353,13 +358,7 @@ public struct JSONSource: SourceKind {
                 let (parsed, arrayEnd) = try Self.parseElements(
                     buffer, text, arrayStart: arrayStart, mapping: sink.mapping, threads: sink.threads, limits: limits)
                 chunks = consume parsed
-                if recordsPath == nil {
-                    reader.position = arrayEnd
-                    try Self.expectEnd(&reader, text)
-                } else {
-                    try checkDocument(except: arrayStart..<arrayEnd)
-                    try checkExpected(&reader, text, documentStart)
-                }
+                try checkAfterArray(arrayEnd)
             } catch let error as JSONSyntaxError {
                 // The first error in document order, as a check of the whole file finds it.
                 if recordsPath != nil { try checkDocument() }

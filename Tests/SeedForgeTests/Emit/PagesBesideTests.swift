@@ -9,16 +9,21 @@ import Testing
 /// back in batches) and the order the pieces of pages are rendered in.
 @Suite("Emit: a json output beside the pages of the same records")
 struct PagesBesideTests {
+    /// The pipeline's name and its one source, read from `cities.json`.
+    static let source = """
+        name: cities
+        sources:
+          cities:
+            kind: json
+            path: cities.json
+            id: id
+            fields: {id: integer, name: string, country: string, lat: number, lon: number}
+        """
+
     static func pipeline(_ outputs: String) throws -> Pipeline {
         try Harness.load(
             """
-            name: cities
-            sources:
-              cities:
-                kind: json
-                path: cities.json
-                id: id
-                fields: {id: integer, name: string, country: string, lat: number, lon: number}
+            \(source)
             outputs:
             \(outputs)
             """, files: ["cities.json": "[]"])
@@ -112,13 +117,7 @@ struct PagesBesideTests {
         try dir.write(
             "cities.yml",
             """
-            name: cities
-            sources:
-              cities:
-                kind: json
-                path: cities.json
-                id: id
-                fields: {id: integer, name: string, country: string, lat: number, lon: number}
+            \(source)
             steps:
               - aggregate: sort
                 collection: cities
