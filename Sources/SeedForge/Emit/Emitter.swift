@@ -136,14 +136,7 @@ enum Emitter {
                         }
                         defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
                         carried.set(
-                            json,
-                            result.map {
-                                Manifest.Output(
-                                    file: definition.file, collection: definition.collection,
-                                    format: definition.formatName, records: records.count, sha256: jsonWriter.digest,
-                                    bytes: jsonWriter.written.reduce(0) { $0 + $1.bytes }, files: 1,
-                                    seconds: Runner.seconds(since: clock))
-                            })
+                            json, result.map { entry(definition, jsonWriter, records: records.count, since: clock) })
                         try result.get()
                     } else if let (frame, write) = lines {
                         // `SnapshotBeside.find` chose only framed formats; another would
@@ -158,13 +151,17 @@ enum Emitter {
                         try output.format.write(records, fields: fields, ids: output.fields, into: writer)
                     }
                     try folder.removeUnwritten(output.file, written: writer.written)
-                    return Manifest.Output(
-                        file: output.file, collection: output.collection, format: output.formatName,
-                        records: records.count,
-                        sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
-                        files: writer.written.count,
-                        seconds: Runner.seconds(since: clock))
+                    return entry(output, writer, records: records.count, since: clock)
                 }
+            }
+            /// The manifest's entry for `output`, written by `writer` since `clock`.
+            func entry(
+                _ output: OutputDefinition, _ writer: OutputWriter, records: Int, since clock: ContinuousClock.Instant
+            ) -> Manifest.Output {
+                Manifest.Output(
+                    file: output.file, collection: output.collection, format: output.formatName, records: records,
+                    sha256: writer.digest, bytes: writer.written.reduce(0) { $0 + $1.bytes },
+                    files: writer.written.count, seconds: Runner.seconds(since: clock))
             }
             // The outputs that make the most files start first, the others after them in the
             // pipeline's order: creating a file costs the kernel about 25 µs, most of it under
@@ -247,7 +244,7 @@ enum Emitter {
             let comparison = try compared.get()
             for index in carrying.union(carriedByPages) {
                 guard let result = carried.get(index) else {
-                    throw InternalFailure("\(pipeline.outputs[index].file) was not written with the snapshot")
+                    throw InternalFailure("\(pipeline.outputs[index].file) was not written with the output carrying it")
                 }
                 results[index] = try result.get()
             }

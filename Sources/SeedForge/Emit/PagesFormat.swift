@@ -135,9 +135,9 @@ public struct PagesFormat: StructuredFormat {
                 // its object at indentation 2 writes it.
                 listed.append(number == 1 ? "    {\n      \"page\": " : ",\n    {\n      \"page\": ")
                 listed.writeInteger(Int64(number))
-                listed.append(",\n      \"file\": \"")
-                listed.writeInteger(Int64(number))
-                listed.append(".json\",\n      \"records\": ")
+                listed.append(",\n      \"file\": ")
+                listed.writeString(Self.fileName(page: number))
+                listed.append(",\n      \"records\": ")
                 listed.writeInteger(Int64(records.count))
                 listed.append(",\n      \"first\": ")
                 listed.writePretty(records.first![key], indent: 3)

@@ -240,8 +240,7 @@ struct RecordCodec {
 
         /// Moves past one record without making it.
         mutating func skipRecord() {
-            for _ in 0..<4 { skipVarint() }
-            for _ in 0..<Int(varint()) { skipValueInline() }
+            for _ in 0..<Head.skip(&self) { skipValueInline() }
         }
     }
 
@@ -272,8 +271,7 @@ struct RecordCodec {
     ) rethrows -> R {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, count)) { offsets in
             var reader = Reader(bytes)
-            for _ in 0..<4 { reader.skipVarint() }
-            let values = min(count, Int(reader.varint()))
+            let values = min(count, Head.skip(&reader))
             for index in 0..<values {
                 offsets[index] = reader.position
                 // The last value wanted need not be skipped.
@@ -316,6 +314,12 @@ struct RecordCodec {
             index = Int(reader.varint())
             parentOffset = Int(reader.varint()) - 1
             count = Int(reader.varint())
+        }
+
+        /// Moves past a record's head without making its origin; returns its value count.
+        @inline(__always) static func skip(_ reader: inout Reader) -> Int {
+            for _ in 0..<4 { reader.skipVarint() }
+            return Int(reader.varint())
         }
     }
 
