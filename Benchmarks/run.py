@@ -38,9 +38,9 @@ SEEDFORGE = os.path.join(ROOT, ".build", "release", "seedforge")
 QUERY_BENCH = os.path.join(ROOT, ".build", "release", "seedforge-query-bench")
 DUCKDB = os.path.join(DEPS, "duckdb_cli", "duckdb")
 OUT_ROOT = os.environ.get("BENCH_OUT", DATA)
-# Pairs of the changes benchmark, whatever BENCH_RUNS says: a pair's two runs take about
-# 4 s at 240k with their untimed resets, and a median of five ratios still moved by more
-# than the target's margin.
+# Pairs of the changes benchmark, whatever BENCH_RUNS says: a pair's two runs take 4 to 7 s
+# at 240k with their untimed resets, and a median of five ratios still moved by more than
+# the target's margin.
 CHANGES_PAIRS = 15
 
 
