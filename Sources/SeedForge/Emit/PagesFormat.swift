@@ -85,8 +85,9 @@ public struct PagesFormat: StructuredFormat {
         // completed with the next batch's first records.
         var carried: [Record] = []
         let elements = JSONFormat.Elements(fields: fields, ids: ids, layout: layout)
-        let head = JSONFormat(layout: layout).head(count: 1, fields: fields)
-        let tail = JSONFormat(layout: layout).tail(count: 1)
+        let pageFormat = JSONFormat(layout: layout)
+        let head = pageFormat.head(count: 1, fields: fields)
+        let tail = pageFormat.tail(count: 1)
         func writePages(_ records: ArraySlice<Record>, last: Bool) throws {
             let full = last ? (records.count + size - 1) / size : records.count / size
             let firstNumber = pageCount + 1

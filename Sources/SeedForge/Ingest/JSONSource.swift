@@ -286,12 +286,7 @@ public struct JSONSource: SourceKind {
                             findingFrom: sink.byteRange?.lowerBound,
                             threads: sink.threads, window: Self.checkWindow(parseWindow: window))
                         rangeStart = found
-                        if recordsPath == nil {
-                            reader.position = arrayEnd
-                            try Self.expectEnd(&reader, text)
-                        } else {
-                            try checkDocument(except: arrayStart..<arrayEnd)
-                        }
+                        try checkAfterArray(arrayEnd)
                     } catch let error as JSONSyntaxError {
                         // The first error in document order, as a check of the whole file finds it.
                         if recordsPath != nil { try checkDocument() }
@@ -300,7 +295,6 @@ public struct JSONSource: SourceKind {
                         if recordsPath != nil { try checkDocument() }
                         throw limits.valueTooLong(text, error, from: documentStart)
                     }
-                    if recordsPath != nil { try checkExpected(&reader, text, documentStart) }
                     return try pageMetadata(&reader, text, documentStart)
                 }
                 let unchecked = sink.failsRun && sink.byteRange == nil
