@@ -29,6 +29,7 @@ struct SeedForgeCommand: ParsableCommand {
     /// Parses and runs, mapping every error to a documented exit code: usage errors are 2
     /// (ArgumentParser's own default would be 64).
     static func main() {
+        HeapGrowth.padSteps()
         do {
             var command = try parseAsRoot()
             try command.run()
