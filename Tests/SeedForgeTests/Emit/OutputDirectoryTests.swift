@@ -22,6 +22,30 @@ struct OutputDirectoryTests {
         #expect(!OutputDirectory.holds(dir.path + "/missing.json", exactly: []))
     }
 
+    /// Small pieces are buffered, large ones written from where they lie: the file holds
+    /// every piece in the order given, whatever their sizes, and its size and SHA-256 are
+    /// those of those bytes.
+    @Test func aStreamedFileHoldsSmallAndLargePiecesInOrder() throws {
+        let dir = try TempDir()
+        let folder = try OutputDirectory(target: dir.url.appendingPathComponent("dataset"), threads: 1)
+        var random = SplitMix64(state: 45)
+        let large = StagedFile.directSize
+        let sizes = [10, large, 3, large + 1, large * 3, 1, 0, large - 1, 20, StagedFile.bufferSize + 5, 7]
+        var expected: [UInt8] = []
+        let written = try folder.stream("lines.ndjson") { file in
+            for size in sizes {
+                let piece = (0..<size).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                expected += piece
+                try file.write(piece)
+            }
+        }
+        #expect(written.bytes == expected.count)
+        #expect(written.sha256 == SHA256.hex(expected))
+        // As `Data`: a failure prints sizes, not megabytes of bytes.
+        let staged = try Data(contentsOf: URL(fileURLWithPath: folder.stagedPath("lines.ndjson")))
+        #expect(staged == Data(expected))
+    }
+
     @Test func aFolderOfFilesLinksUnchangedPreviousFilesAndWritesTheRest() throws {
         let dir = try TempDir()
         let target = dir.url.appendingPathComponent("dataset")
