@@ -290,14 +290,31 @@ public struct Dedupe: Step {
         var keptStarts: [Int] = []
         keptStarts.reserveCapacity(wanted.count + 1)
         var next = 0
-        try store.forEachEncodedBatch { bytes, count, first in
-            guard next < wanted.count, wanted[next] < first + count else { return }
-            let starts = RecordCodec.starts(bytes, count: count)
-            while next < wanted.count, wanted[next] < first + count {
-                let index = wanted[next] - first
+        if let runs = store.runsGatheredAtSpill {
+            // The records were spilled as the next sort's runs (`SortedAtSpill`): picked by
+            // input position in one read of the runs (side by side), then put in position order.
+            let positions = PositionSet(wanted)
+            var picked = state.threads.run(runs.spans.count) { run in
+                var picked: [(position: Int, bytes: [UInt8])] = []
+                SortedRuns.pick(positions, from: runs, run: run) { picked.append(($0.position, Array($0.payload))) }
+                return picked
+            }.flatMap { $0 }
+            picked.sort { $0.position < $1.position }
+            precondition(picked.map(\.position) == wanted, "a duplicate missing from the runs gathered at spill")
+            for record in picked {
                 keptStarts.append(kept.count)
-                kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
-                next += 1
+                kept += record.bytes
+            }
+        } else {
+            try store.forEachEncodedBatch { bytes, count, first in
+                guard next < wanted.count, wanted[next] < first + count else { return }
+                let starts = RecordCodec.starts(bytes, count: count)
+                while next < wanted.count, wanted[next] < first + count {
+                    let index = wanted[next] - first
+                    keptStarts.append(kept.count)
+                    kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
+                    next += 1
+                }
             }
         }
         keptStarts.append(kept.count)

@@ -31,7 +31,7 @@ public struct Sort: Step {
                 - id
             """)
 
-    struct Key: Sendable {
+    struct Key: Equatable, Sendable {
         let field: FieldID
         let descending: Bool
         let collation: TextOrder
@@ -132,6 +132,9 @@ public struct Sort: Step {
 
     public func run(_ state: RunState) throws {
         let store = state.store(collection)
+        // Ingest spilled the records as runs of this sort's keys (`SortedAtSpill`): they are
+        // the sorted collection already.
+        if try store.claimRuns(sortedBy: keys) { return try state.spill.check() }
         if store.isSpilled {
             // Past the memory limit: sorted runs on disk, merged (see `SortedRuns`).
             // Each key is made from the record's bytes, the record never decoded.

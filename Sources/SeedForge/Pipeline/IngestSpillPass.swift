@@ -45,8 +45,19 @@ final class IngestSpillPass {
             dedupeKeys = RecordStore.SpillKeys(
                 step: block.next, gathering: SortedRuns.Gathering(space: state.spill, threads: state.threads),
                 entry: entry)
+            // And when a sort of the collection follows that dedupe, and the dedupe only
+            // removes records (no `fill`), the records are spilled as the sort's runs
+            // (`SortedAtSpill`): nothing else reads the collection before the sort.
+            if step.fill.isEmpty, block.next + 1 < pipeline.steps.count,
+                case .step(let sort as Sort, _, _) = pipeline.steps[block.next + 1], sort.collection == block.collection
+            {
+                sortedAtSpill = SortedAtSpill(sort, space: state.spill, threads: state.threads)
+            }
         }
     }
+
+    /// The sort after that dedupe, gathered from the first spill on (nil: none).
+    private var sortedAtSpill: SortedAtSpill?
 
     /// The keys of the dedupe after the block, gathered once the first spill is prepared.
     private var dedupeKeys: RecordStore.SpillKeys?
@@ -57,6 +68,7 @@ final class IngestSpillPass {
                 pass = try block.prepare(state: state)
                 // From this spill on (this batch's keys are made once the steps ran on it).
                 store.spillKeys = dedupeKeys
+                store.sortedAtSpill = sortedAtSpill
             } catch { failed = true }
         }
         guard let pass else { return }
@@ -83,6 +95,11 @@ final class IngestSpillPass {
         logger.info(
             "\(label) \(block.collection): run as ingest spilled the records, \(String(format: "%.2f", seconds)) s, then on the records in memory, \(String(format: "%.2f", memory)) s"
         )
+        if store.sortedAtSpill != nil {
+            logger.info(
+                "\(block.collection): spilled as sorted runs of the sort after the dedupe (step \(block.next + 2)), not in input order"
+            )
+        }
         return (block.next, block.finish(pass, state: state, logger: logger))
     }
 }

@@ -85,6 +85,10 @@ enum SortedRuns {
         /// windows at 256 KiB each (twice that when the merge is cut into two parts). Past
         /// `fanIn` runs, they are merged into fewer first (`bounded`).
         var windowBudget = Int.max
+        /// Input positions no longer in the collection (dedupe's losers, when the runs were
+        /// gathered as ingest spilled the records: `RecordStore.drop`): every merge of the
+        /// runs leaves their entries out.
+        var leftOut = PositionSet()
     }
 
     /// An entry of a run that a merge of part of the keys can start from.
@@ -142,7 +146,7 @@ enum SortedRuns {
             let taken = min(widest, spans.count - first - bound + 1)
             let group = Runs(
                 file: runs.file, spans: Array(spans[first..<(first + taken)]),
-                marks: Array(marks[first..<(first + taken)]), windowBudget: passBudget)
+                marks: Array(marks[first..<(first + taken)]), windowBudget: passBudget, leftOut: runs.leftOut)
             let merged = try mergeGroup(group, chunk: chunk)
             spans.append(merged.span)
             marks.append(merged.marks)
@@ -241,6 +245,8 @@ enum SortedRuns {
         private var pending = Pending(base: 0)
         /// Entries added so far (with or without a key).
         private(set) var count = 0
+        /// Bytes the entries not yet written as a run hold.
+        var pendingBytes: Int { pending.bytes }
 
         init(space: SpillSpace, threads: Threads) {
             self.space = space
@@ -461,6 +467,22 @@ enum SortedRuns {
         }
     }
 
+    /// Calls `body` with the entries of run number `run` whose input positions are in
+    /// `positions`, the run read once from start to end (in key order, not position order):
+    /// a few records picked by position from runs that hold every record (dedupe's
+    /// duplicates and their winners, for its log, when the records were spilled as a sort's
+    /// runs). Runs may be read so side by side.
+    static func pick(
+        _ positions: PositionSet, from runs: Runs, run: Int, _ body: (Entry) throws -> Void
+    ) rethrows {
+        guard !positions.isEmpty else { return }
+        let span = runs.spans[run]
+        let reader = RunReader(file: runs.file, offset: span.offset, length: span.length)
+        while reader.advance() {
+            if positions.contains(reader.position) { try body(reader.entry) }
+        }
+    }
+
     /// Calls `body` with every entry of the runs in key order, ties in position order.
     static func merge(_ runs: Runs, _ body: (Entry) throws -> Void) throws {
         let merge = Merge(runs)
@@ -501,7 +523,7 @@ enum SortedRuns {
                 }
                 return RunReader(
                     file: runs.file, offset: offset, length: span.offset + span.length - offset, windowSize: share,
-                    upper: keys.upper, releasing: releasing)
+                    upper: keys.upper, leftOut: runs.leftOut, releasing: releasing)
             }
             heap = Heap(
                 readers.filter { reader in
@@ -620,6 +642,8 @@ enum SortedRuns {
 
         /// Entries from this key on are past the run's end (nil: none are).
         private let upper: [UInt8]?
+        /// Entries at these positions are skipped (see `Runs.leftOut`).
+        private let leftOut: PositionSet
         /// Where the file's pages not yet freed behind the window start (nil: this reader
         /// frees none). Only whole pages inside the run go: its first and last pages may
         /// hold the runs beside it.
@@ -627,8 +651,9 @@ enum SortedRuns {
 
         init(
             file: SpillFile, offset: Int, length: Int, windowSize: Int = 256 << 10, upper: [UInt8]? = nil,
-            releasing: Bool = false
+            leftOut: PositionSet = PositionSet(), releasing: Bool = false
         ) {
+            self.leftOut = leftOut
             self.file = file
             nextOffset = offset
             end = offset + length
@@ -687,8 +712,16 @@ enum SortedRuns {
             cursor = 0
         }
 
-        /// Moves to the run's next entry; false at its end.
+        /// Moves to the run's next entry not left out; false at its end.
         func advance() -> Bool {
+            while step() {
+                if leftOut.isEmpty || !leftOut.contains(position) { return true }
+            }
+            return false
+        }
+
+        /// Moves to the run's next entry; false at its end.
+        private func step() -> Bool {
             guard nextOffset < end || cursor < filled else { return false }
             ensure(4)
             var length = 0

@@ -1,0 +1,50 @@
+/// A sort's runs gathered from the records as ingest spills them ("sorted at spill"): when
+/// the pipeline's first steps are record-by-record steps fused into ingest's spills, then
+/// one dedupe, then this sort of the same collection (`IngestSpillPass`), each spilled
+/// batch is written as entries of the sort's key carrying the record's bytes, instead of
+/// as a batch in input order that the sort would read back, key, copy and write again as
+/// runs (at 5M cities under 512 MiB, about 9% of the run's samples). Dedupe only removes
+/// records (its losers are left out of the runs' merges by input position), and the runs'
+/// entries carry their input positions, so the merge's order is the sort's, ties in input
+/// order, as when the sort gathers the runs itself.
+final class SortedAtSpill {
+    /// The sort's keys: the runs are in this order (`Sort.run` checks them, not a flag).
+    let keys: [Sort.Key]
+    private let appendKey: (Record, inout ByteKey) -> Void
+    let gathering: SortedRuns.Gathering
+
+    init(_ sort: Sort, space: SpillSpace, threads: Threads) {
+        keys = sort.keys
+        appendKey = { sort.appendKey(of: $0, to: &$1) }
+        gathering = SortedRuns.Gathering(space: space, threads: threads)
+    }
+
+    /// Adds a batch of records being spilled (the next in input order): each encoded as
+    /// `RecordStore` spills it, the bytes carried by its entry, its key made from the record
+    /// still in memory (the bytes `Sort.appendKey(encoded:to:)` makes from the encoding).
+    func add(_ batch: [Record], space: SpillSpace) throws {
+        guard !batch.isEmpty else { return }
+        let codec = space.codec()
+        let pieces = Parallel.chunks(batch.count, threads: gathering.threads, minimumChunk: 4_096) { range in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(range.count * 80)
+            var starts: [Int] = []
+            starts.reserveCapacity(range.count + 1)
+            for index in range {
+                starts.append(bytes.count)
+                codec.encode(batch[index], into: &bytes)
+            }
+            starts.append(bytes.count)
+            return (first: range.lowerBound, bytes: bytes, starts: starts)
+        }
+        space.noteSpilled(records: batch.count, bytes: pieces.reduce(0) { $0 + $1.bytes.count })
+        for piece in pieces {
+            try piece.bytes.withUnsafeBufferPointer { bytes in
+                try gathering.add(count: piece.starts.count - 1, carrying: bytes, starts: piece.starts) { index, key in
+                    appendKey(batch[piece.first + index], &key)
+                    return true
+                }
+            }
+        }
+    }
+}
