@@ -183,10 +183,6 @@ void seedforge_return_free_memory(void) {
     malloc_trim(0);
 }
 
-void seedforge_pad_heap_growth(size_t bytes) {
-    mallopt(M_TOP_PAD, (int)bytes);
-}
-
 /* The GNU build ID of the main executable, read from its loaded note segments: the linker
    writes a hash of the whole linked file there, so it names a build as a hash of the file
    would, without reading the file (107 MB statically linked: 0.12 s of a shard's start). */

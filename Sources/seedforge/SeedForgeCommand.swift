@@ -29,7 +29,6 @@ struct SeedForgeCommand: ParsableCommand {
     /// Parses and runs, mapping every error to a documented exit code: usage errors are 2
     /// (ArgumentParser's own default would be 64).
     static func main() {
-        HeapGrowth.padSteps()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -83,10 +83,6 @@ int seedforge_build_id(unsigned char *out, int capacity);
 /// a phase that freed many small allocations, so the run's resident memory falls with it.
 void seedforge_return_free_memory(void);
 
-/// Makes glibc malloc grow its heaps `bytes` beyond what an allocation needs
-/// (mallopt M_TOP_PAD), so a heap grows in a few large steps instead of a page at a time.
-void seedforge_pad_heap_growth(size_t bytes);
-
 /// Asks the processor to bring the 64-byte lines holding bytes address ..< address + length
 /// into its caches ahead of a read. Only a hint: it never faults, whatever the address.
 static inline void seedforge_prefetch(const void *address, size_t length) {
