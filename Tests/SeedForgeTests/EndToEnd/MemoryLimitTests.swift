@@ -9,6 +9,21 @@ import Testing
 /// `ShippedDatasetsGoldenTests`.)
 @Suite("End to end: memory limit")
 struct MemoryLimitTests {
+    /// The dataset a run of `pipeline` in `dir` writes into `out` (every file of the dataset
+    /// `name` but its manifest, whose `run` section differs from run to run), once the run
+    /// succeeded and its `-v` log passed `log`'s expectations.
+    static func dataset(
+        of pipeline: String, name: String, in dir: TempDir, out: String, _ arguments: [String] = [],
+        log: (String) -> Void = { _ in }
+    ) throws -> [String: Data] {
+        let result = try CLI.run(["run", pipeline, "--out", out, "-v"] + arguments, cwd: dir.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        log(result.stderr)
+        var files = try HoneyShopsEndToEndTests.snapshot(dir.path + "/\(out)/\(name)")
+        files.removeValue(forKey: "manifest.json")
+        return files
+    }
+
     static func prepared() throws -> TempDir {
         let dir = try TempDir()
         try dir.write("many.yml", ThreadsTests.pipeline)
@@ -182,25 +197,19 @@ struct MemoryLimitTests {
               - {file: places.json, collection: places}
               - {file: places.ndjson, collection: places}
             """)
-        let plain = try CLI.run(["run", "places.yml", "--out", "plain", "--quiet"], cwd: dir.path)
-        #expect(plain.status == 0, "\(plain.stderr)")
-        var expected = try HoneyShopsEndToEndTests.snapshot(dir.path + "/plain/places")
-        expected.removeValue(forKey: "manifest.json")
+        let expected = try Self.dataset(of: "places.yml", name: "places", in: dir, out: "plain")
         #expect(try dir.read("plain/places/duplicates.ndjson").contains(#""filled":["rating"]"#))
         // Under 4 KiB every batch of 4 records is a run (3,000 of them), more than a merge
         // reads at once: they are merged into longer runs first (`SortedRuns.bounded`), the
         // dedupe's down to fewer for more threads (one merge a thread), in several passes.
         for (limit, threads) in [("64KiB", "1"), ("64KiB", "3"), ("4KiB", "1"), ("4KiB", "2"), ("4KiB", "5")] {
-            let out = "t\(threads)-\(limit)"
-            let limited = try CLI.run(
-                ["run", "places.yml", "--out", out, "--threads", threads, "--memory-limit", limit, "-v"],
-                cwd: dir.path)
-            #expect(limited.status == 0, "\(limited.stderr)")
-            #expect(
-                limited.stderr.contains("memory limit \(limit.dropLast(3)) KiB: "), "\(limited.stderr)")
-            #expect(!limited.stderr.contains("held all"), "\(limited.stderr)")
-            var actual = try HoneyShopsEndToEndTests.snapshot(dir.path + "/\(out)/places")
-            actual.removeValue(forKey: "manifest.json")
+            let actual = try Self.dataset(
+                of: "places.yml", name: "places", in: dir, out: "t\(threads)-\(limit)",
+                ["--threads", threads, "--memory-limit", limit]
+            ) { log in
+                #expect(log.contains("memory limit \(limit.dropLast(3)) KiB: "), "\(log)")
+                #expect(!log.contains("held all"), "\(log)")
+            }
             #expect(actual == expected, "--threads \(threads) under a memory limit of \(limit) differs")
         }
     }

@@ -45,25 +45,19 @@ struct SortedAtSpillTests {
         let dir = try TempDir()
         try dir.write("shops.yml", Self.pipeline)
         try dir.write("shops.json", Self.dump())
-        let plain = try CLI.run(["run", "shops.yml", "--out", "plain", "-v"], cwd: dir.path)
-        #expect(plain.status == 0, "\(plain.stderr)")
-        #expect(!plain.stderr.contains("spilled as sorted runs"), "\(plain.stderr)")
-        var expected = try HoneyShopsEndToEndTests.snapshot(dir.path + "/plain/shops")
-        expected.removeValue(forKey: "manifest.json")
+        let expected = try MemoryLimitTests.dataset(of: "shops.yml", name: "shops", in: dir, out: "plain") { log in
+            #expect(!log.contains("spilled as sorted runs"), "\(log)")
+        }
         // The test means something only if there are duplicates, rejects and ties.
         #expect(try dir.read("plain/shops/duplicates.ndjson").split(separator: "\n").count > 1_000)
         #expect(try dir.read("plain/shops/rejects.ndjson").contains(#""rule":"required""#))
         for (limit, threads) in [("1", "1"), ("1", "3"), ("4KiB", "1"), ("64KiB", "3")] {
-            let out = "l\(limit)t\(threads)"
-            let limited = try CLI.run(
-                ["run", "shops.yml", "--out", out, "--memory-limit", limit, "--threads", threads, "-v"],
-                cwd: dir.path)
-            #expect(limited.status == 0, "\(limited.stderr)")
-            #expect(
-                limited.stderr.contains("shops: spilled as sorted runs of the sort after the dedupe (step 5)"),
-                "\(limited.stderr)")
-            var actual = try HoneyShopsEndToEndTests.snapshot(dir.path + "/\(out)/shops")
-            actual.removeValue(forKey: "manifest.json")
+            let actual = try MemoryLimitTests.dataset(
+                of: "shops.yml", name: "shops", in: dir, out: "l\(limit)t\(threads)",
+                ["--memory-limit", limit, "--threads", threads]
+            ) { log in
+                #expect(log.contains("shops: spilled as sorted runs of the sort after the dedupe (step 5)"), "\(log)")
+            }
             #expect(actual == expected, "--memory-limit \(limit) --threads \(threads): other outputs")
         }
     }
