@@ -289,7 +289,6 @@ public struct Dedupe: Step {
         var kept: [UInt8] = []
         var keptStarts: [Int] = []
         keptStarts.reserveCapacity(wanted.count + 1)
-        var next = 0
         if let runs = store.runsGatheredAtSpill {
             // The records were spilled as the next sort's runs (`SortedAtSpill`): picked by
             // input position in one read of the runs (side by side), then put in position order.
@@ -306,6 +305,7 @@ public struct Dedupe: Step {
                 kept += record.bytes
             }
         } else {
+            var next = 0
             try store.forEachEncodedBatch { bytes, count, first in
                 guard next < wanted.count, wanted[next] < first + count else { return }
                 let starts = RecordCodec.starts(bytes, count: count)
@@ -336,7 +336,7 @@ public struct Dedupe: Step {
         }
         // Every record that leaves its batch (a loser) or changes in it (a filled winner).
         let touched = Self.merged(losers.map(\.loser), filled.keys.sorted())
-        next = 0
+        var next = 0
         try store.rewriteEncoded { bytes, count, first in
             guard next < touched.count, touched[next] < first + count else { return nil }
             let starts = RecordCodec.starts(bytes, count: count)

@@ -24,20 +24,7 @@ final class SortedAtSpill {
     /// still in memory (the bytes `Sort.appendKey(encoded:to:)` makes from the encoding).
     func add(_ batch: [Record], space: SpillSpace) throws {
         guard !batch.isEmpty else { return }
-        let codec = space.codec()
-        let pieces = Parallel.chunks(batch.count, threads: gathering.threads, minimumChunk: 4_096) { range in
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(range.count * 80)
-            var starts: [Int] = []
-            starts.reserveCapacity(range.count + 1)
-            for index in range {
-                starts.append(bytes.count)
-                codec.encode(batch[index], into: &bytes)
-            }
-            starts.append(bytes.count)
-            return (first: range.lowerBound, bytes: bytes, starts: starts)
-        }
-        space.noteSpilled(records: batch.count, bytes: pieces.reduce(0) { $0 + $1.bytes.count })
+        let pieces = space.encodePieces(batch, starts: true)
         for piece in pieces {
             try piece.bytes.withUnsafeBufferPointer { bytes in
                 try gathering.add(count: piece.starts.count - 1, carrying: bytes, starts: piece.starts) { index, key in

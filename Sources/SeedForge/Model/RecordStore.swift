@@ -864,14 +864,27 @@ final class SpillSpace {
     /// on the thread that spills (at 5M cities under 512 MiB, most of that thread's 163
     /// `memmove` samples were joins).
     func encode(_ records: [Record]) -> [[UInt8]] {
+        encodePieces(records, starts: false).map(\.bytes)
+    }
+
+    /// `encode`'s pieces, each with the records it holds (`first` and on) and, with
+    /// `starts`, where each of them starts in it and where the last ends (a sort's runs
+    /// carry each record's bytes: `SortedAtSpill`).
+    func encodePieces(_ records: [Record], starts: Bool) -> [(first: Int, bytes: [UInt8], starts: [Int])] {
         let codec = codec()
         let pieces = Parallel.chunks(records.count, threads: threads, minimumChunk: 4_096) { range in
             var bytes: [UInt8] = []
             bytes.reserveCapacity(range.count * 80)
-            for index in range { codec.encode(records[index], into: &bytes) }
-            return bytes
+            var recordStarts: [Int] = []
+            if starts { recordStarts.reserveCapacity(range.count + 1) }
+            for index in range {
+                if starts { recordStarts.append(bytes.count) }
+                codec.encode(records[index], into: &bytes)
+            }
+            if starts { recordStarts.append(bytes.count) }
+            return (first: range.lowerBound, bytes: bytes, starts: recordStarts)
         }
-        noteSpilled(records: records.count, bytes: pieces.reduce(0) { $0 + $1.count })
+        noteSpilled(records: records.count, bytes: pieces.reduce(0) { $0 + $1.bytes.count })
         return pieces
     }
 
