@@ -161,6 +161,10 @@ public struct Dedupe: Step {
 
     /// One part of a key as compared: folded text, rounded numbers; nil for null.
     func keyPart(_ value: Value) -> Value? {
+        Self.keyPart(value, fold: fold, precision: precision)
+    }
+
+    static func keyPart(_ value: Value, fold: Bool, precision: DecimalPlaces?) -> Value? {
         switch value {
         case .null: return nil
         case .string(let text) where fold: return .string(Collation.key(text))
@@ -265,19 +269,24 @@ public struct Dedupe: Step {
     func runSpilled(_ store: RecordStore, _ state: RunState) throws {
         var reading = by
         if keep == .lowest || keep == .highest, let keepBy { reading.append(keepBy) }
-        // Gathered as ingest spilled the records, when this dedupe follows its first steps.
-        let runs =
-            try store.takeSpillKeys(step: state.phase - 1)
-            ?? SortedRuns.write(store, space: state.spill, threads: state.threads, reading: reading) {
-                runEntry($0, &$1, &$2)
-            }
-        // Cut by key ranges, merged on every core (one merge through a heap kept one thread
-        // busy and the others idle): a key's records all meet in one part, so the winners
-        // are the same however the runs are cut.
-        let parts = try SortedRuns.Merge.parts(runs, count: state.threads.count)
         // Each duplicate's position and its winner's, in the losers' order: 16 bytes a
         // duplicate, where a dictionary took about 130 (1M cities: 19,617 duplicates, 2.6 MB).
-        var losers = state.threads.run(parts.count, { winners(merging: parts[$0]) }).flatMap { $0 }
+        var losers: [(loser: Int, winner: Int)]
+        if let found = try winnersInSortedRuns(store, state) {
+            losers = found
+        } else {
+            // Gathered as ingest spilled the records, when this dedupe follows its first steps.
+            let runs =
+                try store.takeSpillKeys(step: state.phase - 1)
+                ?? SortedRuns.write(store, space: state.spill, threads: state.threads, reading: reading) {
+                    runEntry($0, &$1, &$2)
+                }
+            // Cut by key ranges, merged on every core (one merge through a heap kept one thread
+            // busy and the others idle): a key's records all meet in one part, so the winners
+            // are the same however the runs are cut.
+            let parts = try SortedRuns.Merge.parts(runs, count: state.threads.count)
+            losers = state.threads.run(parts.count, { winners(merging: parts[$0]) }).flatMap { $0 }
+        }
         losers.sort { $0.loser < $1.loser }
         guard !losers.isEmpty else { return }
         // The duplicates and their winners, kept as their spilled bytes (the rest skipped)
@@ -358,6 +367,301 @@ public struct Dedupe: Step {
             kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[starts[from]..<starts[count]]))
             keptCount += count - from
             return (bytes: kept, count: keptCount)
+        }
+    }
+
+    /// How many of a sort's first `keys` bring this dedupe's groups together, when the
+    /// first record of each group in the sort's order is the group's winner; nil when they
+    /// do not. Then the sort's runs gathered at spill give the winners
+    /// (`winnersInSortedRuns`), and no runs of this dedupe's own keys are gathered.
+    ///
+    /// Records sharing this dedupe's key share the bytes of every sort key on one of its
+    /// fields when those are text compared exactly here (not folded; equal text gives equal
+    /// bytes under any collation; a number may be rounded here or compared by value there),
+    /// so a group lies inside one run of equal bytes of the sort's first keys on its fields.
+    /// Inside a group those keys tie, so its records come in the order of the sort's other
+    /// keys, ties in input order: none for `keep: first`, or `keep-by` alone (ascending for
+    /// `lowest`, descending for `highest`: nulls last either way, and a record without a
+    /// keep-by value never wins here either), a number as here (`ByteKey`).
+    func blockKeys(sortedBy keys: [Sort.Key], schema: Schema) -> Int? {
+        guard within == nil, across == nil, fill.isEmpty, !fold else { return nil }
+        var leading = 0
+        while leading < keys.count, by.contains(keys[leading].field) { leading += 1 }
+        guard leading > 0 else { return nil }
+        for key in keys where by.contains(key.field) {
+            guard schema[key.field].type == .string, !key.timestamp else { return nil }
+        }
+        let others = keys.filter { !by.contains($0.field) }
+        switch keep {
+        case .first:
+            guard others.isEmpty else { return nil }
+        case .lowest, .highest:
+            guard others.count == 1, let keepBy, others[0].field == keepBy, !others[0].timestamp,
+                others[0].descending == (keep == .highest),
+                schema[keepBy].type == .integer || schema[keepBy].type == .number
+            else { return nil }
+        case .last:
+            return nil
+        }
+        return leading
+    }
+
+    /// The winner of each duplicate, found in the sort's runs gathered at spill when this
+    /// dedupe's groups come together in them (`blockKeys`): the runs are merged in the
+    /// sort's order (cut into parts on every core at boundaries of the sort's first keys),
+    /// and within each run of entries sharing those keys' bytes (text, which dedupe compares
+    /// as they hold it), the first entry of each key of the other fields of `by` wins (past
+    /// an eighth of the memory limit, at least 1 MiB, a run's keys go to disk: `LargeBlock`).
+    /// Nil when the collection is not held so.
+    func winnersInSortedRuns(_ store: RecordStore, _ state: RunState) throws -> [(loser: Int, winner: Int)]? {
+        guard let keys = try store.takeRunsGatheredAtSpill(),
+            let leading = blockKeys(sortedBy: keys, schema: state.schemas[loaded: collection]),
+            let runs = store.runsGatheredAtSpill
+        else { return nil }
+        let parts = Array(keys[..<leading])
+        let rest = by.filter { field in !parts.contains { $0.field == field } }
+        let fieldsRead = by.reduce(0) { max($0, $1.index + 1) }
+        let budget = max(1 << 20, state.spill.limit / 8)
+        let merges = try SortedRuns.Merge.parts(runs, count: state.threads.count) { key in
+            Array(key[..<parts.withUnsafeBufferPointer { Self.prefix(of: key, parts: $0) }.length])
+        }
+        // Read through locals and buffers: `self` used in the loop was copied (its arrays
+        // retained and released) for every entry, most of the merge's samples.
+        let precision = precision
+        let found = parts.withUnsafeBufferPointer { parts in
+            rest.withUnsafeBufferPointer { rest in
+                state.threads.run(merges.count) { part in
+                    Self.winners(
+                        merging: merges[part], parts: parts, rest: rest, fieldsRead: fieldsRead, precision: precision,
+                        budget: budget, space: state.spill)
+                }
+            }
+        }
+        return try found.flatMap { try $0.get() }
+    }
+
+    /// The winners in one part of the merge of the sort's runs (see `winnersInSortedRuns`).
+    /// A run of equal first keys whose keys pass `budget` gathers the rest of its keys as
+    /// sorted runs on disk (`LargeBlock`), so what dedupe holds stays bounded.
+    private static func winners(
+        merging merge: SortedRuns.Merge, parts: UnsafeBufferPointer<Sort.Key>, rest: UnsafeBufferPointer<FieldID>,
+        fieldsRead: Int, precision: DecimalPlaces?, budget: Int, space: SpillSpace
+    ) -> Result<[(loser: Int, winner: Int)], Error> {
+        Result {
+            var groups = BlockGroups()
+            var large: LargeBlock?
+            var block: [UInt8] = []
+            var key = ByteKey()
+            var losers: [(loser: Int, winner: Int)] = []
+            while try merge.next(
+                65_536,
+                { entry in
+                    let (length, null) = Self.prefix(of: entry.key, parts: parts)
+                    // A null among the first keys: no key, never merged.
+                    guard !null else { return }
+                    let prefix = UnsafeBufferPointer(rebasing: entry.key[..<length])
+                    if !block.elementsEqual(prefix) {
+                        if let done = large {
+                            losers += try done.losers()
+                            large = nil
+                        }
+                        block.removeAll(keepingCapacity: true)
+                        block.append(contentsOf: prefix)
+                        groups.removeAll()
+                    }
+                    key.removeAll()
+                    guard
+                        appendKey(
+                            encoded: entry.payload, fields: rest, fieldsRead: fieldsRead, precision: precision,
+                            to: &key)
+                    else { return }
+                    if let large {
+                        return try large.add(key.bytes, position: entry.position)
+                    }
+                    if let winner = groups.winner(of: key.bytes, position: entry.position) {
+                        losers.append((entry.position, winner))
+                    } else if groups.bytes > budget {
+                        // The groups so far hold distinct keys, and the block's later entries
+                        // come after them.
+                        let moved = LargeBlock(space: space)
+                        for (key, winner) in groups.all { try moved.add(key, position: winner) }
+                        groups.removeAll()
+                        large = moved
+                    }
+                }) > 0
+            {}
+            if let large { losers += try large.losers() }
+            return losers
+        }
+    }
+
+    /// The keys of one run of equal first keys past dedupe's budget, gathered as sorted runs
+    /// of each key with its entry's input position as payload, in the run's order (ties keep
+    /// it), and merged at the run's end: each key's first entry wins.
+    private final class LargeBlock {
+        let gathering: SortedRuns.Gathering
+        private var keys: [ByteKey] = []
+        private var positions: [Int] = []
+
+        init(space: SpillSpace) { gathering = SortedRuns.Gathering(space: space, threads: 1) }
+
+        func add(_ key: [UInt8], position: Int) throws {
+            keys.append(ByteKey(bytes: key))
+            positions.append(position)
+            if keys.count >= 4_096 { try flush() }
+        }
+
+        private func flush() throws {
+            let keys = keys
+            let positions = positions
+            try gathering.add(count: keys.count) { index, key, payload in
+                key = keys[index]
+                withUnsafeBytes(of: UInt64(positions[index]).bigEndian) { payload.append(contentsOf: $0) }
+                return true
+            }
+            self.keys.removeAll(keepingCapacity: true)
+            self.positions.removeAll(keepingCapacity: true)
+        }
+
+        /// Each duplicate's position and its winner's.
+        func losers() throws -> [(loser: Int, winner: Int)] {
+            try flush()
+            let merge = SortedRuns.Merge(try gathering.finish())
+            var losers: [(loser: Int, winner: Int)] = []
+            var current: [UInt8] = []
+            var winner = -1
+            _ = merge.next(.max) { entry in
+                let position = Int(entry.payload.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+                if winner >= 0, current.elementsEqual(entry.key) {
+                    losers.append((position, winner))
+                } else {
+                    current = Array(entry.key)
+                    winner = position
+                }
+            }
+            return losers
+        }
+    }
+
+    /// Where the key parts `parts` (a sort's first keys) end in a sort key, and whether one
+    /// of them is null. A part is a rank byte, then: a number 16 bytes; text its bytes ended
+    /// by 0x00 0x00 (0x00 inside escaped as 0x00 0xFF), twice when folded (the collation
+    /// key, then the text); a boolean 1 byte; another value its compact JSON as text; null
+    /// (0xF0) nothing. A descending part has every byte inverted but null's (`ByteKey`).
+    static func prefix(
+        of key: UnsafeBufferPointer<UInt8>, parts: UnsafeBufferPointer<Sort.Key>
+    ) -> (length: Int, null: Bool) {
+        var at = 0
+        var null = false
+        func skipText(_ flip: UInt8) {
+            while true {
+                precondition(at + 1 < key.count, "a sort key cut short")
+                if key[at] ^ flip == 0 {
+                    at += 2
+                    if key[at - 1] ^ flip == 0 { return }
+                } else {
+                    at += 1
+                }
+            }
+        }
+        for part in parts {
+            precondition(at < key.count, "a sort key cut short")
+            if key[at] == 0xF0 {
+                null = true
+                at += 1
+                continue
+            }
+            let flip: UInt8 = part.descending ? 0xFF : 0
+            let rank = key[at] ^ flip
+            at += 1
+            switch rank {
+            case 0x10: at += 16
+            case 0x20:
+                skipText(flip)
+                if part.collation == .folded { skipText(flip) }
+            case 0x30: at += 1
+            case 0x40: skipText(flip)
+            default: preconditionFailure("a sort key part of rank \(rank)")
+            }
+        }
+        return (at, null)
+    }
+
+    /// Appends the key parts of `fields` of the record whose spilled bytes are `record` (as
+    /// `appendKey(of:to:)` writes them for the record decoded, text not folded); false when
+    /// one is null.
+    static func appendKey(
+        encoded record: UnsafeBufferPointer<UInt8>, fields: UnsafeBufferPointer<FieldID>, fieldsRead: Int,
+        precision: DecimalPlaces?, to key: inout ByteKey
+    ) -> Bool {
+        RecordCodec.withValueOffsets(of: record, count: fieldsRead) { offsets in
+            for field in fields {
+                let offset = offsets[field.index]
+                guard offset >= 0 else { return false }
+                var reader = RecordCodec.Reader(record, at: offset)
+                guard let part = keyPart(reader.value(), fold: false, precision: precision) else { return false }
+                key.append(part, text: .exact)
+            }
+            return true
+        }
+    }
+
+    /// The keys met in one run of entries sharing the sort's first keys, each with the
+    /// position of its first entry (its winner): compared one by one while few, as most such
+    /// runs hold one or two entries, through a dictionary past that.
+    private struct BlockGroups {
+        private var keys: [UInt8] = []
+        private var entries: [(end: Int, winner: Int)] = []
+        private var index: [ByteKey: Int] = [:]
+        static let linear = 16
+
+        /// Every key met, with its winner.
+        var all: [([UInt8], Int)] {
+            if !index.isEmpty { return index.map { ($0.key.bytes, $0.value) } }
+            var start = 0
+            return entries.map { entry in
+                defer { start = entry.end }
+                return (Array(keys[start..<entry.end]), entry.winner)
+            }
+        }
+
+        /// Bytes held for the keys.
+        var bytes: Int { keys.count + entries.count * 16 + index.count * 64 }
+
+        mutating func removeAll() {
+            keys.removeAll(keepingCapacity: true)
+            entries.removeAll(keepingCapacity: true)
+            if !index.isEmpty { index.removeAll() }
+        }
+
+        /// The winner of `key`'s group when one was met; nil after noting `position` as the
+        /// first of a new group.
+        mutating func winner(of key: [UInt8], position: Int) -> Int? {
+            if entries.count < Self.linear {
+                var start = 0
+                for entry in entries {
+                    if entry.end - start == key.count,
+                        keys.withUnsafeBufferPointer({ key.elementsEqual($0[start..<entry.end]) })
+                    {
+                        return entry.winner
+                    }
+                    start = entry.end
+                }
+                keys.append(contentsOf: key)
+                entries.append((keys.count, position))
+                if entries.count == Self.linear {
+                    var start = 0
+                    for entry in entries {
+                        index[ByteKey(bytes: Array(keys[start..<entry.end]))] = entry.winner
+                        start = entry.end
+                    }
+                }
+                return nil
+            }
+            let wrapped = ByteKey(bytes: key)
+            if let winner = index[wrapped] { return winner }
+            index[wrapped] = position
+            return nil
         }
     }
 

@@ -245,6 +245,24 @@ final class RecordStore {
         return try keys.gathering.finish()
     }
 
+    /// Ends the sort's runs gathered at spill when no dedupe keys were gathered beside them
+    /// (the dedupe finds its duplicates in those runs: `Dedupe.winnersInSortedRuns`): the
+    /// records still in memory are spilled into them first. Returns the runs' sort keys;
+    /// nil when the collection is not held as such runs, or keys were gathered.
+    func takeRunsGatheredAtSpill() throws -> [Sort.Key]? {
+        if let atSpill = sortedAtSpill {
+            guard spillKeys == nil else { return nil }
+            try spillResident()
+            precondition(
+                sortedRuns == nil && spilled.isEmpty && atSpill.gathering.count == spilledCount,
+                "records spilled as sorted runs outside of them")
+            sortedAtSpill = nil
+            sortedRuns = try atSpill.gathering.finish()
+            runsKeys = atSpill.keys
+        }
+        return runsKeys
+    }
+
     /// The runs gathered at spill (`sortedAtSpill`), when the collection is held so and
     /// nothing was dropped yet: dedupe picks its duplicates' bytes from them by input position.
     var runsGatheredAtSpill: SortedRuns.Runs? {

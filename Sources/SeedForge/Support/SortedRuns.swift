@@ -147,9 +147,11 @@ enum SortedRuns {
             let group = Runs(
                 file: runs.file, spans: Array(spans[first..<(first + taken)]),
                 marks: Array(marks[first..<(first + taken)]), windowBudget: passBudget, leftOut: runs.leftOut)
-            let merged = try mergeGroup(group, chunk: chunk)
-            spans.append(merged.span)
-            marks.append(merged.marks)
+            // Every entry of the group left out (dedupe's losers, at a tiny limit): no run.
+            if let merged = try mergeGroup(group, chunk: chunk) {
+                spans.append(merged.span)
+                marks.append(merged.marks)
+            }
             // The merged runs' marks (a key every 4,096 entries) are let go at once.
             for run in first..<(first + taken) { marks[run] = [] }
             first += taken
@@ -161,10 +163,10 @@ enum SortedRuns {
     }
 
     /// Merges the runs of `group` into one run appended to their file, written `chunk`
-    /// bytes at a time: where it lies and its marks.
+    /// bytes at a time: where it lies and its marks; nil when every entry is left out.
     private static func mergeGroup(
         _ group: Runs, chunk: Int
-    ) throws -> (span: (offset: Int, length: Int), marks: [Mark]) {
+    ) throws -> (span: (offset: Int, length: Int), marks: [Mark])? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(chunk + 4_096)
         var start: Int?
@@ -187,7 +189,7 @@ enum SortedRuns {
         }
         if !bytes.isEmpty { try write() }
         // The group's runs are contiguous appends of this file, so the chunks are too.
-        let offset = start!
+        guard let offset = start else { return nil }
         return ((offset, length), marks.map { Mark(offset: offset + $0.offset, key: $0.key) })
     }
 
@@ -541,7 +543,12 @@ enum SortedRuns {
         /// all in one: merged side by side, their entries are those of one merge of the runs,
         /// and where the cuts fall depends only on the runs (once `bounded` for `count`
         /// parts).
-        static func parts(_ runs: Runs, count: Int) throws -> [Merge] {
+        ///
+        /// `cut` makes each cut's key from a mark's (for a cut where the first parts of the
+        /// keys change: the key's first bytes; nil: one merge); it must keep their order.
+        static func parts(
+            _ runs: Runs, count: Int, cut: (UnsafeBufferPointer<UInt8>) -> [UInt8]? = { Array($0) }
+        ) throws -> [Merge] {
             // Each part reads every run: fewer runs first when they are many for the budget.
             let runs = try bounded(runs, parts: count)
             let keys = runs.marks.joined().map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
@@ -550,7 +557,9 @@ enum SortedRuns {
             // The parts are merged side by side: they share the windows' budget.
             var cuts: [[UInt8]] = []
             for part in 1..<count {
-                let key = keys[keys.count * part / count]
+                guard let key = keys[keys.count * part / count].withUnsafeBufferPointer(cut) else {
+                    return [Merge(runs)]
+                }
                 if cuts.last != key { cuts.append(key) }
             }
             return (0...cuts.count).map { part in
