@@ -453,43 +453,40 @@ public struct Dedupe: Step {
             var block: [UInt8] = []
             var key = ByteKey()
             var losers: [(loser: Int, winner: Int)] = []
-            while try merge.next(
-                65_536,
-                { entry in
-                    let (length, null) = Self.prefix(of: entry.key, parts: parts)
-                    // A null among the first keys: no key, never merged.
-                    guard !null else { return }
-                    let prefix = UnsafeBufferPointer(rebasing: entry.key[..<length])
-                    if !block.elementsEqual(prefix) {
-                        if let done = large {
-                            losers += try done.losers()
-                            large = nil
-                        }
-                        block.removeAll(keepingCapacity: true)
-                        block.append(contentsOf: prefix)
-                        groups.removeAll()
+            _ = try merge.next(.max) { entry in
+                let (length, null) = Self.prefix(of: entry.key, parts: parts)
+                // A null among the first keys: no key, never merged.
+                guard !null else { return }
+                let prefix = UnsafeBufferPointer(rebasing: entry.key[..<length])
+                if !block.elementsEqual(prefix) {
+                    if let done = large {
+                        losers += try done.losers()
+                        large = nil
                     }
-                    key.removeAll()
-                    guard
-                        appendKey(
-                            encoded: entry.payload, fields: rest, fieldsRead: fieldsRead, precision: precision,
-                            to: &key)
-                    else { return }
-                    if let large {
-                        return try large.add(key.bytes, position: entry.position)
-                    }
-                    if let winner = groups.winner(of: key.bytes, position: entry.position) {
-                        losers.append((entry.position, winner))
-                    } else if groups.bytes > budget {
-                        // The groups so far hold distinct keys, and the block's later entries
-                        // come after them.
-                        let moved = LargeBlock(space: space)
-                        for (key, winner) in groups.all { try moved.add(key, position: winner) }
-                        groups.removeAll()
-                        large = moved
-                    }
-                }) > 0
-            {}
+                    block.removeAll(keepingCapacity: true)
+                    block.append(contentsOf: prefix)
+                    groups.removeAll()
+                }
+                key.removeAll()
+                guard
+                    appendKey(
+                        encoded: entry.payload, fields: rest, fieldsRead: fieldsRead, precision: precision,
+                        to: &key)
+                else { return }
+                if let large {
+                    return try large.add(key.bytes, position: entry.position)
+                }
+                if let winner = groups.winner(of: key.bytes, position: entry.position) {
+                    losers.append((entry.position, winner))
+                } else if groups.bytes > budget {
+                    // The groups so far hold distinct keys, and the block's later entries
+                    // come after them.
+                    let moved = LargeBlock(space: space)
+                    for (key, winner) in groups.all { try moved.add(key, position: winner) }
+                    groups.removeAll()
+                    large = moved
+                }
+            }
             if let large { losers += try large.losers() }
             return losers
         }

@@ -97,13 +97,6 @@ public struct Sort: Step {
         }
     }
 
-    /// Appends the key parts `parts` (the first of a sort's keys) of `record`, as
-    /// `appendKey(of:to:)` writes them: each part's bytes end where it ends (`ByteKey`), so
-    /// the records sharing these bytes lie together in the sort's order.
-    static func appendKey(of record: Record, parts: ArraySlice<Key>, to key: inout ByteKey) {
-        for part in parts { append(record[part.field], part, to: &key) }
-    }
-
     /// Writes the sort key of the record whose spilled bytes are `record` (as `RecordCodec`
     /// wrote them): the bytes `appendKey(of:to:)` writes for the record decoded, read in
     /// place. ASCII text is copied from the bytes as from a row; any other value is made

@@ -230,14 +230,10 @@ final class RecordStore {
         }
         try spillResident()
         spillKeys = nil
-        if let atSpill = sortedAtSpill {
+        if sortedAtSpill != nil {
             // Every record went through both gatherings, from the same first spill on.
-            precondition(
-                sortedRuns == nil && spilled.isEmpty && keys.gathering.count == spilledCount
-                    && atSpill.gathering.count == spilledCount, "records spilled as sorted runs outside of them")
-            sortedAtSpill = nil
-            sortedRuns = try atSpill.gathering.finish()
-            runsKeys = atSpill.keys
+            precondition(keys.gathering.count == spilledCount, "records spilled as sorted runs outside of them")
+            try endSortedAtSpill()
         }
         guard sortedRuns == nil || runsKeys != nil, dropped.isEmpty, keys.gathering.count == spilledCount else {
             return nil
@@ -250,17 +246,24 @@ final class RecordStore {
     /// records still in memory are spilled into them first. Returns the runs' sort keys;
     /// nil when the collection is not held as such runs, or keys were gathered.
     func takeRunsGatheredAtSpill() throws -> [Sort.Key]? {
-        if let atSpill = sortedAtSpill {
+        if sortedAtSpill != nil {
             guard spillKeys == nil else { return nil }
             try spillResident()
-            precondition(
-                sortedRuns == nil && spilled.isEmpty && atSpill.gathering.count == spilledCount,
-                "records spilled as sorted runs outside of them")
-            sortedAtSpill = nil
-            sortedRuns = try atSpill.gathering.finish()
-            runsKeys = atSpill.keys
+            try endSortedAtSpill()
         }
         return runsKeys
+    }
+
+    /// Makes the sort's runs gathered at spill (every record spilled into them) the
+    /// collection's sorted runs, in the order of `runsKeys`.
+    private func endSortedAtSpill() throws {
+        guard let atSpill = sortedAtSpill else { return }
+        precondition(
+            sortedRuns == nil && spilled.isEmpty && atSpill.gathering.count == spilledCount,
+            "records spilled as sorted runs outside of them")
+        sortedAtSpill = nil
+        sortedRuns = try atSpill.gathering.finish()
+        runsKeys = atSpill.keys
     }
 
     /// The runs gathered at spill (`sortedAtSpill`), when the collection is held so and

@@ -545,9 +545,9 @@ enum SortedRuns {
         /// parts).
         ///
         /// `cut` makes each cut's key from a mark's (for a cut where the first parts of the
-        /// keys change: the key's first bytes; nil: one merge); it must keep their order.
+        /// keys change: the key's first bytes); it must keep their order.
         static func parts(
-            _ runs: Runs, count: Int, cut: (UnsafeBufferPointer<UInt8>) -> [UInt8]? = { Array($0) }
+            _ runs: Runs, count: Int, cut: (UnsafeBufferPointer<UInt8>) -> [UInt8] = { Array($0) }
         ) throws -> [Merge] {
             // Each part reads every run: fewer runs first when they are many for the budget.
             let runs = try bounded(runs, parts: count)
@@ -557,9 +557,7 @@ enum SortedRuns {
             // The parts are merged side by side: they share the windows' budget.
             var cuts: [[UInt8]] = []
             for part in 1..<count {
-                guard let key = keys[keys.count * part / count].withUnsafeBufferPointer(cut) else {
-                    return [Merge(runs)]
-                }
+                let key = keys[keys.count * part / count].withUnsafeBufferPointer(cut)
                 if cuts.last != key { cuts.append(key) }
             }
             return (0...cuts.count).map { part in
