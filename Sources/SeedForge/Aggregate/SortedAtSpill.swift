@@ -21,16 +21,26 @@ final class SortedAtSpill {
 
     /// Adds a batch of records being spilled (the next in input order): each encoded as
     /// `RecordStore` spills it, the bytes carried by its entry, its key made from the record
-    /// still in memory (the bytes `Sort.appendKey(encoded:to:)` makes from the encoding).
+    /// still in memory (the bytes `Sort.appendKey(encoded:to:)` makes from the encoding) on
+    /// the thread that encodes it: made in a pass of their own, a piece at a time, the keys
+    /// were most of the 2.8 s the spilling thread ran alone at 20M cities under 2 GiB.
     func add(_ batch: [Record], space: SpillSpace) throws {
         guard !batch.isEmpty else { return }
-        let pieces = space.encodePieces(batch, starts: true)
+        let appendKey = appendKey
+        let pieces = space.encodePieces(batch, starts: true) { range in
+            var keys = KeyTable()
+            keys.reserve(range.count)
+            var key = ByteKey()
+            for index in range {
+                key.removeAll()
+                appendKey(batch[index], &key)
+                keys.append(key.bytes, present: true)
+            }
+            return keys
+        }
         for piece in pieces {
             try piece.bytes.withUnsafeBufferPointer { bytes in
-                try gathering.add(count: piece.starts.count - 1, carrying: bytes, starts: piece.starts) { index, key in
-                    appendKey(batch[piece.first + index], &key)
-                    return true
-                }
+                try gathering.add(keys: piece.beside, carrying: bytes, starts: piece.starts)
             }
         }
     }

@@ -58,6 +58,7 @@ enum Ingestion {
                     // A small file's hash takes less than handing it to another thread.
                     if contents.raw.count >= 1 << 20 {
                         sink.alongside = { [digest = contents.digest] in _ = digest.value }
+                        sink.alongsideWindow = { [digest = contents.digest] in digest.advance(reached: $0, of: $1) }
                     }
                     text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
                     text.pageNumber = fileIndex

@@ -68,6 +68,9 @@ public enum InputFile {
         private let raw: FileBytes
         private let lock = NSLock()
         private var taken: String?
+        /// The hash of the bytes before `hashed`, when taken a part at a time (`advance`).
+        private var stream: SHA256.Stream?
+        private var hashed = 0
 
         /// `known`: the hash of a file whose stamp shows it unchanged since it was hashed.
         init(_ raw: FileBytes, known: String?) {
@@ -78,9 +81,33 @@ public enum InputFile {
         var value: String {
             lock.withLock {
                 if let taken { return taken }
-                let hashed = InputFile.hash(raw)
-                taken = hashed
-                return hashed
+                let made: String
+                if let stream {
+                    stream.update(UnsafeBufferPointer(rebasing: raw.buffer[hashed...]))
+                    made = stream.finish()
+                    self.stream = nil
+                } else {
+                    made = InputFile.hash(raw)
+                }
+                taken = made
+                return made
+            }
+        }
+
+        /// Hashes the stored bytes up to the same share of them as `reached` is of `of`
+        /// (a place in the file's text, which a compressed file's stored bytes follow
+        /// about evenly): a file read a window at a time is hashed a window at a time,
+        /// as one task among the window's parse, not whole beside the first window's
+        /// records while every other thread waited (1.9 GB at 20M cities: 1.7 s alone).
+        func advance(reached: Int, of total: Int) {
+            lock.withLock {
+                guard taken == nil, total > 0 else { return }
+                let end = min(raw.count, Int((Double(raw.count) * Double(reached) / Double(total)).rounded(.down)))
+                guard end > hashed else { return }
+                let stream = self.stream ?? SHA256.Stream()
+                self.stream = stream
+                stream.update(UnsafeBufferPointer(rebasing: raw.buffer[hashed..<end]))
+                hashed = end
             }
         }
     }

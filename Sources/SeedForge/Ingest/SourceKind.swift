@@ -127,6 +127,10 @@ public struct IngestSink {
     /// thread when one is free: taking the file's SHA-256 (at 1M CSV rows, 67 MB: about
     /// 40 ms, as long as the merge, both of which the other threads waited on).
     var alongside: (() -> Void)?
+    /// The same work a part at a time, for a source that reads its file a window at a
+    /// time (`JSONSource`): hashes the file up to a place in its text, of its length.
+    /// Such a source runs this, not `alongside`.
+    var alongsideWindow: ((_ reached: Int, _ of: Int) -> Void)?
     /// An error of this source fails the run (a run, not validation, which reports it and
     /// reads the next file): a large JSON file's records may then be taken as it is parsed,
     /// its syntax checked by that parse, not by a pass of its own before it (`JSONSource`).

@@ -892,6 +892,14 @@ final class SpillSpace {
     /// `starts`, where each of them starts in it and where the last ends (a sort's runs
     /// carry each record's bytes: `SortedAtSpill`).
     func encodePieces(_ records: [Record], starts: Bool) -> [(first: Int, bytes: [UInt8], starts: [Int])] {
+        encodePieces(records, starts: starts) { _ in () }.map { ($0.first, $0.bytes, $0.starts) }
+    }
+
+    /// `encodePieces`, each piece with what `beside` makes of its range of records on the
+    /// same thread (a sort's keys: `SortedAtSpill`).
+    func encodePieces<Beside>(
+        _ records: [Record], starts: Bool, beside: (Range<Int>) -> Beside
+    ) -> [(first: Int, bytes: [UInt8], starts: [Int], beside: Beside)] {
         let codec = codec()
         let pieces = Parallel.chunks(records.count, threads: threads, minimumChunk: 4_096) { range in
             var bytes: [UInt8] = []
@@ -903,7 +911,7 @@ final class SpillSpace {
                 codec.encode(records[index], into: &bytes)
             }
             if starts { recordStarts.append(bytes.count) }
-            return (first: range.lowerBound, bytes: bytes, starts: recordStarts)
+            return (first: range.lowerBound, bytes: bytes, starts: recordStarts, beside: beside(range))
         }
         noteSpilled(records: records.count, bytes: pieces.reduce(0) { $0 + $1.bytes.count })
         return pieces

@@ -62,6 +62,15 @@ struct KeyTable {
         present += piece.present
     }
 
+    /// Removes every key; with `keepingCapacity`, the arrays keep their memory.
+    mutating func removeAll(keepingCapacity: Bool) {
+        bytes.removeAll(keepingCapacity: keepingCapacity)
+        starts.removeAll(keepingCapacity: keepingCapacity)
+        starts.append(0)
+        prefixes.removeAll(keepingCapacity: keepingCapacity)
+        present.removeAll(keepingCapacity: keepingCapacity)
+    }
+
     mutating func reserve(_ count: Int, bytes byteCount: Int? = nil) {
         bytes.reserveCapacity(byteCount ?? count * 24)
         starts.reserveCapacity(count + 1)

@@ -70,6 +70,49 @@ struct SortedRunsTests {
         #expect(one.bytes == three.bytes)
     }
 
+    /// Reused after a flush (its buffers kept for the next run), a pending run holds only
+    /// the entries added since: each run hands back its own entries with their payloads,
+    /// positions going on from the run before, and the memory kept is still counted.
+    @Test func aPendingRunReusedAfterAFlushHoldsOnlyTheEntriesAddedSince() throws {
+        var generator = SplitMix64(state: 21)
+        let keys = KeyTableSortTests.randomKeys(9_000, using: &generator)
+        func payload(_ index: Int) -> [UInt8] {
+            // Later runs have shorter payloads: the first run's buffer is the largest.
+            (0..<(index % 50 + 80 - index / 3_000 * 40)).map { UInt8(truncatingIfNeeded: index &+ $0) }
+        }
+        var pending = SortedRuns.Pending(base: 0)
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()))
+        var firstPayloads = 0
+        for run in 0..<3 {
+            var table = KeyTable()
+            var bytes: [UInt8] = []
+            var ends: [Int] = []
+            for index in (run * 3_000)..<((run + 1) * 3_000) {
+                table.append(keys[index], present: true)
+                bytes += payload(index)
+                ends.append(bytes.count)
+            }
+            if run == 0 { firstPayloads = bytes.count }
+            pending.add(table, bytes, ends)
+            try pending.flush(to: &runs, threads: Threads(2))
+            #expect(pending.base == (run + 1) * 3_000)
+            #expect(pending.bytes == 0)
+            #expect(pending.heldBytes >= firstPayloads)
+        }
+        #expect(runs.spans.count == 3)
+        let every = PositionSet(Array(0..<9_000))
+        for run in 0..<3 {
+            var entries: [Entry] = []
+            SortedRuns.pick(every, from: runs, run: run) {
+                entries.append(Entry(key: Array($0.key), position: $0.position, payload: Array($0.payload)))
+            }
+            let expected = ((run * 3_000)..<((run + 1) * 3_000))
+                .sorted { a, b in keys[a] != keys[b] ? keys[a].lexicographicallyPrecedes(keys[b]) : a < b }
+                .map { Entry(key: keys[$0], position: $0, payload: payload($0)) }
+            #expect(entries == expected, "run \(run)")
+        }
+    }
+
     /// Entries whose payloads are consecutive records' bytes, added a batch at a time as one
     /// copy (a spilled sort), must give the runs that the same payloads appended entry by
     /// entry give: every entry with a key, in order, with its own bytes; those without a key

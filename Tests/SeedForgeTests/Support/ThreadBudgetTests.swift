@@ -48,6 +48,23 @@ struct ThreadBudgetTests {
         #expect(results.allSatisfy { $0.1 == 600 })
     }
 
+    /// A loop is cut into a few contiguous ranges a thread (each thread takes the next),
+    /// covering every index once and in order, none under the minimum; one with one thread.
+    @Test(arguments: [1, 2, 3])
+    func chunksCoverTheIndexesInOrderWithAFewRangesAThread(budget: Int) {
+        let threads = Threads(budget)
+        let ranges = Parallel.chunks(100_000, threads: threads, minimumChunk: 1_000) { $0 }
+        #expect(ranges.count == (budget == 1 ? 1 : budget * Parallel.piecesPerThread))
+        #expect(ranges.first?.lowerBound == 0)
+        #expect(ranges.last?.upperBound == 100_000)
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+        #expect(ranges.allSatisfy { $0.count >= 1_000 })
+        // Too few indexes for a range a thread at the minimum: fewer ranges.
+        let few = Parallel.chunks(2_500, threads: threads, minimumChunk: 1_000) { $0 }
+        #expect(few.count == (budget == 1 ? 1 : 2))
+        #expect(few.map(\.count).reduce(0, +) == 2_500)
+    }
+
     @Test func aBudgetOfOneRunsEverythingOnTheCallingThread() {
         let threads = Threads(1)
         let caller = pthread_self()
