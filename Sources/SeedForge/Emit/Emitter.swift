@@ -71,7 +71,8 @@ enum Emitter {
             let sides: [() -> Result<Manifest.Output, Error>] = [
                 {
                     stream(SideOutputs.rejectsFile, records: state.rejects.count) { sink in
-                        try SideOutputs.rejects(state.rejects, schemas: state.schemas, paths: paths, to: sink)
+                        try SideOutputs.rejects(
+                            state.rejects, schemas: state.schemas, paths: paths, threads: state.threads, to: sink)
                     }
                 },
                 {
@@ -81,7 +82,7 @@ enum Emitter {
                 },
                 {
                     stream(SideOutputs.warningsFile, records: state.warnings.count) { sink in
-                        try SideOutputs.warnings(state.warnings, paths: paths, to: sink)
+                        try SideOutputs.warnings(state.warnings, paths: paths, threads: state.threads, to: sink)
                     }
                 },
             ]

@@ -35,30 +35,61 @@ enum SideOutputs {
     /// Bytes rendered before they are handed on.
     static let piece = 1 << 20
 
-    static func rejects(
-        _ rejects: [Rejection], schemas: [CollectionID: Schema], paths: InputFiles, to write: ([UInt8]) throws -> Void
+    /// Entries whose lines are rendered at a time (`lines`).
+    static let batch = 16_384
+
+    /// Renders the lines of `count` entries (`render(index, &writer)`) on every core, a
+    /// batch at a time while the batch before is handed to `write`, in order: rendered on
+    /// one thread, the rejects of the 20M-city job (113 MB) took 1.7 s at the run's end
+    /// with the other core idle.
+    static func lines(
+        count: Int, threads: Threads, render: (Int, inout JSONWriter) -> Void, to write: ([UInt8]) throws -> Void
     ) throws {
-        var writer = JSONWriter()
-        for rejection in rejects {
-            let primary = rejection.findings[0]
-            var object = JSONObject()
-            object.appendUnchecked("collection", .string(rejection.collection.name))
-            object.appendUnchecked("id", rejection.id ?? .null)
-            for (key, value) in findingObject(primary, paths).pairs { object.appendUnchecked(key, value) }
-            object.appendUnchecked("step", .string(rejection.step))
-            object.appendUnchecked("findings", .array(rejection.findings.map { .object(findingObject($0, paths)) }))
-            if let record = rejection.record, let schema = schemas[rejection.collection] {
-                let fields = schema.fields.filter { $0.sourcePath != nil }
-                object.appendUnchecked(
-                    "record", record.object(fields: fields, ids: fields.indices.map(FieldID.init(index:))))
-            } else {
-                object.appendUnchecked("record", .null)
-            }
-            writer.write(.object(object))
-            writer.append(byte: 0x0A)
-            try writer.flush(over: piece, to: write)
+        var ahead = RenderAhead<[UInt8]>(threads: threads)
+        func written(_ pieces: [[UInt8]]) throws {
+            for piece in pieces where !piece.isEmpty { try write(piece) }
         }
-        try writer.flush(to: write)
+        var first = 0
+        while first < count {
+            let start = first
+            let end = min(start + batch, count)
+            try ahead.batch(
+                end - start,
+                render: { range in
+                    var writer = JSONWriter()
+                    for index in range { render(start + index, &writer) }
+                    return writer.bytes
+                }, write: written)
+            first = end
+        }
+        try ahead.finish(write: written)
+    }
+
+    static func rejects(
+        _ rejects: [Rejection], schemas: [CollectionID: Schema], paths: InputFiles, threads: Threads,
+        to write: ([UInt8]) throws -> Void
+    ) throws {
+        try lines(
+            count: rejects.count, threads: threads,
+            render: { index, writer in
+                let rejection = rejects[index]
+                let primary = rejection.findings[0]
+                var object = JSONObject()
+                object.appendUnchecked("collection", .string(rejection.collection.name))
+                object.appendUnchecked("id", rejection.id ?? .null)
+                for (key, value) in findingObject(primary, paths).pairs { object.appendUnchecked(key, value) }
+                object.appendUnchecked("step", .string(rejection.step))
+                object.appendUnchecked("findings", .array(rejection.findings.map { .object(findingObject($0, paths)) }))
+                if let record = rejection.record, let schema = schemas[rejection.collection] {
+                    let fields = schema.fields.filter { $0.sourcePath != nil }
+                    object.appendUnchecked(
+                        "record", record.object(fields: fields, ids: fields.indices.map(FieldID.init(index:))))
+                } else {
+                    object.appendUnchecked("record", .null)
+                }
+                writer.write(.object(object))
+                writer.append(byte: 0x0A)
+            }, to: write)
     }
 
     /// One line of `duplicates.ndjson`, with its line break.
@@ -84,18 +115,20 @@ enum SideOutputs {
         writer.append(byte: 0x0A)
     }
 
-    static func warnings(_ warnings: [Warning], paths: InputFiles, to write: ([UInt8]) throws -> Void) throws {
-        var writer = JSONWriter()
-        for warning in warnings {
-            var object = JSONObject()
-            object.appendUnchecked("collection", .string(warning.collection.name))
-            object.appendUnchecked("id", warning.id ?? .null)
-            for (key, value) in findingObject(warning.finding, paths).pairs { object.appendUnchecked(key, value) }
-            object.appendUnchecked("step", .string(warning.step))
-            writer.write(.object(object))
-            writer.append(byte: 0x0A)
-            try writer.flush(over: piece, to: write)
-        }
-        try writer.flush(to: write)
+    static func warnings(
+        _ warnings: [Warning], paths: InputFiles, threads: Threads, to write: ([UInt8]) throws -> Void
+    ) throws {
+        try lines(
+            count: warnings.count, threads: threads,
+            render: { index, writer in
+                let warning = warnings[index]
+                var object = JSONObject()
+                object.appendUnchecked("collection", .string(warning.collection.name))
+                object.appendUnchecked("id", warning.id ?? .null)
+                for (key, value) in findingObject(warning.finding, paths).pairs { object.appendUnchecked(key, value) }
+                object.appendUnchecked("step", .string(warning.step))
+                writer.write(.object(object))
+                writer.append(byte: 0x0A)
+            }, to: write)
     }
 }

@@ -205,7 +205,7 @@ public final class RunState {
         duplicateLog = SideLog(
             budget: holdsDuplicates ? .max : Self.sideLogBudget(limit: spill.limit), size: Self.size(of:),
             render: { [unowned self] in SideOutputs.render($0, paths: self.inputFiles, into: &$1) },
-            newFile: { [unowned self] in try self.spill.newFile() })
+            newFile: { [unowned self] in try self.spill.newFile() }, threads: threads)
     }
 
     /// Bytes of duplicates held as values before a dedupe past the memory limit renders
@@ -297,13 +297,28 @@ public final class RunState {
         _ record: Record, in collection: CollectionID, winner: Record, key: Value, step: String, filled: [String] = [],
         distanceKm: Double? = nil, pastLimit: Bool = false
     ) {
-        duplicateLog.append(
-            Duplicate(
-                collection: collection, record: record, id: id(of: record, in: collection),
-                winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step,
-                filled: filled, distanceKm: distanceKm),
+        log(
+            duplicate(
+                record, in: collection, winner: winner, key: key, step: step, filled: filled, distanceKm: distanceKm),
             pastLimit: pastLimit)
-        duplicatesIn[collection, default: 0] += 1
+    }
+
+    /// The entry `removeDuplicate` logs; safe to make on any thread (it reads the schemas
+    /// and the records' files).
+    func duplicate(
+        _ record: Record, in collection: CollectionID, winner: Record, key: Value, step: String, filled: [String] = [],
+        distanceKm: Double? = nil
+    ) -> Duplicate {
+        Duplicate(
+            collection: collection, record: record, id: id(of: record, in: collection),
+            winnerID: id(of: winner, in: collection), winnerLocation: winner.origin.location, key: key, step: step,
+            filled: filled, distanceKm: distanceKm)
+    }
+
+    /// Logs a duplicate made by `duplicate`.
+    func log(_ duplicate: Duplicate, pastLimit: Bool = false) {
+        duplicateLog.append(duplicate, pastLimit: pastLimit)
+        duplicatesIn[duplicate.collection, default: 0] += 1
     }
 
     public func warn(_ finding: Finding, record: Record?, in collection: CollectionID, step: String) {

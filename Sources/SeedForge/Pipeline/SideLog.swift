@@ -26,15 +26,22 @@ final class SideLog<Entry> {
     private var written = 0
     /// A write that failed (a full disk): the lines stay in memory, and `write` throws it.
     private var failure: Error?
+    /// Entries that arrived while the log renders, rendered together once they are
+    /// `SideOutputs.batch` or pass the budget (or 8 MiB), on every core: one by one, the
+    /// duplicates of the 20M-city job took 2 s on one thread.
+    private var unrendered: [Entry] = []
+    private var unrenderedBytes = 0
+    let threads: Threads
 
     init(
         budget: Int, size: @escaping (Entry) -> Int, render: @escaping (Entry, inout JSONWriter) -> Void,
-        newFile: @escaping () throws -> SpillFile
+        newFile: @escaping () throws -> SpillFile, threads: Threads = 1
     ) {
         self.budget = budget
         self.size = size
         self.render = render
         self.newFile = newFile
+        self.threads = threads
     }
 
     /// Whether entries are rendered as they arrive.
@@ -46,18 +53,36 @@ final class SideLog<Entry> {
     func append(_ entry: Entry, pastLimit: Bool = false) {
         count += 1
         if renders {
-            render(entry, &pending)
-            flush(over: SideOutputs.piece)
+            unrendered.append(entry)
+            unrenderedBytes += size(entry)
+            if unrendered.count >= SideOutputs.batch || unrenderedBytes > min(budget, 8 << 20) {
+                renderUnrendered()
+                flush(over: SideOutputs.piece)
+            }
             return
         }
         entries.append(entry)
         heldBytes += size(entry)
         guard pastLimit, heldBytes > budget else { return }
         renders = true
-        for held in entries { render(held, &pending) }
-        entries = []
+        swap(&entries, &unrendered)
         heldBytes = 0
+        renderUnrendered()
         flush(over: 0)
+    }
+
+    /// Renders the entries not yet rendered onto the pending lines, in order.
+    private func renderUnrendered() {
+        let entries = unrendered
+        let render = render
+        let pieces = Parallel.chunks(entries.count, threads: threads, minimumChunk: 1_024) { range in
+            var writer = JSONWriter()
+            for entry in entries[range] { render(entry, &writer) }
+            return writer.bytes
+        }
+        for piece in pieces { pending.append(bytes: piece) }
+        unrendered.removeAll(keepingCapacity: true)
+        unrenderedBytes = 0
     }
 
     private func flush(over threshold: Int) {
@@ -85,10 +110,10 @@ final class SideLog<Entry> {
             }
         }
         var writer = pending
-        for entry in entries {
-            render(entry, &writer)
-            try writer.flush(over: SideOutputs.piece, to: write)
-        }
         try writer.flush(to: write)
+        // Held entries, or entries not yet rendered: never both.
+        let rest = renders ? unrendered : entries
+        let render = render
+        try SideOutputs.lines(count: rest.count, threads: threads, render: { render(rest[$0], &$1) }, to: write)
     }
 }

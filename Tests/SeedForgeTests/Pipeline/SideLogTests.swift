@@ -6,10 +6,10 @@ import Testing
 @Suite("Side logs past the memory limit")
 struct SideLogTests {
     /// A log of numbers whose entries are each `16` bytes held, rendered as their decimal line.
-    static func log(budget: Int, folder: String) -> SideLog<Int> {
+    static func log(budget: Int, folder: String, threads: Int = 1) -> SideLog<Int> {
         SideLog(
             budget: budget, size: { _ in 16 }, render: { entry, writer in writer.append("\(entry)\n") },
-            newFile: { try SpillFile(folder: folder) })
+            newFile: { try SpillFile(folder: folder) }, threads: Threads(threads))
     }
 
     static func written(_ log: SideLog<Int>) throws -> String {
@@ -51,5 +51,43 @@ struct SideLogTests {
         // Held ones first, then those rendered after the budget was passed.
         for entry in 0..<500 { within.append(500 + entry, pastLimit: true) }
         #expect(try Self.written(within) == (0..<1_000).map { "\($0)\n" }.joined())
+    }
+
+    /// Rendered on several threads a batch at a time (past the budget, and for the held
+    /// entries when written), the lines come out in the entries' order, each once, with
+    /// a batch left unrendered at the end; what is held past the budget stays bounded.
+    @Test(arguments: [1, 3])
+    func linesRenderedOnEveryCoreKeepTheirOrder(threads: Int) throws {
+        let dir = try TempDir()
+        let past = Self.log(budget: 100_000, folder: dir.path, threads: threads)
+        var most = 0
+        // Not a multiple of the batch: the last entries are still unrendered when written.
+        for entry in 0..<(3 * SideOutputs.batch + 1_234) {
+            past.append(entry, pastLimit: true)
+            most = max(most, past.entries.count)
+        }
+        #expect(past.renders)
+        #expect(most == 100_000 / 16)
+        #expect(try Self.written(past) == (0..<(3 * SideOutputs.batch + 1_234)).map { "\($0)\n" }.joined())
+        let held = Self.log(budget: .max, folder: dir.path, threads: threads)
+        for entry in 0..<(2 * SideOutputs.batch + 77) { held.append(entry, pastLimit: true) }
+        #expect(!held.renders)
+        #expect(try Self.written(held) == (0..<(2 * SideOutputs.batch + 77)).map { "\($0)\n" }.joined())
+    }
+
+    /// A side output's lines (rejects, warnings) rendered a batch at a time on every core
+    /// are handed over in order, each once, as on one thread.
+    @Test func sideOutputLinesRenderedOnEveryCoreComeInOrder() throws {
+        func lines(threads: Int) throws -> String {
+            var bytes: [UInt8] = []
+            try SideOutputs.lines(
+                count: 2 * SideOutputs.batch + 999, threads: Threads(threads),
+                render: { index, writer in writer.append("\(index)\n") }, to: { bytes += $0 })
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let expected = (0..<(2 * SideOutputs.batch + 999)).map { "\($0)\n" }.joined()
+        #expect(try lines(threads: 1) == expected)
+        #expect(try lines(threads: 3) == expected)
+        #expect(try lines(threads: 2) == expected)
     }
 }
