@@ -875,10 +875,11 @@ public struct Dedupe: Step {
         _ losers: [(loser: Int, winner: Int)], record: (Int) -> Record, _ state: RunState,
         distances: [Int: Double] = [:], pastLimit: Bool = false
     ) -> [Int: Record] {
+        let step = "aggregate: dedupe"
+        func distanceKm(_ index: Int) -> Double? { distances[index].map { (1000 * $0).rounded() / 1000 } }
         if fill.isEmpty {
             // No winner changes: each duplicate's entry is made on every core (its records
             // decoded, the winner's line found), a batch at a time, and logged in order.
-            let step = "aggregate: dedupe"
             var first = 0
             while first < losers.count {
                 let batch = losers[first..<min(first + SideOutputs.batch, losers.count)]
@@ -888,7 +889,7 @@ public struct Dedupe: Step {
                         let loser = record(index)
                         return state.duplicate(
                             loser, in: collection, winner: record(winnerIndex), key: loggedKey(of: loser), step: step,
-                            distanceKm: distances[index].map { (1000 * $0).rounded() / 1000 })
+                            distanceKm: distanceKm(index))
                     }
                 }
                 for duplicate in made.joined() { state.log(duplicate, pastLimit: pastLimit) }
@@ -908,8 +909,8 @@ public struct Dedupe: Step {
             }
             if !filled.isEmpty { changed[winnerIndex] = winner }
             state.removeDuplicate(
-                loser, in: collection, winner: winner, key: loggedKey(of: loser), step: "aggregate: dedupe",
-                filled: filled, distanceKm: distances[index].map { (1000 * $0).rounded() / 1000 }, pastLimit: pastLimit)
+                loser, in: collection, winner: winner, key: loggedKey(of: loser), step: step, filled: filled,
+                distanceKm: distanceKm(index), pastLimit: pastLimit)
         }
         return changed
     }

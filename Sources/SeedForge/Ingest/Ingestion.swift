@@ -57,8 +57,7 @@ enum Ingestion {
                         file, maxBytes: pipeline.limits.maxFileBytes, known: known.entry(for: file))
                     // A small file's hash takes less than handing it to another thread.
                     if contents.raw.count >= 1 << 20 {
-                        sink.alongside = { [digest = contents.digest] in _ = digest.value }
-                        sink.alongsideWindow = { [digest = contents.digest] in digest.advance(reached: $0, of: $1) }
+                        sink.alongside = contents.digest
                     }
                     text = SourceText(displayPath: Paths.display(file), bytes: contents.text)
                     text.pageNumber = fileIndex

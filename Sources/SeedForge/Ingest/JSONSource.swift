@@ -316,12 +316,12 @@ public struct JSONSource: SourceKind {
                         }
                     } else {
                         var arrayEnd = arrayStart
-                        // The file's hash a window at a time, beside each window's parse.
-                        var beside: ((Int) -> Void)?
-                        if let hash = sink.alongsideWindow {
-                            sink.alongside = nil
-                            beside = { [count = buffer.count] in hash($0, count) }
+                        // The file's hash a window at a time, beside each window's parse
+                        // (`InputDigest.advance`), not whole beside the first window's records.
+                        let beside = sink.alongside.map { digest in
+                            { [count = buffer.count] (reached: Int) in digest.advance(reached: reached, of: count) }
                         }
+                        sink.alongside = nil
                         do {
                             try Self.parseInWindows(
                                 buffer, text, arrayStart: arrayStart, window: window, mapping: sink.mapping,

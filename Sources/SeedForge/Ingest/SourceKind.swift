@@ -123,14 +123,12 @@ public struct IngestSink {
     /// The index in the file of the first record read, when a source reads a byte range:
     /// `merge` numbers records on from it.
     public var firstIndex = 0
-    /// Work on the file being read that the first `merge` does beside its own, on another
-    /// thread when one is free: taking the file's SHA-256 (at 1M CSV rows, 67 MB: about
-    /// 40 ms, as long as the merge, both of which the other threads waited on).
-    var alongside: (() -> Void)?
-    /// The same work a part at a time, for a source that reads its file a window at a
-    /// time (`JSONSource`): hashes the file up to a place in its text, of its length.
-    /// Such a source runs this, not `alongside`.
-    var alongsideWindow: ((_ reached: Int, _ of: Int) -> Void)?
+    /// The file's SHA-256, taken by the first `merge` beside its own work, on another
+    /// thread when one is free (at 1M CSV rows, 67 MB: about 40 ms, as long as the merge,
+    /// both of which the other threads waited on); a source that reads the file a window
+    /// at a time takes it a window at a time instead (`InputDigest.advance`) and sets this
+    /// to nil.
+    var alongside: InputFile.InputDigest?
     /// An error of this source fails the run (a run, not validation, which reports it and
     /// reads the next file): a large JSON file's records may then be taken as it is parsed,
     /// its syntax checked by that parse, not by a pass of its own before it (`JSONSource`).
@@ -208,7 +206,7 @@ public struct IngestSink {
                 "more than \(Origin.indexLimit) records in one file (a record's place in its file is kept in 32 bits): split the file"
             )
         }
-        let work = alongside
+        let work = alongside.map { digest in { _ = digest.value } }
         alongside = nil
         if takeSideBySide(&chunks, total: total, alongside: work) { return }
         guard let work else { return takeChunks(&chunks) }

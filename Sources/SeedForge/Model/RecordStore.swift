@@ -885,18 +885,13 @@ final class SpillSpace {
     /// on the thread that spills (at 5M cities under 512 MiB, most of that thread's 163
     /// `memmove` samples were joins).
     func encode(_ records: [Record]) -> [[UInt8]] {
-        encodePieces(records, starts: false).map(\.bytes)
+        encodePieces(records, starts: false) { _ in () }.map(\.bytes)
     }
 
-    /// `encode`'s pieces, each with the records it holds (`first` and on) and, with
-    /// `starts`, where each of them starts in it and where the last ends (a sort's runs
-    /// carry each record's bytes: `SortedAtSpill`).
-    func encodePieces(_ records: [Record], starts: Bool) -> [(first: Int, bytes: [UInt8], starts: [Int])] {
-        encodePieces(records, starts: starts) { _ in () }.map { ($0.first, $0.bytes, $0.starts) }
-    }
-
-    /// `encodePieces`, each piece with what `beside` makes of its range of records on the
-    /// same thread (a sort's keys: `SortedAtSpill`).
+    /// `encode`'s pieces, each with the records it holds (`first` and on), with `starts`
+    /// where each of them starts in it and where the last ends (a sort's runs carry each
+    /// record's bytes: `SortedAtSpill`), and what `beside` makes of its range of records on
+    /// the same thread (that sort's keys).
     func encodePieces<Beside>(
         _ records: [Record], starts: Bool, beside: (Range<Int>) -> Beside
     ) -> [(first: Int, bytes: [UInt8], starts: [Int], beside: Beside)] {

@@ -109,8 +109,7 @@ final class SideLog<Entry> {
                 offset += length
             }
         }
-        var writer = pending
-        try writer.flush(to: write)
+        if !pending.bytes.isEmpty { try write(pending.bytes) }
         // Held entries, or entries not yet rendered: never both.
         let rest = renders ? unrendered : entries
         let render = render
