@@ -67,7 +67,10 @@ public final class SourceText: @unchecked Sendable {
             }
             var countFrom = lineStart
             var column = 1
-            if isLongLine(from: start, reaching: clamped, in: buffer) {
+            // No checkpoint lies within `checkpointSpacing` bytes of a line's start, so an
+            // offset that close (a paginated file's page number, before its records) is
+            // counted from the line start without making the line's points.
+            if clamped - lineStart > Self.checkpointSpacing, isLongLine(from: start, reaching: clamped, in: buffer) {
                 let points = checkpoints(ofLineFrom: lineStart, in: buffer)
                 let after = points.partitionPoint { $0.offset <= clamped }
                 if after > 0 { (countFrom, column) = points[after - 1] }

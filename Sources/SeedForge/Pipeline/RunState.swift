@@ -339,13 +339,24 @@ public final class RunState {
                 key.appendNumber(Double(number[record.origin.source.fileNumber] ?? 0))
             }
         }
+        // A file's records are read one after another: the collection is runs of records of
+        // one file each, put in page order as runs (ties in input order), not record by record.
         let records = store.resident
-        let order = records.indices.sorted { a, b in
-            let pa = number[records[a].origin.source.fileNumber] ?? 0
-            let pb = number[records[b].origin.source.fileNumber] ?? 0
-            return pa != pb ? pa < pb : a < b
+        var runs: [(page: Int, range: Range<Int>)] = []
+        var start = 0
+        while start < records.count {
+            let file = records[start].origin.source.fileNumber
+            var end = start + 1
+            while end < records.count, records[end].origin.source.fileNumber == file { end += 1 }
+            runs.append((number[file] ?? 0, start..<end))
+            start = end
         }
-        if order != Array(records.indices) { setRecords(collection, order.map { records[$0] }) }
+        guard zip(runs, runs.dropFirst()).contains(where: { $0.page > $1.page }) else { return }
+        let order = runs.indices.sorted { runs[$0].page != runs[$1].page ? runs[$0].page < runs[$1].page : $0 < $1 }
+        var ordered: [Record] = []
+        ordered.reserveCapacity(records.count)
+        for run in order { ordered += records[runs[run].range] }
+        setRecords(collection, ordered)
     }
 
     public func rejectedCount(_ collection: CollectionID) -> Int {

@@ -42,22 +42,32 @@ public protocol Rule: Sendable {
 
 /// Collects what a rule finds wrong with one record.
 public struct RuleFindings {
-    public private(set) var record: Record
+    /// The records checked, and the position of the one being checked: moving on to the
+    /// next record sets a number (a copy of the record took a retain and a release of its
+    /// row, every record of every rule).
+    private let records: [Record]
+    private var position: Int
+    public var record: Record { records[position] }
     public let schema: Schema
     let rule: RuleCode
     let severity: Severity
     public private(set) var list: [Finding] = []
 
-    init(record: Record, schema: Schema, rule: RuleCode, severity: Severity) {
-        self.record = record
+    init(records: [Record], position: Int, schema: Schema, rule: RuleCode, severity: Severity) {
+        self.records = records
+        self.position = position
         self.schema = schema
         self.rule = rule
         self.severity = severity
     }
 
-    /// Starts over for the next record (one collector serves a whole chunk of records).
-    mutating func reset(_ next: Record) {
-        record = next
+    init(record: Record, schema: Schema, rule: RuleCode, severity: Severity) {
+        self.init(records: [record], position: 0, schema: schema, rule: rule, severity: severity)
+    }
+
+    /// Starts over for the record at `next` (one collector serves a whole chunk of records).
+    mutating func reset(_ next: Int) {
+        position = next
         if !list.isEmpty { list = [] }
     }
 

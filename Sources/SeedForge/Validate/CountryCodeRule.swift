@@ -91,7 +91,7 @@ public struct CountryCodeRule: Rule {
             if isAllowedCapitals(record, field) { continue }
             let value = record[field]
             guard !value.isNull else { continue }
-            let name = findings.schema[field].name
+            var name: String { findings.schema[field].name }
             guard case .string(let code) = value else {
                 findings.fail(field, "\(name) must be a country code text, found \(value.typeName)")
                 continue

@@ -39,7 +39,7 @@ public struct LengthRule: Rule {
         for field in fields {
             guard case .string(let text) = record[field] else { continue }
             let count = Trim.trimmed(text).count
-            let name = findings.schema[field].name
+            var name: String { findings.schema[field].name }
             if let min, count < min {
                 findings.fail(field, "\(name) has \(count) characters, fewer than the minimum \(min)")
             } else if let max, count > max {

@@ -111,7 +111,7 @@ public struct OrderRule: Rule {
         for field in fields {
             let value = record[field]
             guard !value.isNull else { continue }
-            let name = findings.schema[field].name
+            var name: String { findings.schema[field].name }
             guard let point = Point(value) else {
                 findings.fail(
                     field,

@@ -49,7 +49,9 @@ public struct RangeRule: Rule {
         for field in fields {
             let value = record[field]
             guard !value.isNull else { continue }
-            let name = findings.schema[field].name
+            // The field's name only for a message: a schema entry read for every record
+            // retains and releases its parts.
+            var name: String { findings.schema[field].name }
             guard let number = value.number else {
                 findings.fail(field, "\(name) must be a number, found \(value.typeName)")
                 continue

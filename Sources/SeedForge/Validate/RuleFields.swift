@@ -49,11 +49,12 @@ extension Rule {
     ) -> [[Finding]] {
         Parallel.chunks(records.count, threads: threads) { range in
             guard let first = range.first else { return [[Finding]]() }
-            var findings = RuleFindings(record: records[first], schema: schema, rule: code, severity: severity)
+            var findings = RuleFindings(
+                records: records, position: first, schema: schema, rule: code, severity: severity)
             var out: [[Finding]] = []
             out.reserveCapacity(range.count)
             for index in range {
-                findings.reset(records[index])
+                findings.reset(index)
                 check(records[index], &findings)
                 out.append(findings.list)
             }

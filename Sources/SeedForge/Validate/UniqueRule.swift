@@ -66,7 +66,8 @@ public struct UniqueRule: Rule {
                 further[hash, default: []].append(position)
                 continue
             }
-            var findings = RuleFindings(record: records[position], schema: schema, rule: code, severity: severity)
+            var findings = RuleFindings(
+                records: records, position: position, schema: schema, rule: code, severity: severity)
             findings.fail(
                 fields[0],
                 "\(names) \(key.map(RuleFields.describe).joined(separator: ", ")) is already used by the record at \(records[earlier].origin.location.brief)"

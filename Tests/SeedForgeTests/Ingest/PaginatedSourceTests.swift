@@ -58,6 +58,17 @@ struct PaginatedSourceTests {
         #expect(result.records("cities").map { $0["id"] } == [.int(1), .int(2), .int(3), .int(4), .int(5)])
     }
 
+    @Test func pagesOfSeveralRecordsAndAnEmptyPageComeInPageOrder() throws {
+        // Name order d, c, b, a holds pages 4, 3 (empty), 1, 2.
+        let result = try run([
+            "pages/d.json": Array(Self.page(4, of: 4, ids: [7, 8, 9]).utf8),
+            "pages/c.json": Array(Self.page(3, of: 4, ids: []).utf8),
+            "pages/b.json": Array(Self.page(1, of: 4, ids: [1, 2, 3]).utf8),
+            "pages/a.json": Array(Self.page(2, of: 4, ids: [4, 5, 6]).utf8),
+        ])
+        #expect(result.records("cities").map { $0["id"] } == (1...9).map { .int($0) })
+    }
+
     @Test func gzipPagesAreReadLikePlainOnes() throws {
         let result = try run([
             "pages/page-1.json": Array(Self.page(1, of: 2, ids: [1]).utf8),

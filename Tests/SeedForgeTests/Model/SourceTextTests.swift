@@ -128,6 +128,32 @@ struct SourceTextTests {
                 == SourceText(displayPath: "x", bytes: bytes).lineAndColumn(ofOffset: offsets[3]))
     }
 
+    /// A line past `longLine` bytes (a minified page file) counts columns from its points;
+    /// an offset within the first `checkpointSpacing` bytes (a page's number, before its
+    /// records) is counted from the line start before any point is made. Either way the
+    /// column is the count of characters from the line start, asked in any order.
+    @Test func longLineColumnsEqualTheCountFromTheLineStart() {
+        var line = #"{"page":7,"results":["#
+        var index = 0
+        while line.utf8.count <= SourceText.longLine + 3 * SourceText.checkpointSpacing {
+            line += #"{"n":"Zürich 🐝 e\#u{301} \#(index)","v":\#(index)},"#
+            index += 1
+        }
+        line += "{}]}"
+        let bytes = Array(("{}\n" + line + "\n").utf8)
+        let lineStart = 3
+        func expected(_ offset: Int) -> (Int, Int) {
+            (2, String(decoding: bytes[lineStart..<offset], as: UTF8.self).count + 1)
+        }
+        let near = [lineStart, lineStart + 8, lineStart + SourceText.checkpointSpacing]
+        let values = bytes.indices.filter { bytes[$0] == UInt8(ascii: "v") }
+        let offsets = near + stride(from: 0, to: values.count, by: 97).map { values[$0] } + [values.last!]
+        let ascending = SourceText(displayPath: "x", bytes: bytes)
+        for offset in offsets { #expect(ascending.lineAndColumn(ofOffset: offset) == expected(offset)) }
+        let descending = SourceText(displayPath: "x", bytes: bytes)
+        for offset in offsets.reversed() { #expect(descending.lineAndColumn(ofOffset: offset) == expected(offset)) }
+    }
+
     /// The line index does not grow with the lines as a table of every line start did (8
     /// bytes a line): 200,000 city-like lines take a mark every 64th line, and a location
     /// past any mark, in a line before or after it, is still the byte-by-byte count.
