@@ -151,6 +151,7 @@ enum Ingestion {
         state: RunState, pipeline: Pipeline
     ) {
         state.ingested[collection, default: 0] += records
+        state.recordsRead.add(records, to: collection)
         state.book(
             text,
             Manifest.Input(

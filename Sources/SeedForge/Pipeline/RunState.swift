@@ -105,6 +105,8 @@ public final class RunState {
     public var stepStats: [StepStat] = []
     /// Records each collection received from its sources.
     public var ingested: [CollectionID: Int] = [:]
+    /// The same counts, readable beside the ingest while it goes on.
+    let recordsRead = RecordsRead()
     /// Records the running step changed, when it counts them (see `noteChanged`).
     var changedByStep: Int?
 

@@ -126,12 +126,13 @@ public enum Runner {
             options.writeOutputs
             ? KnownInputs(datasetFolder: target.path, baseDirectory: pipeline.baseDirectory)
             : KnownInputs(baseDirectory: pipeline.baseDirectory)
-        try Ingestion.run(pipeline, state: state, options: options, known: known, logger: logger)
-        try state.spill.check()
-        // A first run's page files are created while the steps run (`FilesAhead`); any
-        // failure from here removes them with the staging folder.
+        // A first run's page files are created while the ingest and the steps run
+        // (`FilesAhead`); any failure from here removes them with the staging folder.
         let ahead = options.writeOutputs ? FilesAhead.start(pipeline, state: state, target: target) : nil
         do {
+            try Ingestion.run(pipeline, state: state, options: options, known: known, logger: logger)
+            try state.spill.check()
+            ahead?.settle(state)
             let ran = try early?.finish(logger: logger) ?? (next: 0, failures: [])
             let thresholdFailures =
                 try ran.failures

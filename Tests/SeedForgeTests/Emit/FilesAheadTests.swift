@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import SeedForge
@@ -70,6 +71,65 @@ struct FilesAheadTests {
         ahead.abandon()
         #expect(try Self.files(target.path) == ["cities.json": "v1"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["dataset"])
+    }
+
+    /// While the ingest goes on the pages are counted from the records read so far (a file
+    /// at a time); after it, from the records it kept. Pages made for more records than the
+    /// run keeps are handed over with the others, and the output removes those it does not
+    /// write.
+    @Test func pagesFollowTheRecordsReadThenTheCountAfterIngest() throws {
+        let dir = try TempDir()
+        let target = dir.url.appendingPathComponent("dataset")
+        let cities = CollectionID("cities")
+        let read = Mutex(0)
+        let pagesOfTen = FilesAhead.Plan(file: "pages", collection: cities) { records in
+            (0..<(records + 9) / 10).map { "\($0 + 1).json" }
+        }
+        let ahead = FilesAhead(
+            folder: try OutputDirectory(target: target, threads: 2), plans: [pagesOfTen],
+            read: { _ in read.withLock { $0 } })
+        let pages = ahead.folder.staging.path + "/pages"
+        #expect(ahead.createAvailable() == false)
+        read.withLock { $0 = 25 }
+        #expect(ahead.createAvailable() == true)
+        #expect(Set(try Self.files(pages).keys) == ["1.json", "2.json", "3.json"])
+        read.withLock { $0 = 95 }
+        #expect(ahead.createAvailable() == true)
+        #expect(try Self.files(pages).count == 10)
+        // Rejects and duplicates left 42 records: five pages, none made past the ten.
+        ahead.settle([cities: 42])
+        #expect(ahead.createAvailable(settled: [cities: 42]) == false)
+        var folder = ahead.folder
+        folder.reserved = ahead.stop()
+        #expect(folder.reserved == ["pages": Set((1...10).map { "\($0).json" })])
+        let writer = OutputWriter(folder: folder, file: "pages", outputs: [], threads: 2)
+        try writer.writeFiles(5) { index in ("\(index + 1).json", Array("p\(index + 1)".utf8)) }
+        try folder.removeUnwritten("pages", written: writer.written)
+        try folder.commit()
+        #expect(try Self.files(target.path) == (1...5).reduce(into: [:]) { $0["pages/\($1).json"] = "p\($1)" })
+    }
+
+    /// A first run whose ingest fails on a broken page, after the pages of the files before
+    /// it may have been created: no dataset, no staging folder, nothing else left.
+    @Test func aFirstRunWhoseIngestFailsLeavesNoStagedPages() throws {
+        let dir = try TempDir()
+        for page in 1...40 {
+            let ids = ((page - 1) * 50 + 1)...(page * 50)
+            try dir.write("pages/page-\(page).json", PaginatedSourceTests.page(page, of: 41, ids: Array(ids)))
+        }
+        try dir.write("pages/page-41.json", #"{"page": 41, "total_pages": 41, "results": [{"_id": 1,"#)
+        try dir.write(
+            "paged.yml",
+            PaginatedSourceTests.yaml.replacingOccurrences(
+                of: "  - {file: cities.json, collection: cities}",
+                with:
+                    "  - {file: cities.json, collection: cities}\n  - {file: pages, format: pages, collection: cities, size: 1, key: name}"
+            ))
+        let run = try CLI.run(["run", "paged.yml", "--out", "out", "--threads", "2"], cwd: dir.path)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("page-41.json"), "\(run.stderr)")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: dir.path + "/out")) ?? []
+        #expect(left.filter { !$0.hasSuffix(".lock") } == [], "\(left)")
     }
 
     @Test func aStoppedCreatorLeavesAPrefixOfTheNames() throws {
