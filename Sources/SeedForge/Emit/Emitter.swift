@@ -169,9 +169,12 @@ enum Emitter {
             // its folder's lock, so one output of many files (the shipped cities' 23,256 pages)
             // is the longest task of the loop below, and started after the others it ran alone
             // on one thread while the other waited.
+            // Before them, outputs that hold one thread throughout (`startsFirst`: SQLite),
+            // and the comparison.
             let files = pipeline.outputs.map { $0.format.files(records: state.store($0.collection).count) }
             let others = pipeline.outputs.indices.filter { !carrying.contains($0) && !carriedByPages.contains($0) }
                 .sorted { files[$0] != files[$1] ? files[$0] > files[$1] : $0 < $1 }
+            let first = others.filter { pipeline.outputs[$0].format.startsFirst }
             var lines: [CollectionID: Snapshot.Lines] = [:]
             for (collection, found) in beside {
                 lines[collection] = { frame, write in
@@ -205,16 +208,22 @@ enum Emitter {
             }
             // One loop for the comparison and every other output, each a task of its own: a
             // thread that finishes one takes the next, so no output waits behind the others on
-            // one thread while another thread is idle. The comparison (which writes the outputs
-            // carried with the snapshot) starts first, then the outputs, then the side outputs.
+            // one thread while another thread is idle. The outputs that hold a thread throughout
+            // start first (`OutputFormat.startsFirst`), then the comparison (which writes the
+            // outputs carried with the snapshot), then the other outputs, then the side outputs.
             // The side outputs join the loop only when it has a task for every thread already:
             // with fewer (the CSV bench: one output, carried with the snapshot), a thread
             // that took a side output held its place while the comparison's rendering began,
             // found none free and rendered alone (first run 1.27x the wall time at 0.94x the
             // CPU, paired runs, idle machine); they are written after the loop then.
             let joined = 1 + others.count >= state.threads.count ? sides : []
-            let work = try sharing(pipeline.collections[...]) {
-                state.threads.run(1 + others.count + joined.count) { task -> Work in
+            // The tasks in the order they start: by position in `work`, the comparison, the
+            // outputs in `others`' order, the side outputs; started first come `first`.
+            let leading = first.map { 1 + others.firstIndex(of: $0)! }
+            let starts = leading + (0..<(1 + others.count + joined.count)).filter { !leading.contains($0) }
+            let ran = try sharing(pipeline.collections[...]) {
+                state.threads.run(starts.count) { order -> Work in
+                    let task = starts[order]
                     if task > others.count { return .side(joined[task - 1 - others.count]()) }
                     if task > 0 { return .output(writeOutput(others[task - 1], lines: nil)) }
                     let clock = ContinuousClock.now
@@ -225,6 +234,8 @@ enum Emitter {
                     return .compared(result, seconds: Runner.seconds(since: clock))
                 }
             }
+            var work = ran
+            for (order, task) in starts.enumerated() { work[task] = ran[order] }
             for collection in pipeline.collections {
                 if let shared = state.store(collection).sharedDecodes {
                     logger.debug(

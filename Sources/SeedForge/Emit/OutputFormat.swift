@@ -17,11 +17,17 @@ public protocol OutputFormat: Sendable {
     /// `records` records, in the order it writes them (empty: none, or not known ahead). A
     /// first run creates them empty while the steps run (`FilesAhead`).
     func fileNames(records: Int) -> [String]
+    /// Whether the output's work is one thread's from its first record to its last and
+    /// the longest of the outputs per record (SQLite: the inserts and the index sorts of
+    /// one connection): it then starts before the comparison and the other outputs, whose
+    /// pieces a thread done with it joins (started after them, it ran alone at the end).
+    var startsFirst: Bool { get }
 }
 
 extension OutputFormat {
     public func files(records: Int) -> Int { 1 }
     public func fileNames(records: Int) -> [String] { [] }
+    public var startsFirst: Bool { false }
 
     /// Writes records held in memory.
     public func write(_ records: [Record], fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {

@@ -33,6 +33,7 @@ public struct SQLiteFormat: OutputFormat {
               index: [searchKey, country]
             """)
     public static let extensions = ["sqlite", "db", "sqlite3"]
+    public var startsFirst: Bool { true }
 
     let table: String
     let indexed: [String]
