@@ -19,8 +19,8 @@ private let idlePolicy: Int32 = 5
 /// and the outputs (dedupes, sort) leave part of a core idle. Opening a file that exists
 /// and writing it costs about 8 µs (a Python loop of 23,256 files of 1.5 KB: 0.86 s of
 /// system time created and written, 0.44 s created empty, 0.18 s opened and written).
-/// Begun after the ingest, the creator made about 10,000 of the shipped cities' pages before
-/// the outputs began; begun with it, nearly all.
+/// Begun after the ingest, the creator had made 4,840 of the shipped cities' pages when the
+/// outputs began; begun with the ingest, 12,539 (one run each, under strace).
 ///
 /// Only for outputs of many files (`OutputFormat.fileNames`) whose folder the dataset being
 /// replaced does not have: a rerun links its unchanged pages from that folder instead
