@@ -15,7 +15,8 @@ public protocol OutputFormat: Sendable {
     func files(records: Int) -> Int
     /// The names of the files a folder output creates one by one inside its folder for
     /// `records` records, in the order it writes them (empty: none, or not known ahead). A
-    /// first run creates them empty while the steps run (`FilesAhead`).
+    /// first run creates them empty while the ingest and the steps run (`FilesAhead`), for
+    /// the records read so far: the names for more records begin with those for fewer.
     func fileNames(records: Int) -> [String]
     /// Whether the output's work is one thread's from its first record to its last and
     /// the longest of the outputs per record (SQLite: the inserts and the index sorts of
