@@ -54,7 +54,7 @@ public struct OnlyWhenRule: Rule {
         }
         let state = flag.isNull ? "not given" : RuleFields.describe(flag)
         for field in given {
-            var name: String { findings.schema[field].name }
+            let name = findings.schema[field].name
             findings.fail(
                 field,
                 "\(name) \(RuleFields.describe(record[field])) is given, but \(conditionName) is \(state): \(name) only applies when \(conditionName) is true"

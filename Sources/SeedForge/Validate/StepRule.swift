@@ -37,7 +37,7 @@ public struct StepRule: Rule {
             guard let number = value.number else { continue }
             let steps = (number - base) / step
             if abs(steps - steps.rounded()) > 1e-9 {
-                var name: String { findings.schema[field].name }
+                let name = findings.schema[field].name
                 findings.fail(
                     field,
                     "\(name) \(RuleFields.describe(value)) is not a multiple of \(RuleFields.describe(limit: step))\(base == 0 ? "" : " from \(RuleFields.describe(limit: base))")"
