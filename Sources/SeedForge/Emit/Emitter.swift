@@ -174,7 +174,6 @@ enum Emitter {
             let files = pipeline.outputs.map { $0.format.files(records: state.store($0.collection).count) }
             let others = pipeline.outputs.indices.filter { !carrying.contains($0) && !carriedByPages.contains($0) }
                 .sorted { files[$0] != files[$1] ? files[$0] > files[$1] : $0 < $1 }
-            let first = others.filter { pipeline.outputs[$0].format.startsFirst }
             var lines: [CollectionID: Snapshot.Lines] = [:]
             for (collection, found) in beside {
                 lines[collection] = { frame, write in
@@ -218,8 +217,9 @@ enum Emitter {
             // CPU, paired runs, idle machine); they are written after the loop then.
             let joined = 1 + others.count >= state.threads.count ? sides : []
             // The tasks in the order they start: by position in `work`, the comparison, the
-            // outputs in `others`' order, the side outputs; started first come `first`.
-            let leading = first.map { 1 + others.firstIndex(of: $0)! }
+            // outputs in `others`' order, the side outputs; started first come the outputs
+            // that start first.
+            let leading = others.indices.filter { pipeline.outputs[others[$0]].format.startsFirst }.map { 1 + $0 }
             let starts = leading + (0..<(1 + others.count + joined.count)).filter { !leading.contains($0) }
             let ran = try sharing(pipeline.collections[...]) {
                 state.threads.run(starts.count) { order -> Work in

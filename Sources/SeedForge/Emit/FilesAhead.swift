@@ -195,8 +195,8 @@ final class FilesAhead: @unchecked Sendable {
             let path = folder.stagedPath(plans[index].file)
             let made =
                 (try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)) != nil
-            folders[index] = made ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -2
-            if folders[index] < 0 { folders[index] = -2 }
+            let fd = made ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+            folders[index] = fd >= 0 ? fd : -2
         }
         return folders[index] >= 0 ? folders[index] : nil
     }

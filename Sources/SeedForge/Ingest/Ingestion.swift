@@ -150,7 +150,6 @@ enum Ingestion {
         _ file: String, text: SourceText, contents: InputFile.Contents, records: Int, collection: CollectionID,
         state: RunState, pipeline: Pipeline
     ) {
-        state.ingested[collection, default: 0] += records
         state.recordsRead.add(records, to: collection)
         state.book(
             text,

@@ -104,7 +104,10 @@ public final class RunState {
     public internal(set) var warnings: [Warning] = []
     public var stepStats: [StepStat] = []
     /// Records each collection received from its sources.
-    public var ingested: [CollectionID: Int] = [:]
+    public var ingested: [CollectionID: Int] {
+        get { recordsRead.counts }
+        set { recordsRead.counts = newValue }
+    }
     /// The same counts, readable beside the ingest while it goes on.
     let recordsRead = RecordsRead()
     /// Records the running step changed, when it counts them (see `noteChanged`).

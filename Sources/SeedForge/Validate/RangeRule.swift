@@ -49,8 +49,7 @@ public struct RangeRule: Rule {
         for field in fields {
             let value = record[field]
             guard !value.isNull else { continue }
-            // The field's name only for a message: a schema entry read for every record
-            // retains and releases its parts.
+            // The field's name only for a message, not read for the records that pass.
             var name: String { findings.schema[field].name }
             guard let number = value.number else {
                 findings.fail(field, "\(name) must be a number, found \(value.typeName)")

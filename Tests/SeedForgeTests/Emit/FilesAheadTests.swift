@@ -20,6 +20,18 @@ struct FilesAheadTests {
         return found
     }
 
+    /// Writes pages 1...`count` (their text `prefix` and the number) as the pages output
+    /// does, opening the names `folder` holds reserved, removes the reserved ones it did not
+    /// write and commits the dataset.
+    @discardableResult
+    static func writePages(_ count: Int, _ prefix: String, into folder: OutputDirectory) throws -> OutputWriter {
+        let writer = OutputWriter(folder: folder, file: "pages", outputs: [], threads: 2)
+        try writer.writeFiles(count) { index in ("\(index + 1).json", Array("\(prefix)\(index + 1)".utf8)) }
+        try folder.removeUnwritten("pages", written: writer.written)
+        try folder.commit()
+        return writer
+    }
+
     @Test func filesCreatedAheadAreWrittenInPlaceAndTheUnwrittenOnesRemoved() throws {
         let dir = try TempDir()
         let target = dir.url.appendingPathComponent("dataset")
@@ -33,10 +45,7 @@ struct FilesAheadTests {
         #expect(try Self.files(ahead.folder.staging.path + "/pages").values.allSatisfy(\.isEmpty))
         var folder = ahead.folder
         folder.reserved = reserved
-        let writer = OutputWriter(folder: folder, file: "pages", outputs: [], threads: 2)
-        try writer.writeFiles(3) { index in ("\(index + 1).json", Array("page \(index + 1)".utf8)) }
-        try folder.removeUnwritten("pages", written: writer.written)
-        try folder.commit()
+        let writer = try Self.writePages(3, "page ", into: folder)
         #expect(
             try Self.files(target.path) == [
                 "pages/1.json": "page 1", "pages/2.json": "page 2", "pages/3.json": "page 3",
@@ -52,10 +61,7 @@ struct FilesAheadTests {
         ahead.create()
         var folder = ahead.folder
         folder.reserved = ahead.stop()
-        let writer = OutputWriter(folder: folder, file: "pages", outputs: [], threads: 2)
-        try writer.writeFiles(4) { index in ("\(index + 1).json", Array("p\(index + 1)".utf8)) }
-        try folder.removeUnwritten("pages", written: writer.written)
-        try folder.commit()
+        try Self.writePages(4, "p", into: folder)
         #expect(try Self.files(target.path) == (1...4).reduce(into: [:]) { $0["pages/\($1).json"] = "p\($1)" })
     }
 
@@ -102,10 +108,7 @@ struct FilesAheadTests {
         var folder = ahead.folder
         folder.reserved = ahead.stop()
         #expect(folder.reserved == ["pages": Set((1...10).map { "\($0).json" })])
-        let writer = OutputWriter(folder: folder, file: "pages", outputs: [], threads: 2)
-        try writer.writeFiles(5) { index in ("\(index + 1).json", Array("p\(index + 1)".utf8)) }
-        try folder.removeUnwritten("pages", written: writer.written)
-        try folder.commit()
+        try Self.writePages(5, "p", into: folder)
         #expect(try Self.files(target.path) == (1...5).reduce(into: [:]) { $0["pages/\($1).json"] = "p\($1)" })
     }
 
