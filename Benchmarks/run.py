@@ -222,8 +222,6 @@ def main():
         size_runs = 1 if size == "20m" else runs
         limit = ["--memory-limit", "2GiB"] if size == "20m" else []
         log(f"{size}: reference job ({input_mib:.1f} MiB input, median of {size_runs} runs{' under --memory-limit 2GiB' if limit else ''})")
-        sf = median_of(size_runs, [SEEDFORGE, "run", pipeline("reference.yml", size), "--out", out, "--quiet", "--force"] + limit)
-        sf_count = count(os.path.join(out, f"reference-{size}", "cities.json"))
         sql_path = os.path.join(DATA, "reference.sql")
         duck_out = os.path.join(OUT_ROOT, f"duckdb-{size}.json")
         with open(os.path.join(BENCH, "reference.sql")) as f:
@@ -231,7 +229,9 @@ def main():
         with open(sql_path, "w") as f:
             f.write(sql)
         duck_command = [DUCKDB, "-c", f".read {sql_path}"]
-        duck = median_of(size_runs, duck_command)
+        # seedforge and DuckDB in turn (`beside`), each row's ratio to the DuckDB runs beside it.
+        sf, duck = beside(size_runs, [SEEDFORGE, "run", pipeline("reference.yml", size), "--out", out, "--quiet", "--force"] + limit, duck_command)
+        sf_count = count(os.path.join(out, f"reference-{size}", "cities.json"))
         duck_count = count(duck_out)
         rows.append((size, "seedforge (reference job)" + (", --memory-limit 2GiB" if limit else ""), sf, sf_count, duck, input_mib))
         per_record[size] = sf[0] / max(1, sf_count)
@@ -253,8 +253,7 @@ def main():
             jq = measure(["sh", "-c", f"jq -c --slurpfile fold {table} -f {os.path.join(BENCH, 'reference.jq')} {dump} > {jq_out}"])
             jq_count = count(jq_out)
             rows.append((size, "jq (reference job)", jq, jq_count, duck, input_mib))
-            # The pipelines' rows are measured beside DuckDB's reference job, run in turn with
-            # each (`beside`), and their ratios are to that DuckDB median.
+            # The pipelines' rows, too, each with DuckDB's reference job run in turn with it.
             full, duck_full = beside(runs, [SEEDFORGE, "run", pipeline("full.yml", size), "--out", out, "--quiet", "--force"], duck_command)
             rows.append((size, "seedforge (full pipeline, pages of 100)", full, count(os.path.join(out, f"full-{size}", "cities.json")), duck_full, input_mib))
             rows.append((size, "duckdb (ref. job, beside full pipeline)", duck_full, duck_count, duck_full, input_mib))
