@@ -5,7 +5,8 @@ BENCH_SIZES="200k 1m 5m", on larger generated dumps; then the full cities pipeli
 shipped pipelines/cities.yml on the dump split into 42 page files (as a backend pages it),
 and query latency; then HTML pages against Python lxml and the nearest-city join of 100,000
 places against scipy's cKDTree. Prints wall time, CPU time and peak memory, the ratios to DuckDB, and
-whether each target holds. Needs a release build (the Makefile makes one).
+whether each target holds. Each seedforge row of the cities jobs runs in turn with DuckDB's
+reference job on the same dump (`beside`), and its ratio is to the DuckDB runs beside it. Needs a release build (the Makefile makes one).
 
 Environment: BENCH_SIZES (default "200k"), BENCH_RUNS (default 3; the median run counts),
 BENCH_OUT (the folder every tool's outputs go to, default Benchmarks/data: on a disk where
