@@ -85,31 +85,18 @@ def measure(command, cwd=None):
     return float(wall), float(user) + float(system), int(peak_kb) / 1024
 
 
-def first_runs(runs, command, folder, cwd=None):
-    """The median run of `command` into `folder` when it does not exist: the folder of the
-    run before is moved aside (not timed) and removed only after the timed runs. ext4
-    without a journal (this machine's disk) skips inodes freed in the last 60 to 360 s on
-    every allocation in their group (the kernel's `recently_deleted`), so deleting many files
-    just before a run made each file that run creates cost about 6x more."""
-    results = []
-    aside = []
-    for run in range(runs):
-        if os.path.exists(folder):
-            aside.append(f"{folder}.old-{os.getpid()}-{run}")
-            os.rename(folder, aside[-1])
-        results.append(measure(command, cwd))
-    for old in aside:
-        shutil.rmtree(old, ignore_errors=True)
-    return sorted(results)[(len(results) - 1) // 2]
+def beside(runs, ours, theirs=None, fresh=None, cwd=None):
+    """`ours` and `theirs` (a peer's command, or None for ours alone) run in turn, `runs`
+    times each, ours first in odd rounds and theirs first in even ones, so that both meet
+    the same load: on this shared 2-core machine single runs of one command spread from 0.7x
+    to 1.5x within minutes, and a peer's median taken minutes earlier is another load's.
+    Returns the median run of each (None for no peer).
 
-
-def beside(runs, ours, theirs, fresh=None, cwd=None):
-    """`ours` and `theirs` (a peer's command) run in turn, `runs` times each, ours first in
-    odd rounds and theirs first in even ones, so that both meet the same load: on this
-    shared 2-core machine single runs of one command spread from 0.7x to 1.5x within
-    minutes, and a peer's median taken minutes earlier is another load's. With `fresh`,
-    each of our runs goes into that folder when it does not exist (moved aside, as in
-    `first_runs`). Returns the median run of each."""
+    With `fresh`, each of our runs is a first run into that folder: the folder of the run
+    before is moved aside (not timed) and removed only after the timed runs. ext4 without a
+    journal (this machine's disk) skips inodes freed in the last 60 to 360 s on every
+    allocation in their group (the kernel's `recently_deleted`), so deleting many files just
+    before a run made each file that run creates cost about 6x more."""
     mine, peers, aside = [], [], []
     for run in range(runs):
         def ours_once():
@@ -118,13 +105,14 @@ def beside(runs, ours, theirs, fresh=None, cwd=None):
                 os.rename(fresh, aside[-1])
             mine.append(measure(ours, cwd))
         def theirs_once():
-            peers.append(measure(theirs))
+            if theirs:
+                peers.append(measure(theirs))
         for step in (ours_once, theirs_once) if run % 2 == 0 else (theirs_once, ours_once):
             step()
     for old in aside:
         shutil.rmtree(old, ignore_errors=True)
     middle = (runs - 1) // 2
-    return sorted(mine)[middle], sorted(peers)[middle]
+    return sorted(mine)[middle], sorted(peers)[middle] if peers else None
 
 
 def median_of(runs, command, cwd=None):
@@ -263,7 +251,7 @@ def main():
             # machine of the README's figures 8x more under the work folder than in /tmp):
             # BENCH_FRESH_OUT puts this output elsewhere.
             fresh_out = os.environ.get("BENCH_FRESH_OUT", os.path.join(OUT_ROOT, "out-fresh"))
-            # Into an empty folder each time (`first_runs`: 23,256 files deleted just before a
+            # Into an empty folder each time (`beside`'s `fresh`: 23,256 files deleted just before a
             # run made each file it creates cost about 6x more: a Python loop of 23,000 files of
             # 900 bytes took 180 us of system time a file right after removing the same
             # number, 31 us otherwise).
@@ -305,7 +293,7 @@ def main():
     verdicts += csv_verdicts
     spark_rows = spark_benchmark() if os.environ.get("BENCH_SPARK", "1") != "0" else []
     # Last: its 60 runs replace a dataset of 2,326 page files each, and files created in the
-    # minutes after so many were deleted cost more (see `first_runs`): run before the HTML
+    # minutes after so many were deleted cost more (see `beside`): run before the HTML
     # benchmark, it made the real-shaped pages' run 0.89 s against 0.74 s alone (1.80x lxml
     # against 2.11x).
     changes_rows, changes_verdicts = changes_benchmark(runs) if "200k" in sizes else ([], [])
@@ -358,7 +346,7 @@ def csv_benchmark(runs, rows=1_000_000):
     # as it goes: cheaper than a nightly run whose input changed, so the verdict is on the
     # first run.
     fresh = os.path.join(OUT_ROOT, "csv-fresh")
-    first = first_runs(runs, [SEEDFORGE, "run", definition, "--out", fresh, "--quiet"], fresh, cwd=DATA)
+    first, _ = beside(runs, [SEEDFORGE, "run", definition, "--out", fresh, "--quiet"], fresh=fresh, cwd=DATA)
     sf = median_of(runs, [SEEDFORGE, "run", definition, "--out", out, "--quiet", "--force"], cwd=DATA)
     with open(os.path.join(out, "csv-bench", "cities.ndjson"), encoding="utf-8") as f:
         sf_count = sum(1 for _ in f)

@@ -61,10 +61,6 @@ public struct RuleFindings {
         self.severity = severity
     }
 
-    init(record: Record, schema: Schema, rule: RuleCode, severity: Severity) {
-        self.init(records: [record], position: 0, schema: schema, rule: rule, severity: severity)
-    }
-
     /// Starts over for the record at `next` (one collector serves a whole chunk of records).
     mutating func reset(_ next: Int) {
         position = next

@@ -41,7 +41,7 @@ struct ValidationPass {
     /// record were, at a million records, the run's peak memory.
     mutating func check(_ records: inout [Record], state: RunState) {
         var found: [Int: [Finding]] = [:]
-        for (number, step) in steps.enumerated() {
+        for number in steps.indices {
             for (position, findings) in check(records, step: number, state: state) {
                 found[position, default: []] += findings
             }

@@ -24,10 +24,4 @@ public struct ValidateStep: Sendable {
     }
 
     public var label: String { "validate: \(code)" }
-
-    func check(_ record: Record, schema: Schema) -> [Finding] {
-        var findings = RuleFindings(record: record, schema: schema, rule: code, severity: severity)
-        rule.check(record, &findings)
-        return findings.list
-    }
 }
