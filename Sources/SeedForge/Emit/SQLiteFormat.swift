@@ -68,41 +68,17 @@ public struct SQLiteFormat: OutputFormat {
         }
     }
 
-    /// Binds the values of `ids[position...]` of a record's `row` to the statement's parameters
-    /// `position + 1 ...`, then calls `step` while every bound text is still in reach: text
-    /// is bound in place (`SQLITE_STATIC`), straight from the record's row, rather than
-    /// made into a `String` and copied by SQLite for each value.
-    static func bind(
-        _ row: PackedRow, ids: [FieldID], from position: Int, to statement: OpaquePointer, step: () -> Int32
-    ) -> Int32 {
-        guard position < ids.count else { return step() }
-        let index = Int32(position + 1)
-        func next() -> Int32 { bind(row, ids: ids, from: position + 1, to: statement, step: step) }
-        let field = ids[position].index
-        switch row.tag(at: field) {
-        case .null: sqlite3_bind_null(statement, index)
-        case .false: sqlite3_bind_int64(statement, index, 0)
-        case .true: sqlite3_bind_int64(statement, index, 1)
-        case .int: sqlite3_bind_int64(statement, index, Int64(bitPattern: row.word(at: field)))
-        case .double: sqlite3_bind_double(statement, index, Double(bitPattern: row.word(at: field)))
-        // Exact decimals stay exact: stored as their text (SQLite would round a REAL).
-        case .string, .decimal:
-            return row.withText(at: field) { bindText($0, to: statement, at: index, then: next) }
-        case .array, .object:
-            var text = JSONWriter.compact(row.value(at: field))
-            return text.withUTF8 { bindText($0, to: statement, at: index, then: next) }
-        }
-        return next()
-    }
+    /// How many rows one `INSERT` statement carries for a table of `columns` columns: up to 32,
+    /// and no more than 999 parameters (the least limit an SQLite build may have). A C loop
+    /// over the shipped cities' 232,559 rows took 0.15 CPU s to insert them 16 to 64 rows a
+    /// statement against 0.30 to 0.42 s a row at a time, and wrote the same bytes: the rows
+    /// go in in the same order under the same rowids.
+    static func rowsPerInsert(columns: Int) -> Int { max(1, min(32, 999 / max(1, columns))) }
 
-    /// Binds the text whose UTF-8 is `bytes` in place for as long as `body` runs.
-    static func bindText(
-        _ bytes: UnsafeBufferPointer<UInt8>, to statement: OpaquePointer, at index: Int32, then body: () -> Int32
-    ) -> Int32 {
-        // An empty buffer may have no address; SQLite needs one even for no bytes.
-        let start = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(emptyText.utf8Start)
-        sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
-        return body()
+    /// `INSERT INTO "table" VALUES (?, ...), ...` for `rows` rows of `columns` values.
+    static func insertSQL(table: String, columns: Int, rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        return "INSERT INTO \"\(table)\" VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     public func write(_ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter) throws {
@@ -120,21 +96,36 @@ public struct SQLiteFormat: OutputFormat {
                         "\"\($0.name)\" \(Self.columnType($0.type))".trimmingCharacters(in: .whitespaces)
                     }
                     try db.execute(sql: "CREATE TABLE \"\(table)\" (\(columns.joined(separator: ", ")))")
-                    let placeholders = Array(repeating: "?", count: fields.count).joined(separator: ", ")
-                    let insert = try db.makeStatement(sql: "INSERT INTO \"\(table)\" VALUES (\(placeholders))")
-                    // Bound with SQLite's C API: one call per value, no per-row arrays.
-                    let handle = insert.sqliteStatement
-                    let width = Record.prefetchWidth(ids)
-                    try records.forEach(width: width) { _, record in
-                        let status = Self.bind(record.row, ids: ids, from: 0, to: handle) { sqlite3_step(handle) }
-                        guard status == SQLITE_DONE else {
+                    // Up to 32 rows a statement; the rows a full statement does not take, one
+                    // at a time at the end.
+                    let perInsert = Self.rowsPerInsert(columns: fields.count)
+                    let single = try db.makeStatement(
+                        sql: Self.insertSQL(table: table, columns: fields.count, rows: 1))
+                    let multiple =
+                        perInsert > 1
+                        ? try db.makeStatement(
+                            sql: Self.insertSQL(table: table, columns: fields.count, rows: perInsert)) : single
+                    var rows = BoundRows(ids: ids)
+                    func insert(_ range: Range<Int>, with statement: Statement) throws {
+                        let handle = statement.sqliteStatement
+                        guard rows.step(range, with: handle) == SQLITE_DONE else {
                             throw IOFailure(
                                 "cannot write \(out.file): \(String(cString: sqlite3_errmsg(db.sqliteConnection)))")
                         }
                         sqlite3_reset(handle)
                     }
-                    // The last row's text is gone: leave no binding pointing at it.
-                    sqlite3_clear_bindings(handle)
+                    let width = Record.prefetchWidth(ids)
+                    try records.forEach(width: width) { _, record in
+                        rows.append(record.row)
+                        if rows.count == perInsert {
+                            try insert(0..<perInsert, with: multiple)
+                            rows.removeAll()
+                        }
+                    }
+                    for row in 0..<rows.count { try insert(row..<row + 1, with: single) }
+                    // The rows' text is gone: leave no binding pointing at it.
+                    sqlite3_clear_bindings(single.sqliteStatement)
+                    sqlite3_clear_bindings(multiple.sqliteStatement)
                     for field in indexed {
                         try db.execute(sql: "CREATE INDEX \"\(table)_\(field)\" ON \"\(table)\"(\"\(field)\")")
                     }
@@ -154,5 +145,78 @@ public struct SQLiteFormat: OutputFormat {
             throw IOFailure("cannot write \(out.file): \(error.message ?? "\(error)")")
         }
         try out.recordWritten()
+    }
+}
+
+/// The values of a few rows, held for one `INSERT`: numbers as they are, text copied into
+/// one buffer that stays in place while the statement steps, so that the rows' text is
+/// bound without SQLite copying it (`SQLITE_STATIC`) and without holding the records.
+struct BoundRows {
+    enum Bound {
+        case null
+        case integer(Int64)
+        case real(Double)
+        /// UTF-8 at `text[start..<start + count]`.
+        case text(start: Int, count: Int)
+    }
+
+    let ids: [FieldID]
+    private var values: [Bound] = []
+    private var text: [UInt8] = []
+
+    init(ids: [FieldID]) { self.ids = ids }
+
+    /// How many rows are held.
+    var count: Int { ids.isEmpty ? 0 : values.count / ids.count }
+
+    mutating func append(_ row: PackedRow) {
+        for id in ids {
+            let field = id.index
+            switch row.tag(at: field) {
+            case .null: values.append(.null)
+            case .false: values.append(.integer(0))
+            case .true: values.append(.integer(1))
+            case .int: values.append(.integer(Int64(bitPattern: row.word(at: field))))
+            case .double: values.append(.real(Double(bitPattern: row.word(at: field))))
+            // Exact decimals stay exact: stored as their text (SQLite would round a REAL).
+            case .string, .decimal: row.withText(at: field) { appendText($0) }
+            case .array, .object:
+                var json = JSONWriter.compact(row.value(at: field))
+                json.withUTF8 { appendText($0) }
+            }
+        }
+    }
+
+    private mutating func appendText(_ bytes: UnsafeBufferPointer<UInt8>) {
+        values.append(.text(start: text.count, count: bytes.count))
+        text.append(contentsOf: bytes)
+    }
+
+    mutating func removeAll() {
+        values.removeAll(keepingCapacity: true)
+        text.removeAll(keepingCapacity: true)
+    }
+
+    /// Binds the values of the held rows `rows` to `statement`'s parameters in order (the
+    /// first of them from parameter 1) and steps it.
+    func step(_ rows: Range<Int>, with statement: OpaquePointer) -> Int32 {
+        text.withUnsafeBufferPointer { buffer in
+            // An empty buffer may have no address; SQLite needs one even for no bytes.
+            let base =
+                buffer.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(emptyText.utf8Start)
+            var parameter: Int32 = 1
+            for value in values[rows.lowerBound * ids.count..<rows.upperBound * ids.count] {
+                switch value {
+                case .null: sqlite3_bind_null(statement, parameter)
+                case .integer(let number): sqlite3_bind_int64(statement, parameter, number)
+                case .real(let number): sqlite3_bind_double(statement, parameter, number)
+                case .text(let start, let count):
+                    sqlite3_bind_text(
+                        statement, parameter, (base + start).assumingMemoryBound(to: CChar.self), Int32(count), nil)
+                }
+                parameter += 1
+            }
+            return sqlite3_step(statement)
+        }
     }
 }
