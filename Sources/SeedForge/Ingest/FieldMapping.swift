@@ -5,7 +5,7 @@ public struct FieldMapping: Sendable {
     public let fields: [FieldSpec]
     public let unknownFields: UnknownFields
     /// The fields' paths as a tree, for reading records without building them whole.
-    let tree: FieldTree?
+    private(set) var tree: FieldTree?
     /// Each field's path by its name (what findings on the source's records point at).
     public let pathsByName: [String: FieldPath]
     /// Values a record of the collection holds once every step has added its fields: a
@@ -27,6 +27,13 @@ public struct FieldMapping: Sendable {
         pathsByName = Dictionary(
             fields.compactMap { field in field.sourcePath.map { (field.name, $0) } },
             uniquingKeysWith: { first, _ in first })
+    }
+
+    /// This mapping with a tree of its own (`FieldTree(copying:)`), for one thread's parsing.
+    public func ownTree() -> FieldMapping {
+        var copy = self
+        copy.tree = tree.map(FieldTree.init(copying:))
+        return copy
     }
 
     /// Reads the record at the reader's position straight into a record when it is

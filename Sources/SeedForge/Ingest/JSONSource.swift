@@ -855,6 +855,7 @@ public struct JSONSource: SourceKind {
         limits: InputLimits
     ) -> Chunk {
         var chunk = Chunk()
+        let mapping = mapping.ownTree()
         var reader = JSONReader(bytes: buffer, start: from, maxValueBytes: limits.maxValueBytes)
         var index = 0
         // The pages read go every 8 MiB: the records hold their own values, so the file

@@ -85,6 +85,24 @@ public struct FieldTree: Sendable {
         self.root = root
     }
 
+    /// The same tree in storage of its own. Each thread that parses reads its own copy:
+    /// reading an object field's members retains and releases their array, and two threads
+    /// doing that to one array take turns at its reference count's cache line.
+    public init(copying tree: FieldTree) {
+        fieldCount = tree.fieldCount
+        root = Self.copy(tree.root)
+    }
+
+    private static func copy(_ children: [Child]) -> [Child] {
+        children.map { child in
+            switch child.node {
+            case .field(let field): return Child(key: child.key.map { $0 }, node: .field(field))
+            case .container(let grandchildren):
+                return Child(key: child.key.map { $0 }, node: .container(copy(grandchildren)))
+            }
+        }
+    }
+
     static func insert(_ keys: ArraySlice<[UInt8]>, field: Int, into children: [Child]) -> [Child]? {
         var children = children
         let key = keys.first!

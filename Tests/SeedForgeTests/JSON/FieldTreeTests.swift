@@ -34,7 +34,10 @@ struct FieldTreeTests {
         (#""just text""#, false),
     ]
 
-    @Test func fastAndGeneralReadersAgree() throws {
+    /// With the mapping's own tree, and with the copy each parsing thread reads
+    /// (`ownTree`).
+    @Test(arguments: [false, true]) func fastAndGeneralReadersAgree(copiedTree: Bool) throws {
+        let mapping = copiedTree ? Self.mapping.ownTree() : Self.mapping
         let source = SourceText(displayPath: "x", bytes: [])
         defer { withExtendedLifetime(source) {} }
         for (text, expectClean) in Self.records {
@@ -43,7 +46,7 @@ struct FieldTreeTests {
             let fast: Record? = try bytes.withUnsafeBufferPointer { buffer in
                 var reader = JSONReader(bytes: buffer)
                 var values = RowBuilder()
-                return try Self.mapping.readClean(&reader, origin: origin, values: &values)
+                return try mapping.readClean(&reader, origin: origin, values: &values)
             }
             let raw = try bytes.withUnsafeBufferPointer { buffer in
                 var reader = JSONReader(bytes: buffer)
