@@ -30,7 +30,7 @@ public struct FieldMapping: Sendable {
     }
 
     /// This mapping with a tree of its own (`FieldTree(copying:)`), for one thread's parsing.
-    public func ownTree() -> FieldMapping {
+    func ownTree() -> FieldMapping {
         var copy = self
         copy.tree = tree.map(FieldTree.init(copying:))
         return copy

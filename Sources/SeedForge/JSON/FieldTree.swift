@@ -88,7 +88,7 @@ public struct FieldTree: Sendable {
     /// The same tree in storage of its own. Each thread that parses reads its own copy:
     /// reading an object field's members retains and releases their array, and two threads
     /// doing that to one array take turns at its reference count's cache line.
-    public init(copying tree: FieldTree) {
+    init(copying tree: FieldTree) {
         fieldCount = tree.fieldCount
         root = Self.copy(tree.root)
     }
