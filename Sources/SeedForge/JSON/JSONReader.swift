@@ -807,6 +807,12 @@ public struct JSONReader {
     }
 
     func unexpected(expected: String) -> JSONSyntaxError {
+        // A file may end where something else was expected (`{` and blank lines, found by
+        // the fuzzer): there is no byte to name there.
+        guard position < bytes.count else {
+            return JSONSyntaxError(
+                offset: position, message: "unexpected end of input, expected \(expected) (truncated file?)")
+        }
         let byte = bytes[position]
         let found: String
         if byte >= 0x20, byte < 0x7F {

@@ -66,6 +66,33 @@ struct KeyedRecordsTests {
         #expect(findings[1].location?.column == 58)
     }
 
+    /// A keyed document cut short where a key should come is a syntax error naming the end
+    /// of the input, not a crash: through a run, whose syntax check finds it first, and
+    /// through the source's reader alone, which the JSON fuzzer drives (its input: `{` and
+    /// two line breaks, which had the reader name the byte past the end).
+    @Test(arguments: ["{\n\n", #"{"1": {"name": "a"}, "#, #"{"1": {"name": "a"},"#])
+    func aDocumentCutShortBeforeAKeySaysSo(_ text: String) throws {
+        let error = try #require(Harness.sourceError(Self.pipeline(), files: ["data.json": Array(text.utf8)]))
+        #expect(error.message.contains("unexpected end of input"), "\(error.message)")
+
+        let dir = try TempDir()
+        try dir.write("data.json", text)
+        let pipeline = try Harness.load(Self.pipeline(), in: dir)
+        let source = try #require(pipeline.sources.first)
+        let state = RunState(schemas: pipeline.schemas, threads: 1)
+        var sink = IngestSink(
+            collection: source.collection, mapping: source.mapping, state: state, threads: state.threads,
+            limits: pipeline.limits)
+        let input = SourceText(displayPath: "data.json", bytes: Array(text.utf8))
+        input.fieldPaths = source.mapping.pathsByName
+        state.keep(input)
+        #expect {
+            _ = try source.kind.read(input, into: &sink)
+        } throws: { error in
+            "\(error)".contains("unexpected end of input")
+        }
+    }
+
     @Test func anObjectWithoutKeyFieldSaysWhatToSet() throws {
         let error = try #require(
             Harness.sourceError(Self.pipeline(extra: ""), files: ["data.json": Array(#"{"1": {"name": "a"}}"#.utf8)]))
