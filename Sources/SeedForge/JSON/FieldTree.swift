@@ -95,11 +95,10 @@ public struct FieldTree: Sendable {
 
     private static func copy(_ children: [Child]) -> [Child] {
         children.map { child in
-            switch child.node {
-            case .field(let field): return Child(key: child.key.map { $0 }, node: .field(field))
-            case .container(let grandchildren):
-                return Child(key: child.key.map { $0 }, node: .container(copy(grandchildren)))
-            }
+            var node = child.node
+            if case .container(let grandchildren) = node { node = .container(copy(grandchildren)) }
+            // `map` makes new storage for the key (`Array(key)` would share it).
+            return Child(key: child.key.map { $0 }, node: node)
         }
     }
 
