@@ -93,23 +93,24 @@ enum Emitter {
             // Outputs are independent files: write them concurrently, list them in order.
             state.progress?.begin(
                 stage: "write outputs", unit: "outputs", total: pipeline.outputs.count, totalBytes: nil)
+            // The json outputs a pages output writes beside its pages (each record rendered
+            // once for both), by the pages output's position; written in its task.
+            let withPages = PagesBeside.find(in: pipeline.outputs)
+            let jsonBeside = Dictionary(uniqueKeysWithValues: withPages.map { ($0.pages, $0.json) })
+            let carriedByPages = Set(withPages.map(\.json))
             // The snapshot's lines of a collection are rendered beside the records of one of
-            // its outputs where one can (`SnapshotBeside`): that output is written by the
-            // snapshot's writing, in its place among the snapshot's collections.
+            // its outputs where one can (`SnapshotBeside`; pages in the place of the json
+            // beside them): that output is written by the snapshot's writing, in its place
+            // among the snapshot's collections.
             // Only when that pays (`SnapshotBeside.pays`: every thread busy anyway, or two).
             let snapshotted = Set(Snapshot.collections(of: pipeline))
             let pays = SnapshotBeside.pays(outputs: pipeline.outputs.count, threads: state.threads.count)
             var beside: [CollectionID: SnapshotBeside] = [:]
             for collection in snapshotted where pays {
                 beside[collection] = SnapshotBeside.find(
-                    for: collection, in: pipeline, schema: state.schemas[loaded: collection])
+                    for: collection, in: pipeline, schema: state.schemas[loaded: collection], leaving: carriedByPages)
             }
             let carrying = Set(beside.values.map(\.output))
-            // The json outputs a pages output writes beside its pages (each record rendered
-            // once for both), by the pages output's position; written in its task.
-            let withPages = PagesBeside.find(in: pipeline.outputs, leaving: carrying)
-            let jsonBeside = Dictionary(uniqueKeysWithValues: withPages.map { ($0.pages, $0.json) })
-            let carriedByPages = Set(withPages.map(\.json))
             // The outputs written with the snapshot or with pages, by position (set on the
             // thread that writes them, read after the loop).
             let carried = CarriedOutputs()
@@ -128,16 +129,27 @@ enum Emitter {
                 return Result {
                     let records = try output.selected(store)
                     let fields = output.fields.map { state.schemas[loaded: output.collection][$0] }
-                    if let json = jsonBeside[index], let pages = output.format as? PagesFormat {
-                        let definition = pipeline.outputs[json]
-                        let jsonWriter = OutputWriter(
-                            folder: folder, file: definition.file, outputs: pipeline.outputs, threads: state.threads)
-                        let result = Result {
-                            try pages.write(records, fields: fields, ids: output.fields, into: writer, json: jsonWriter)
+                    if let pages = output.format as? PagesFormat, jsonBeside[index] != nil || lines != nil {
+                        let json = jsonBeside[index].map { json in
+                            (
+                                json,
+                                OutputWriter(
+                                    folder: folder, file: pipeline.outputs[json].file, outputs: pipeline.outputs,
+                                    threads: state.threads)
+                            )
                         }
-                        defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
-                        carried.set(
-                            json, result.map { entry(definition, jsonWriter, records: records.count, since: clock) })
+                        let result = Result {
+                            try pages.write(
+                                records, fields: fields, ids: output.fields, into: writer, json: json?.1, lines: lines)
+                        }
+                        if let (json, jsonWriter) = json {
+                            defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
+                            carried.set(
+                                json,
+                                result.map {
+                                    entry(pipeline.outputs[json], jsonWriter, records: records.count, since: clock)
+                                })
+                        }
                         try result.get()
                     } else if let (frame, write) = lines {
                         // `SnapshotBeside.find` chose only framed formats; another would
@@ -179,7 +191,7 @@ enum Emitter {
                 lines[collection] = { frame, write in
                     let result = withoutActuallyEscaping(write) { write in
                         writeOutput(
-                            found.output, lines: (RecordFrame.Beside(frame: frame, positions: found.positions), write))
+                            found.output, lines: (RecordFrame.Beside(frame: frame, sources: found.sources), write))
                     }
                     carried.set(found.output, result)
                     _ = try result.get()

@@ -1,16 +1,19 @@
 import Foundation
 
-/// The pieces of one streamed file rendered on several threads, in any order, and written
-/// in the order of their records: a piece that comes before its turn waits in memory until
-/// the pieces before it are written, by whichever thread hands over the piece whose turn it
-/// is. The bytes written are the same whatever the threads and the order the pieces come
-/// in.
+/// The pieces of one streamed file (or of the snapshot's lines) rendered on several
+/// threads, in any order, and written in the order of their records: a piece that comes
+/// before its turn waits in memory until the pieces before it are written, by whichever
+/// thread hands over the piece whose turn it is. The bytes written are the same whatever
+/// the threads and the order the pieces come in.
 ///
 /// Bounded: a thread handing over a piece out of turn while `most` pieces wait already
 /// waits itself until the piece whose turn it is comes (it is being rendered by another
 /// thread, which waits for nothing: the piece whose turn it is never waits).
 final class InOrder: @unchecked Sendable {
-    private let file: StagedFile
+    /// What the pieces are written to, one piece at a time, in order.
+    private let write: ([UInt8]) throws -> Void
+    /// The file written, for a message.
+    private let name: String
     private let most: Int
     private let condition = NSCondition()
     /// The first record of the piece whose turn it is.
@@ -21,8 +24,14 @@ final class InOrder: @unchecked Sendable {
     private var writing = false
     private var failure: Error?
 
-    init(file: StagedFile, most: Int = 8) {
-        self.file = file
+    convenience init(file: StagedFile, most: Int = 8) {
+        self.init(name: file.path, most: most) { try file.write($0) }
+    }
+
+    /// Pieces written by `write`, which is called by one thread at a time.
+    init(name: String, most: Int = 8, write: @escaping ([UInt8]) throws -> Void) {
+        self.name = name
+        self.write = write
         self.most = most
     }
 
@@ -39,7 +48,7 @@ final class InOrder: @unchecked Sendable {
         while let piece = waiting.removeValue(forKey: next) {
             condition.unlock()
             var failed: Error?
-            do { try file.write(piece.bytes) } catch { failed = error }
+            do { try write(piece.bytes) } catch { failed = error }
             condition.lock()
             next = piece.end
             condition.broadcast()
@@ -59,7 +68,7 @@ final class InOrder: @unchecked Sendable {
         defer { condition.unlock() }
         if let failure { throw failure }
         guard next == count, waiting.isEmpty, !writing else {
-            throw InternalFailure("pieces of \(file.path) cover \(next) of \(count) records")
+            throw InternalFailure("pieces of \(name) cover \(next) of \(count) records")
         }
     }
 }

@@ -169,6 +169,10 @@ public struct JSONFormat: FramedFormat, StructuredFormat {
             }
         }
 
+        /// The fields the frame writes, in its order; nil when records are rendered by
+        /// walking the layout (it places a field in an array).
+        var framedIDs: [FieldID]? { frame == nil ? nil : frameIDs }
+
         func render(_ records: ArraySlice<Record>, first: Bool) -> [UInt8] {
             var writer = JSONWriter()
             writer.reserve(records.count * room)
@@ -188,6 +192,19 @@ public struct JSONFormat: FramedFormat, StructuredFormat {
         /// first one's start and the last one's end, whatever file they are cut into.
         func render(_ records: ArraySlice<Record>, first: Bool, into writer: inout JSONWriter, bounds: inout [Int]) {
             render(records, first: first, into: &writer, bounds: &bounds, marking: true)
+        }
+
+        /// Appends the records' elements to `writer` and their bounds to `bounds` as
+        /// `render(_:first:into:bounds:)` does, and each record's rendering by `beside.frame`
+        /// to `besideWriter` (the snapshot's lines); only with a frame (`framedIDs`).
+        func render(
+            _ records: ArraySlice<Record>, first: Bool, into writer: inout JSONWriter, bounds: inout [Int],
+            beside: RecordFrame.Beside, into besideWriter: inout JSONWriter
+        ) {
+            guard let frame else { preconditionFailure("a layout walked per record renders nothing beside it") }
+            frame.render(
+                records, ids: frameIDs, first: first, into: &writer, bounds: &bounds, beside: beside,
+                into: &besideWriter)
         }
 
         private func render(

@@ -7,16 +7,16 @@
 /// Decided from the definitions, never from the bytes: both outputs write every record of
 /// one collection as it is (no `where`, no `fixed-decimals`), the same fields in the same
 /// order, placed by the same layout (or both without one). The pages output carries the
-/// first such json output; an output already carrying the snapshot's lines is left alone.
+/// first such json output (and the snapshot's lines, when `SnapshotBeside` picks the pages).
 struct PagesBeside {
     /// The pages output's position in the pipeline's outputs.
     let pages: Int
     /// The json output's position.
     let json: Int
 
-    static func find(in outputs: [OutputDefinition], leaving taken: Set<Int>) -> [PagesBeside] {
+    static func find(in outputs: [OutputDefinition]) -> [PagesBeside] {
         var found: [PagesBeside] = []
-        var used = taken
+        var used: Set<Int> = []
         for (index, output) in outputs.enumerated() where !used.contains(index) {
             guard let pages = output.format as? PagesFormat, plain(output) else { continue }
             let match = outputs.indices.first { other in

@@ -57,23 +57,53 @@ public struct PagesFormat: StructuredFormat {
     /// Writes the pages and, with `json`, the file of a json output of the same records
     /// whose elements are the pages' (`PagesBeside`): each record is rendered once, a piece
     /// of the pages at a time, and its bytes go into both. The json file is streamed, its
-    /// pieces written in order as they are ready (`InOrder`).
+    /// pieces written in order as they are ready (`InOrder`). With `lines`, the records'
+    /// snapshot lines are rendered beside the pages (`SnapshotBeside`) and handed to its
+    /// sink in order.
     func write(
-        _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter, json: OutputWriter?
+        _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter, json: OutputWriter?,
+        lines: (RecordFrame.Beside, ([UInt8]) throws -> Void)? = nil
     ) throws {
-        guard let json else { return try writePages(records, fields: fields, ids: ids, into: out, beside: nil) }
+        guard let (frame, sink) = lines else {
+            return try write(records, fields: fields, ids: ids, into: out, json: json, lines: nil as Lines?)
+        }
+        guard JSONFormat.Elements(fields: fields, ids: ids, layout: layout).framedIDs != nil else {
+            throw InternalFailure("\(out.file) renders its pages without a frame: no snapshot lines beside them")
+        }
+        try withoutActuallyEscaping(sink) { sink in
+            let inOrder = InOrder(name: Snapshot.file, write: sink)
+            try write(
+                records, fields: fields, ids: ids, into: out, json: json, lines: Lines(frame: frame, inOrder: inOrder))
+            try inOrder.finish(count: records.count)
+        }
+    }
+
+    /// The snapshot's lines rendered beside the pages: their frame, and where they go.
+    private struct Lines {
+        let frame: RecordFrame.Beside
+        let inOrder: InOrder
+    }
+
+    private func write(
+        _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter, json: OutputWriter?,
+        lines: Lines?
+    ) throws {
+        guard let json else {
+            return try writePages(records, fields: fields, ids: ids, into: out, beside: nil, lines: lines)
+        }
         let format = JSONFormat(layout: layout)
         try json.stream { file in
             try file.write(format.head(count: records.count, fields: fields))
             let inOrder = InOrder(file: file)
-            try writePages(records, fields: fields, ids: ids, into: out, beside: inOrder)
+            try writePages(records, fields: fields, ids: ids, into: out, beside: inOrder, lines: lines)
             try inOrder.finish(count: records.count)
             try file.write(format.tail(count: records.count))
         }
     }
 
     private func writePages(
-        _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter, beside: InOrder?
+        _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter, beside: InOrder?,
+        lines: Lines?
     ) throws {
         let size = self.size
         // index.json's page entries, rendered as their pages are cut, as `writePretty` of the
@@ -107,9 +137,18 @@ public struct PagesFormat: StructuredFormat {
                 writer.reserve((end - start) * elements.room)
                 var bounds: [Int] = []
                 let first = position + (start - records.startIndex)
-                elements.render(records[start..<end], first: first == 0, into: &writer, bounds: &bounds)
+                let range = first..<(position + (end - records.startIndex))
+                if let lines {
+                    var lineBytes = JSONWriter()
+                    elements.render(
+                        records[start..<end], first: first == 0, into: &writer, bounds: &bounds, beside: lines.frame,
+                        into: &lineBytes)
+                    lines.inOrder.put(lineBytes.bytes, records: range)
+                } else {
+                    elements.render(records[start..<end], first: first == 0, into: &writer, bounds: &bounds)
+                }
                 let rendered = writer.bytes
-                beside?.put(rendered, records: first..<(position + (end - records.startIndex)))
+                beside?.put(rendered, records: range)
                 return pages.map { index in
                     let from = (index - pages.lowerBound) * size
                     let to = min(from + size, end - start) - 1

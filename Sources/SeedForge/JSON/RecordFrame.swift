@@ -65,30 +65,50 @@ struct RecordFrame {
 
     /// A second, compact rendering of the same records made beside this one (a snapshot
     /// line beside an output's record): `frame` writes, before its field `j`, its own text,
-    /// and then the value this frame writes for its field `positions[j]`.
+    /// and then the value `sources[j]` says.
     struct Beside {
-        let frame: RecordFrame
-        let positions: [Int]
+        /// Where a value of the second rendering comes from.
+        enum Source: Equatable {
+            /// The bytes this frame wrote for its field at this position, copied.
+            case copied(Int)
+            /// The record's field with this id, which this frame does not write: rendered.
+            case rendered(FieldID)
+        }
 
-        init(frame: RecordFrame, positions: [Int]) {
+        let frame: RecordFrame
+        let sources: [Source]
+
+        init(frame: RecordFrame, sources: [Source]) {
             precondition(frame.indents.allSatisfy { $0 == nil }, "a rendering beside another is compact")
-            precondition(positions.count + 3 == frame.ends.count, "one position for each field of the frame")
+            precondition(sources.count + 3 == frame.ends.count, "one source for each field of the frame")
             self.frame = frame
-            self.positions = positions
+            self.sources = sources
         }
     }
 
     /// Renders `records` as `render(_:ids:first:into:)` does, and, with `beside`, each
-    /// record's rendering by `beside.frame` after whatever `besideWriter` holds. A value is
-    /// read and rendered once: its bytes are copied into the second rendering (an array or
-    /// object this frame indents is written again compact, the only values whose compact
-    /// and indented texts differ).
+    /// record's rendering by `beside.frame` after whatever `besideWriter` holds. A value
+    /// both write is read and rendered once: its bytes are copied into the second rendering
+    /// (an array or object this frame indents is written again compact, the only values
+    /// whose compact and indented texts differ).
     func render(
         _ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter, beside: Beside?,
         into besideWriter: inout JSONWriter
     ) {
         var noBounds: [Int] = []
         render(records, ids: ids, first: first, into: &writer, beside: beside, into: &besideWriter, bounds: &noBounds)
+    }
+
+    /// Renders `records` as `render(_:ids:first:into:bounds:)` does and each record's
+    /// rendering by `beside.frame` as `render(_:ids:first:into:beside:into:)` does: one
+    /// rendering cut into several outputs' files with the snapshot's lines beside it.
+    func render(
+        _ records: ArraySlice<Record>, ids: [FieldID], first: Bool, into writer: inout JSONWriter,
+        bounds: inout [Int], beside: Beside, into besideWriter: inout JSONWriter
+    ) {
+        render(
+            records, ids: ids, first: first, into: &writer, beside: beside, into: &besideWriter, bounds: &bounds,
+            marking: true)
     }
 
     /// The one rendering loop; `marking`: each record's start and end (offsets in `writer`)
@@ -98,7 +118,10 @@ struct RecordFrame {
         into besideWriter: inout JSONWriter, bounds: inout [Int], marking: Bool = false
     ) {
         precondition(ids.count + 3 == ends.count, "a frame made for \(ends.count - 3) fields renders \(ids.count)")
-        let width = Record.prefetchWidth(ids)
+        let rendered = beside?.sources.compactMap { source -> FieldID? in
+            if case .rendered(let id) = source { return id } else { return nil }
+        }
+        let width = Record.prefetchWidth(ids + (rendered ?? []))
         let text = self.text.span
         let ends = self.ends.span
         let ids = ids.span
@@ -113,9 +136,9 @@ struct RecordFrame {
         let secondText = second.text.span
         let secondEnds = second.ends.span
         let secondClosing = secondEnds.count - 1
-        let positionList = beside?.positions ?? []
-        let positions = positionList.span
-        var lines = RawBytes(capacity: pairing ? records.count * (second.text.count + positions.count * 12) : 0)
+        let sourceList = beside?.sources ?? []
+        let sources = sourceList.span
+        var lines = RawBytes(capacity: pairing ? records.count * (second.text.count + sources.count * 12) : 0)
         /// Where each field's value of the current record lies in `out`.
         var placed = [Range<Int>](repeating: 0..<0, count: pairing ? ids.count : 0)
         // Offsets in `out` become offsets in `writer`.
@@ -141,9 +164,15 @@ struct RecordFrame {
                     guard pairing else { return }
                     if separated { Self.piece(0, secondText, secondEnds, &lines) }
                     Self.piece(1, secondText, secondEnds, &lines)
-                    for slot in positions.indices {
+                    for slot in sources.indices {
                         Self.piece(2 + slot, secondText, secondEnds, &lines)
-                        let field = positions[slot]
+                        let field: Int
+                        switch sources[slot] {
+                        case .copied(let position): field = position
+                        case .rendered(let id):
+                            Self.store(row, id.index, into: &lines, other: &other, indent: nil)
+                            continue
+                        }
                         let index = ids[field].index
                         if indents[field] != nil, row.tag(at: index) == .array || row.tag(at: index) == .object {
                             Self.store(row, index, into: &lines, other: &other, indent: nil)

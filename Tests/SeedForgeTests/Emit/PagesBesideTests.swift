@@ -30,7 +30,7 @@ struct PagesBesideTests {
     }
 
     static func pairs(_ outputs: String) throws -> [[Int]] {
-        try PagesBeside.find(in: pipeline(outputs).outputs, leaving: []).map { [$0.pages, $0.json] }
+        try PagesBeside.find(in: pipeline(outputs).outputs).map { [$0.pages, $0.json] }
     }
 
     static let city =
@@ -91,14 +91,6 @@ struct PagesBesideTests {
                   - {file: pages, format: pages, collection: cities, size: 10, key: name}
                 """
             ).isEmpty)
-        // Already taken (the snapshot's lines beside it).
-        let outputs = try Self.pipeline(
-            """
-              - {file: cities.json, collection: cities}
-              - {file: pages, format: pages, collection: cities, size: 10, key: name}
-            """
-        ).outputs
-        #expect(PagesBeside.find(in: outputs, leaving: [0]).isEmpty)
     }
 
     /// 1,000 cities: pages of one (8 pieces of 128 files) and of 7 (pages cut across the
@@ -166,6 +158,46 @@ struct PagesBesideTests {
                 }
             }
         }
+    }
+
+    /// The snapshot's lines rendered beside the pages (two threads: `SnapshotBeside.pays`),
+    /// with the json beside them and a field only the csv writes rendered from the records,
+    /// are the lines the snapshot renders alone (four threads), and every other file is the
+    /// same too; the same with the collection spilled and read back in batches, and on one
+    /// thread. A rerun over the dataset finds its snapshot written again: nothing changed.
+    @Test func snapshotLinesBesideThePagesAreThoseRenderedAlone() throws {
+        let dir = try TempDir()
+        try dir.write("cities.json", Self.cities())
+        let layout = "[name, {field: id, as: _id}, {field: lon, at: /coord/lon}, {field: lat, at: /coord/lat}]"
+        let outputs = """
+              - {file: cities.json, collection: cities, fields: \(layout)}
+              - {file: pages, format: pages, collection: cities, size: 7, key: name, fields: \(layout)}
+              - {file: cities.csv, collection: cities, fields: [id, name, country, lat, lon]}
+            """
+        let pipeline = try Self.pipeline(outputs)
+        let cities = pipeline.collections[0]
+        let carriedByPages = Set(PagesBeside.find(in: pipeline.outputs).map(\.json))
+        let beside = try #require(
+            SnapshotBeside.find(
+                for: cities, in: pipeline, schema: pipeline.schemas[loaded: cities], leaving: carriedByPages))
+        #expect(beside.output == 1)
+        #expect(beside.sources.contains(.rendered(FieldID(index: 2))))  // country: only in the csv
+        #expect(SnapshotBeside.pays(outputs: 3, threads: 2) && !SnapshotBeside.pays(outputs: 3, threads: 4))
+
+        let alone = try Self.run(dir, outputs, out: "alone", ["--threads", "4"])
+        #expect(alone["snapshot.ndjson"].map { $0.count > 1000 * 20 } == true)
+        for options in [["--threads", "2"], ["--threads", "2", "--memory-limit", "4KiB"], ["--threads", "1"]] {
+            let carried = try Self.run(dir, outputs, out: "carried", options)
+            #expect(carried.keys.sorted() == alone.keys.sorted())
+            for (name, bytes) in carried { #expect(alone[name] == bytes, "\(name), \(options)") }
+        }
+        let rerun = try CLI.run(
+            ["run", "cities.yml", "--out", "carried", "--threads", "2", "--force", "--log-format", "json"],
+            cwd: dir.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try dir.read("carried/cities/changes.ndjson") == "")
+        let manifest = try dir.read("carried/cities/manifest.json")
+        #expect(manifest.contains(#""added": 0"#) && manifest.contains(#""removed": 0"#))
     }
 
     /// Pieces handed over out of order are written in the order of their records; a gap is

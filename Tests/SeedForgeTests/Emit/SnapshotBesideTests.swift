@@ -3,8 +3,9 @@ import Testing
 @testable import SeedForge
 
 /// Which output renders a collection's snapshot lines beside its records: only one that
-/// writes every record as it is, in a frame, and every field the snapshot keeps. Any other
-/// would give the snapshot values it does not hold (filtered, rounded, moved or missing).
+/// writes every record as it is, in a frame. Any other would give the snapshot values it
+/// does not hold (filtered or rounded); a field the snapshot keeps and the output does not
+/// write is rendered from the record.
 @Suite("Emit: the snapshot's lines beside an output")
 struct SnapshotBesideTests {
     static func pipeline(_ outputs: String) throws -> Pipeline {
@@ -25,13 +26,18 @@ struct SnapshotBesideTests {
     static func beside(_ outputs: String) throws -> SnapshotBeside? {
         let pipeline = try pipeline(outputs)
         let shops = pipeline.collections[0]
-        return SnapshotBeside.find(for: shops, in: pipeline, schema: pipeline.schemas[loaded: shops])
+        let carriedByPages = Set(PagesBeside.find(in: pipeline.outputs).map(\.json))
+        return SnapshotBeside.find(
+            for: shops, in: pipeline, schema: pipeline.schemas[loaded: shops], leaving: carriedByPages)
     }
 
-    @Test func aJSONOrNDJSONOutputOfEveryFieldCarriesTheLines() throws {
+    static let id = FieldID(index: 0)
+    static let price = FieldID(index: 3)
+
+    @Test func aJSONOrNDJSONOutputCarriesTheLines() throws {
         let json = try #require(try Self.beside("  - {file: shops.json, collection: shops}"))
         #expect(json.output == 0)
-        #expect(json.positions == [0, 1, 2, 3])
+        #expect(json.sources == [.copied(0), .copied(1), .copied(2), .copied(3)])
         // The first output that qualifies; fields in another order map to their positions.
         let ndjson = try #require(
             try Self.beside(
@@ -40,18 +46,42 @@ struct SnapshotBesideTests {
                   - {file: shops.ndjson, collection: shops, fields: [price, city, name, id]}
                 """))
         #expect(ndjson.output == 1)
-        #expect(ndjson.positions == [3, 2, 1, 0])
-    }
-
-    @Test func outputsThatChangeOrLeaveOutValuesDoNot() throws {
-        // A field the snapshot keeps (written by the csv) is not in the json.
-        #expect(
+        #expect(ndjson.sources == [.copied(3), .copied(2), .copied(1), .copied(0)])
+        // A field the snapshot keeps (written by the csv) that the json leaves out is
+        // rendered from the record.
+        let some = try #require(
             try Self.beside(
                 """
-                  - {file: shops.json, collection: shops, fields: [id, name, city]}
+                  - {file: shops.json, collection: shops, fields: [name, id, city]}
                   - {file: shops.csv, collection: shops}
-                """) == nil)
-        // Moved by a layout, filtered by `where`, rounded by fixed decimals.
+                """))
+        #expect(some.output == 0)
+        #expect(some.sources == [.copied(1), .copied(0), .copied(2), .rendered(Self.price)])
+    }
+
+    @Test func pagesCarryTheLinesAndTheJSONBesideThem() throws {
+        // The shipped cities' shape: a json with a layout of objects, written beside pages of
+        // the same layout; the pages carry the lines (the json is written in their task).
+        let layout = "[name, {field: id, as: _id}, {field: city, at: /place/city}]"
+        let pages = try #require(
+            try Self.beside(
+                """
+                  - {file: shops.json, collection: shops, fields: \(layout)}
+                  - {file: pages, format: pages, collection: shops, size: 10, key: name, fields: \(layout)}
+                  - {file: shops.sqlite, collection: shops}
+                """))
+        #expect(pages.output == 1)
+        #expect(pages.sources == [.copied(1), .copied(0), .copied(2), .rendered(Self.price)])
+        // Pages whose layout places a field in an array are rendered by walking it: no frame.
+        #expect(
+            try Self.beside(
+                "  - {file: pages, format: pages, collection: shops, size: 10, key: name, fields: [name, {field: id, at: /ids/0}]}"
+            ) == nil)
+    }
+
+    @Test func outputsThatChangeValuesOrRenderNoFrameDoNot() throws {
+        // Moved by a layout (a json not beside pages), filtered by `where`, rounded by fixed
+        // decimals.
         #expect(
             try Self.beside(
                 "  - {file: shops.json, collection: shops, fields: [{field: id, as: _id}, name, city, price]}")

@@ -65,37 +65,70 @@ struct RecordFrameTests {
     }
 
     /// A snapshot line made beside an output's rendering (values copied from it, nested
-    /// values written again compact) is the line the snapshot's own frame writes, for
-    /// indented and compact outputs, fields in another order, some of them left out.
+    /// values written again compact, fields the output does not write rendered from the
+    /// record) is the line the snapshot's own frame writes, for indented and compact
+    /// outputs, fields in another order, some of them left out; with the records' bounds
+    /// marked too (pages cut from the rendering), the bounds are those marked alone.
     @Test func linesRenderedBesideAreTheLinesRenderedAlone() {
         let source = SourceText(displayPath: "x", bytes: [])
         let records = Self.records(source)
-        // The line's fields: output positions 3, 0, 4 (field ids 1, 4, 3).
-        let positions = [3, 0, 4]
-        let lineIDs = positions.map { Self.ids[$0] }
-        let line = Snapshot.lineFrame(fields: positions.count)
-        for indent in [nil, 2] as [Int?] {
-            for first in [true, false] {
-                let frame = RecordFrame(
-                    separator: Array(";".utf8), open: Array("(".utf8),
-                    fields: Self.ids.map { Array("<\($0.index)>".utf8) },
-                    close: Array(")".utf8), indent: indent)
-                var alone = JSONWriter()
-                frame.render(records[3...], ids: Self.ids, first: first, into: &alone)
-                var lineAlone = JSONWriter()
-                line.render(records[3...], ids: lineIDs, first: first, into: &lineAlone)
-                var output = JSONWriter()
-                var lines = JSONWriter()
-                lines.append("head\n")
-                frame.render(
-                    records[3...], ids: Self.ids, first: first, into: &output,
-                    beside: RecordFrame.Beside(frame: line, positions: positions), into: &lines)
-                #expect(output.bytes == alone.bytes)
-                #expect(
-                    String(decoding: lines.bytes, as: UTF8.self)
-                        == "head\n" + String(decoding: lineAlone.bytes, as: UTF8.self))
-                // Nested values are among the fields, so the indented case re-renders some.
-                #expect(records[3...].contains { record in lineIDs.contains { RecordFrameTests.nested(record[$0]) } })
+        // The output writes all five fields: the line's (field ids 1, 4, 3) are copied from
+        // its positions 3, 0, 4. It writes three (ids 4, 0, 2): the line's ids 1 and 3 are
+        // rendered from the records (3 is past the short records' end: null), 4 and 2 copied.
+        let cases: [(output: [FieldID], sources: [RecordFrame.Beside.Source])] = [
+            (Self.ids, [.copied(3), .copied(0), .copied(4)]),
+            (
+                Array(Self.ids[0..<3]),
+                [.rendered(FieldID(index: 1)), .copied(0), .rendered(FieldID(index: 3)), .copied(2)]
+            ),
+        ]
+        for (outputIDs, sources) in cases {
+            let lineIDs = sources.map { source -> FieldID in
+                switch source {
+                case .copied(let position): return outputIDs[position]
+                case .rendered(let id): return id
+                }
+            }
+            let line = Snapshot.lineFrame(fields: sources.count)
+            for indent in [nil, 2] as [Int?] {
+                for first in [true, false] {
+                    let frame = RecordFrame(
+                        separator: Array(";".utf8), open: Array("(".utf8),
+                        fields: outputIDs.map { Array("<\($0.index)>".utf8) },
+                        close: Array(")".utf8), indent: indent)
+                    var alone = JSONWriter()
+                    frame.render(records[3...], ids: outputIDs, first: first, into: &alone)
+                    var boundsAlone: [Int] = []
+                    var markedAlone = JSONWriter()
+                    frame.render(records[3...], ids: outputIDs, first: first, into: &markedAlone, bounds: &boundsAlone)
+                    var lineAlone = JSONWriter()
+                    line.render(records[3...], ids: lineIDs, first: first, into: &lineAlone)
+                    let expected = "head\n" + String(decoding: lineAlone.bytes, as: UTF8.self)
+                    let beside = RecordFrame.Beside(frame: line, sources: sources)
+
+                    var output = JSONWriter()
+                    var lines = JSONWriter()
+                    lines.append("head\n")
+                    frame.render(
+                        records[3...], ids: outputIDs, first: first, into: &output, beside: beside, into: &lines)
+                    #expect(output.bytes == alone.bytes)
+                    #expect(String(decoding: lines.bytes, as: UTF8.self) == expected)
+
+                    var marked = JSONWriter()
+                    var bounds: [Int] = []
+                    var markedLines = JSONWriter()
+                    markedLines.append("head\n")
+                    frame.render(
+                        records[3...], ids: outputIDs, first: first, into: &marked, bounds: &bounds, beside: beside,
+                        into: &markedLines)
+                    #expect(marked.bytes == alone.bytes)
+                    #expect(bounds == boundsAlone)
+                    #expect(bounds.count == 2 * records[3...].count)
+                    #expect(String(decoding: markedLines.bytes, as: UTF8.self) == expected)
+                    // Nested values are among the fields, so the indented case re-renders some.
+                    #expect(
+                        records[3...].contains { record in lineIDs.contains { RecordFrameTests.nested(record[$0]) } })
+                }
             }
         }
         withExtendedLifetime(source) {}
