@@ -13,7 +13,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 # Every pipeline definition (test files beside them, *.test.yml, are not pipelines).
 PIPELINES := $(filter-out %.test.yml,$(sort $(wildcard pipelines/*.yml)))
 
-.PHONY: run deps build datasets lint validate test fuzz bench format format-check docs clean help
+.PHONY: run deps build datasets lint validate test fuzz bench bench-instructions format format-check docs clean help
 
 help:
 	@echo "make run       install missing system packages, build (release), regenerate every dataset into $(OUT)/"
@@ -23,6 +23,7 @@ help:
 	@echo "make validate  validate every pipeline's sources (the shipped fixtures are dirty on purpose: exit 1)"
 	@echo "make fuzz      run each libFuzzer target (JSON, CSV, HTML, pipeline loader) for FUZZ_SECONDS (600); fails on a crash"
 	@echo "make bench     seedforge vs DuckDB, jq, lxml and scipy cKDTree, in release mode (BENCH_SIZES=\"200k 1m 5m\" for more)"
+	@echo "make bench-instructions  user-space instructions of the shipped cities' first run (callgrind); BASE=other/seedforge compares"
 	@echo "make format    format every Swift file (swift format, .swift-format: 120 columns)"
 	@echo "make docs      rewrite README.md's kinds reference from the kinds' specs (seedforge kinds --markdown)"
 	@echo "make clean     remove build products and $(OUT)/"
@@ -71,6 +72,13 @@ bench: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product seedforge
 	$(SWIFT) build $(RELEASE_FLAGS) --product seedforge-query-bench
 	python3 Benchmarks/run.py
+
+# User-space instructions of the shipped cities' first run under callgrind (a figure the
+# machine's load does not move); BASE=path/to/other/seedforge counts both and compares.
+bench-instructions: deps
+	scripts/bootstrap.sh --valgrind
+	$(SWIFT) build $(RELEASE_FLAGS) --product seedforge
+	python3 Benchmarks/instructions.py $(BASE) .build/release/seedforge
 
 clean:
 	rm -rf .build .build-fuzz $(OUT)

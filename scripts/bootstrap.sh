@@ -2,15 +2,18 @@
 # Installs what seedforge needs on a fresh Debian/Ubuntu machine, or says exactly what
 # to install. Called by `make run` and `make test`; safe to run again (does nothing when
 # everything is present). `--browser` (what `make test` passes) also wants Debian's
-# `chromium`, which the browser test of the HTML report runs headless.
+# `chromium`, which the browser test of the HTML report runs headless; `--valgrind` (what
+# `make bench-instructions` passes) Debian's `valgrind`, which counts a run's instructions.
 set -euo pipefail
 
 want_browser=false
+want_valgrind=false
 for argument in "$@"; do
     case "$argument" in
     --browser) want_browser=true ;;
+    --valgrind) want_valgrind=true ;;
     *)
-        echo "bootstrap: unknown option $argument (known: --browser)" >&2
+        echo "bootstrap: unknown option $argument (known: --browser, --valgrind)" >&2
         exit 2
         ;;
     esac
@@ -26,6 +29,8 @@ if ! pkg-config --exists zlib 2>/dev/null; then missing_packages+=(zlib1g-dev); 
 if ! pkg-config --exists libcrypto 2>/dev/null; then missing_packages+=(libssl-dev); fi
 # chromium: opens `seedforge report`'s HTML headless in the test suite (screenshot, DOM).
 if $want_browser && ! command -v chromium >/dev/null 2>&1; then missing_packages+=(chromium); fi
+# valgrind: callgrind's instruction counts of a run (`make bench-instructions`).
+if $want_valgrind && ! command -v valgrind >/dev/null 2>&1; then missing_packages+=(valgrind); fi
 
 if ((${#missing_packages[@]})); then
     if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then

@@ -33,6 +33,14 @@ struct CollationTests {
             }
             #expect(Collation.latinKey(text) == Collation.foundationKey(text), "\(text)")
         }
+        // A character from U+0250 on (two bytes up to U+07FF, three, four) leaves the fast
+        // path, wherever it stands; none is lost or kept half.
+        for text in ["ɐbc", "abɐ", "Zürichɐ", "ab\u{300}", "Ōsaka 東京", "x😀", "ÿ", ""] {
+            let hasLater = text.unicodeScalars.contains { $0.value >= 0x250 }
+            #expect((Collation.latinKey(text) == nil) == hasLater, "\(text)")
+        }
+        #expect(Collation.latinKey("") == "")
+        #expect(Collation.latinKey("ÀÉÎõü ß Æ") == "aeiou ss ae")
     }
 
     @Test func nfcQuickCheckLeavesComposedTextAlone() {
