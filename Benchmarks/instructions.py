@@ -15,6 +15,9 @@ What the figure leaves out: the kernel's work (the page files' creation and writ
 waiting on memory and locks, and the threads' overlap. SHA-256 runs without the CPU's
 SHA instructions under valgrind, so libcrypto counts about four times its share of a real
 run. Read it beside a profile (`perf record`) and timed pairs, not instead of them.
+Each count removes its run's dataset (23,256 page files) when done: on this machine's disk,
+files created in the minutes after so many deletions cost several times more (README, File
+creation on this machine), so leave timed runs for 6 minutes after it.
 """
 
 import os

@@ -65,14 +65,14 @@ public struct PagesFormat: StructuredFormat {
         lines: (RecordFrame.Beside, ([UInt8]) throws -> Void)? = nil
     ) throws {
         guard let (frame, sink) = lines else {
-            return try write(records, fields: fields, ids: ids, into: out, json: json, lines: nil as Lines?)
+            return try writeAll(records, fields: fields, ids: ids, into: out, json: json, lines: nil)
         }
         guard JSONFormat.Elements(fields: fields, ids: ids, layout: layout).framedIDs != nil else {
             throw InternalFailure("\(out.file) renders its pages without a frame: no snapshot lines beside them")
         }
         try withoutActuallyEscaping(sink) { sink in
             let inOrder = InOrder(name: Snapshot.file, write: sink)
-            try write(
+            try writeAll(
                 records, fields: fields, ids: ids, into: out, json: json, lines: Lines(frame: frame, inOrder: inOrder))
             try inOrder.finish(count: records.count)
         }
@@ -84,7 +84,8 @@ public struct PagesFormat: StructuredFormat {
         let inOrder: InOrder
     }
 
-    private func write(
+    /// The pages, the json beside them and the lines beside them, each when given.
+    private func writeAll(
         _ records: OutputRecords, fields: [FieldSpec], ids: [FieldID], into out: OutputWriter, json: OutputWriter?,
         lines: Lines?
     ) throws {
