@@ -36,8 +36,9 @@ import run  # noqa: E402  (the harness: its data folder and the shipped pipeline
 TOP = 15
 
 
-def count(binary, work):
-    """Runs the shipped first run under callgrind; returns (total, {part: inclusive})."""
+def count(binary, pipeline, work):
+    """Runs the shipped first run (`pipeline`) under callgrind; returns the total, the
+    instructions by library and those of seedforge's functions."""
     stripped = os.path.join(work, "seedforge")
     # Valgrind cannot read the statically linked toolchain's debug sections: its symbols
     # (the function names) are enough.
@@ -46,7 +47,7 @@ def count(binary, work):
     shutil.rmtree(out, ignore_errors=True)
     profile = os.path.join(work, "callgrind.out")
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={profile}", stripped, "run",
-               run.shipped_pipeline(), "--out", out, "--quiet", "--force"]
+               pipeline, "--out", out, "--quiet", "--force"]
     result = subprocess.run(command, cwd=run.DATA, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"instructions: {' '.join(command)} failed:\n{result.stderr[-2000:]}")
@@ -92,10 +93,11 @@ def main():
     if not os.path.exists(os.path.join(run.DATA, "cities-pages-200k")):
         sys.exit("instructions: Benchmarks/data/cities-pages-200k is missing: run `make bench` once first")
     counts = []
+    pipeline = run.shipped_pipeline()
     with tempfile.TemporaryDirectory(prefix="seedforge-instructions-") as work:
         for binary in binaries:
             print(f"instructions: counting {binary} (about 85 s)", file=sys.stderr, flush=True)
-            counts.append(count(os.path.abspath(binary), work))
+            counts.append(count(os.path.abspath(binary), pipeline, work))
     width = 64
     header = f"{'user-space instructions (millions), shipped first run':<{width}}" + "".join(
         f"{os.path.basename(b)[:14]:>15}" for b in binaries)

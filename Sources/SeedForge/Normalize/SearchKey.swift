@@ -84,7 +84,7 @@ public struct SearchKey: RecordStep {
                     for byte in text where byte >= 0x80 { return false }
                     guard Trim.isClean(text) else { return false }
                     for index in 0..<length {
-                        key[index] = text[index] &- 0x41 < 26 ? text[index] | 0x20 : text[index]
+                        key[index] = Collation.lowercasedASCII(text[index])
                     }
                     return true
                 }

@@ -133,7 +133,7 @@ public struct ByteKey: Hashable, Comparable, Sendable {
         var at = out
         if folded {
             for byte in utf8 {
-                at.pointee = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                at.pointee = Collation.lowercasedASCII(byte)
                 at += 1
             }
             at += 2

@@ -59,7 +59,9 @@ public enum Collation {
     /// instructions a name (callgrind, the shipped cities' 47,990 names of this kind).
     static func latinKey(_ text: String) -> String? {
         let table = latinFoldUTF8
-        let result = text.utf8.withContiguousStorageIfAvailable { utf8 -> String? in
+        // `withUTF8` makes a bridged string's UTF-8 contiguous first (native strings are).
+        var text = text
+        return text.withUTF8 { utf8 -> String? in
             // A character below U+0250 takes one or two bytes and its fold at most `most`.
             let capacity = utf8.count * Swift.max(table.most, 1)
             var failed = false
@@ -71,7 +73,7 @@ public enum Collation {
                         while index < utf8.count {
                             let lead = utf8[index]
                             if lead < 0x80 {
-                                out[written] = lead &- 0x41 < 26 ? lead | 0x20 : lead
+                                out[written] = lowercasedASCII(lead)
                                 written += 1
                                 index += 1
                                 continue
@@ -99,21 +101,12 @@ public enum Collation {
             }
             return failed ? nil : key
         }
-        if let result { return result }
-        // Text without contiguous UTF-8 (bridged), one character at a time.
-        var out = ""
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            if value < 0x80 {
-                out.unicodeScalars.append((0x41...0x5A).contains(value) ? Unicode.Scalar(value + 0x20)! : scalar)
-            } else if value < 0x250 {
-                out += latinFolds[Int(value)]
-            } else {
-                return nil
-            }
-        }
-        return out
     }
+
+    /// An ASCII byte's lower case (A to Z lowered, any other byte as it is): the collation
+    /// key of ASCII text, byte by byte.
+    @inline(__always)
+    static func lowercasedASCII(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
 
     /// Orders two texts by collation key, then by their NFC text.
     public static func compare(_ a: String, _ b: String) -> ComparisonResult {
