@@ -123,7 +123,8 @@ enum Emitter {
                 let output = pipeline.outputs[index]
                 let store = state.store(output.collection)
                 let writer = OutputWriter(
-                    folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
+                    folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads,
+                    memoryLimit: state.spill.limit)
                 let clock = ContinuousClock.now
                 defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
                 return Result {
@@ -135,7 +136,7 @@ enum Emitter {
                                 json,
                                 OutputWriter(
                                     folder: folder, file: pipeline.outputs[json].file, outputs: pipeline.outputs,
-                                    threads: state.threads)
+                                    threads: state.threads, memoryLimit: state.spill.limit)
                             )
                         }
                         let result = Result {
