@@ -123,8 +123,7 @@ enum Emitter {
                 let output = pipeline.outputs[index]
                 let store = state.store(output.collection)
                 let writer = OutputWriter(
-                    folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads,
-                    memoryLimit: state.spill.limit)
+                    folder: folder, file: output.file, outputs: pipeline.outputs, threads: state.threads)
                 let clock = ContinuousClock.now
                 defer { state.progress?.advance(items: 1, bytes: 0, records: store.count) }
                 return Result {
@@ -136,7 +135,7 @@ enum Emitter {
                                 json,
                                 OutputWriter(
                                     folder: folder, file: pipeline.outputs[json].file, outputs: pipeline.outputs,
-                                    threads: state.threads, memoryLimit: state.spill.limit)
+                                    threads: state.threads)
                             )
                         }
                         let result = Result {

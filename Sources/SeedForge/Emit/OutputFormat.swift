@@ -161,20 +161,13 @@ public final class OutputWriter {
     public let outputs: [OutputDefinition]
     /// Threads a format may render with.
     public let threads: Threads
-    /// The run's memory limit in bytes (`--memory-limit`): a format that keeps a cache of
-    /// its own (SQLite's pages) sizes it from this.
-    public let memoryLimit: Int
     public private(set) var written: [(file: String, bytes: Int, sha256: String)] = []
 
-    init(
-        folder: OutputDirectory, file: String, outputs: [OutputDefinition], threads: Threads,
-        memoryLimit: Int = SpillSpace.defaultLimit()
-    ) {
+    init(folder: OutputDirectory, file: String, outputs: [OutputDefinition], threads: Threads) {
         self.folder = folder
         self.file = file
         self.outputs = outputs
         self.threads = threads
-        self.memoryLimit = memoryLimit
     }
 
     /// `file`, or `file/subpath` for formats that make a folder.

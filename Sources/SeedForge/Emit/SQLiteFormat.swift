@@ -75,15 +75,6 @@ public struct SQLiteFormat: OutputFormat {
     /// rows go in in the same order under the same rowids.
     static func rowsPerInsert(columns: Int) -> Int { max(1, min(32, 999 / max(1, columns))) }
 
-    /// SQLite's page cache for the write, in KiB: a sixteenth of the memory limit, between
-    /// SQLite's default 2 MiB and 8 MiB. The index builds' sorter keeps in memory what fits
-    /// in that cache and spills the rest to temporary files it then merges: at 2 MiB the
-    /// shipped cities' two index builds (232,559 rows) spilled and merged, at 8 MiB they
-    /// sort in memory, 1,318 M instructions against 1,493 M (callgrind, `CREATE INDEX` on
-    /// the same table), and the table's pages no longer leave the cache to be read back.
-    /// The cache changes no byte of the file (a page's place is not the cache's choice).
-    static func cacheKiB(memoryLimit: Int) -> Int { min(8 << 10, max(2 << 10, (memoryLimit / 16) >> 10)) }
-
     /// `INSERT INTO "table" VALUES (?, ...), ...` for `rows` rows of `columns` values.
     static func insertSQL(table: String, columns: Int, rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
@@ -100,7 +91,6 @@ public struct SQLiteFormat: OutputFormat {
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA journal_mode = OFF")
                 try db.execute(sql: "PRAGMA synchronous = OFF")
-                try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB(memoryLimit: out.memoryLimit))")
                 try db.inTransaction {
                     let columns = fields.map {
                         "\"\($0.name)\" \(Self.columnType($0.type))".trimmingCharacters(in: .whitespaces)

@@ -86,33 +86,6 @@ struct SQLiteFormatTests {
             try Data(contentsOf: URL(fileURLWithPath: written)) == Data(contentsOf: URL(fileURLWithPath: reference)))
     }
 
-    /// SQLite's page cache follows the memory limit (a sixteenth, 2 to 8 MiB), and the file
-    /// does not depend on it: 60,000 rows whose table (3.7 MB) and name index outgrow a
-    /// 2 MiB cache, whose index sort then spills to temporary files and merges them, are
-    /// the same bytes as under the default limit's 8 MiB, where they sort in memory.
-    @Test func theFileIsTheSameBytesUnderAnyCache() throws {
-        #expect(SQLiteFormat.cacheKiB(memoryLimit: 4 << 10) == 2 << 10)
-        #expect(SQLiteFormat.cacheKiB(memoryLimit: 16 << 20) == 2 << 10)
-        #expect(SQLiteFormat.cacheKiB(memoryLimit: 64 << 20) == 4 << 10)
-        #expect(SQLiteFormat.cacheKiB(memoryLimit: 12 << 30) == 8 << 10)
-        let dir = try TempDir()
-        try dir.write("places.yml", Self.pipeline)
-        var generator = SplitMix64(state: 60)
-        let rows = (1...60_000).map { id in
-            let name = (0..<40).map { _ in Character(Unicode.Scalar(UInt8.random(in: 0x61...0x7A, using: &generator))) }
-            return #"{"id": \#(id), "name": "\#(String(name))", "score": \#(id % 1000), "open": true, "tags": []}"#
-        }
-        try dir.write("places.json", "[" + rows.joined(separator: ",\n") + "]")
-        var files: [Data] = []
-        for options in [[], ["--memory-limit", "16MiB"]] {
-            let result = try CLI.run(["run", "places.yml", "--out", "out", "--force"] + options, cwd: dir.path)
-            #expect(result.status == 0, "\(result.stderr)")
-            files.append(try Data(contentsOf: URL(fileURLWithPath: dir.path + "/out/places/places.sqlite")))
-        }
-        #expect(files[0].count > 3 << 20)
-        #expect(files[0] == files[1])
-    }
-
     @Test func aStatementCarriesUpTo32RowsAndNoMoreThan999Values() {
         #expect(SQLiteFormat.rowsPerInsert(columns: 6) == 32)
         #expect(SQLiteFormat.rowsPerInsert(columns: 40) == 24)
