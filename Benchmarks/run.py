@@ -52,6 +52,11 @@ CHANGES_PAIRS = 15
 EDGE_RUNS = 9
 
 
+def edge_runs(runs):
+    """The rounds of a row whose target is DuckDB's own time: BENCH_RUNS, at least EDGE_RUNS."""
+    return max(runs, EDGE_RUNS)
+
+
 def log(message):
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
@@ -262,7 +267,7 @@ def main():
             jq_count = count(jq_out)
             rows.append((size, "jq (reference job)", jq, jq_count, duck, input_mib))
             # The pipelines' rows, too, each with DuckDB's reference job run in turn with it.
-            full, duck_full = beside(max(runs, EDGE_RUNS), [SEEDFORGE, "run", pipeline("full.yml", size), "--out", out, "--quiet", "--force"], duck_command)
+            full, duck_full = beside(edge_runs(runs), [SEEDFORGE, "run", pipeline("full.yml", size), "--out", out, "--quiet", "--force"], duck_command)
             rows.append((size, "seedforge (full pipeline, pages of 100)", full, count(os.path.join(out, f"full-{size}", "cities.json")), duck_full, input_mib))
             rows.append((size, "duckdb (ref. job, beside full pipeline)", duck_full, duck_count, duck_full, input_mib))
             log("200k: the shipped pipelines/cities.yml on the dump in 42 page files, into an empty folder and again")
@@ -275,9 +280,9 @@ def main():
             # 900 bytes took 180 us of system time a file right after removing the same
             # number, 31 us otherwise).
             shipped_command = [SEEDFORGE, "run", shipped_pipeline(), "--out", fresh_out, "--quiet", "--force"]
-            shipped_fresh, duck_fresh = beside(max(runs, EDGE_RUNS), shipped_command, duck_command, fresh=fresh_out)
+            shipped_fresh, duck_fresh = beside(edge_runs(runs), shipped_command, duck_command, fresh=fresh_out)
             # A forced rerun with unchanged inputs replaces that dataset (unchanged pages are linked).
-            shipped, duck_rerun = beside(max(runs, EDGE_RUNS), shipped_command, duck_command)
+            shipped, duck_rerun = beside(edge_runs(runs), shipped_command, duck_command)
             shipped_count = count(os.path.join(fresh_out, "shipped-200k", "cities.json"))
             rows.append((size, "seedforge (shipped cities.yml, first run)", shipped_fresh, shipped_count, duck_fresh, input_mib))
             rows.append((size, "duckdb (ref. job, beside first runs)", duck_fresh, duck_count, duck_fresh, input_mib))
@@ -372,7 +377,7 @@ def csv_benchmark(runs, rows=1_000_000):
            f"TO '{duck_out}' (FORMAT json);")
     # The first runs in turn with DuckDB's, as the cities rows are (`beside`).
     fresh = os.path.join(OUT_ROOT, "csv-fresh")
-    first, duck = beside(max(runs, EDGE_RUNS), [SEEDFORGE, "run", definition, "--out", fresh, "--quiet"], [DUCKDB, "-c", sql],
+    first, duck = beside(edge_runs(runs), [SEEDFORGE, "run", definition, "--out", fresh, "--quiet"], [DUCKDB, "-c", sql],
                          fresh=fresh, cwd=DATA)
     sf = median_of(runs, [SEEDFORGE, "run", definition, "--out", out, "--quiet", "--force"], cwd=DATA)
     with open(os.path.join(out, "csv-bench", "cities.ndjson"), encoding="utf-8") as f:
