@@ -149,9 +149,7 @@ struct SnapshotKeys {
             let mine = ranges[stored]
             stored += 1
             guard mine.count == range.count else { return false }
-            if !ChangeComparison.sameBytes(
-                UnsafeBufferPointer(rebasing: bytes[mine]), UnsafeBufferPointer(rebasing: other[range]))
-            {
+            if !UnsafeBufferPointer(rebasing: bytes[mine]).sameBytes(as: UnsafeBufferPointer(rebasing: other[range])) {
                 return false
             }
         }

@@ -13,7 +13,8 @@ struct DedupeInSortedRunsTests {
     /// 4,000 cities with what decides a winner: ids out of input order, repeated (ties keep
     /// input order) or null (never winning over an id); countries in two cases (two groups,
     /// one block of the folded collation); null countries (never merged); coordinates that
-    /// round together or apart; a name written composed and decomposed (one text).
+    /// round together or apart, or a null latitude (a key never merged, first of its block or
+    /// not); a name written composed and decomposed (one text).
     static func dump() -> String {
         var lines: [String] = []
         for index in 0..<4_000 {
@@ -21,7 +22,8 @@ struct DedupeInSortedRunsTests {
             let names = ["Kyiv", "Lviv", "Caf\u{E9}", "Cafe\u{301}", "Odesa", "Dnipro", "Rivne"]
             let name = names[index * 31 % names.count] + (index % 5 == 0 ? "" : " \(index % 60)")
             let country = index % 53 == 0 ? "null" : (index % 9 == 0 ? #""ua""# : #""UA""#)
-            let latitude = 50 + Double(index % 3) * 0.004 + (index % 7 == 0 ? 0.2 : 0)
+            let latitude =
+                index % 41 == 0 ? "null" : String(50 + Double(index % 3) * 0.004 + (index % 7 == 0 ? 0.2 : 0))
             lines.append(
                 #"{"id": \#(id), "name": "\#(name)", "country": \#(country), "lat": \#(latitude), "lon": 30.5}"#)
         }
