@@ -321,7 +321,7 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
                 RecordCodec.appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)), to: &bytes)
             case .double:
                 bytes.append(tag.rawValue)
-                withUnsafeBytes(of: word(at: index).littleEndian) { bytes.append(contentsOf: $0) }
+                RecordCodec.appendWord(word(at: index), to: &bytes)
             case .string, .decimal:
                 bytes.append(tag.rawValue)
                 withText(at: index) { text in
@@ -416,8 +416,7 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt64> {
                 let zigzag = reader.varint()
                 word = UInt64(bitPattern: Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
             case .double:
-                for shift in 0..<8 { word |= UInt64(bytes[reader.position + shift]) << UInt64(8 * shift) }
-                reader.position += 8
+                word = reader.word()
             case .string, .decimal:
                 let length = Int(reader.varint())
                 let textStart = reader.position

@@ -9,9 +9,12 @@ struct RecordCodec {
     /// as its file's number.
     let sources: [SourceText]
     private let numbers: [ObjectIdentifier: Int]
+    /// The first source's identity.
+    private let only: ObjectIdentifier?
 
     init(sources: [SourceText]) {
         self.sources = sources
+        only = sources.first.map(ObjectIdentifier.init)
         var numbers: [ObjectIdentifier: Int] = [:]
         for (number, source) in sources.enumerated() { numbers[ObjectIdentifier(source)] = number }
         self.numbers = numbers
@@ -25,7 +28,11 @@ struct RecordCodec {
     // MARK: Encoding
 
     func encode(_ record: Record, into bytes: inout [UInt8]) {
-        guard let number = numbers[ObjectIdentifier(record.origin.source)] else {
+        let source = ObjectIdentifier(record.origin.source)
+        // A run of one source file (most runs past the limit: one large dump) numbers it
+        // without hashing (the dictionary's hash was 0.3% of the 1M reference job's
+        // instructions under a 64 MiB limit).
+        guard let number = sources.count == 1 && source == only ? 0 : numbers[source] else {
             preconditionFailure("a record whose source file is not one the run read")
         }
         Self.appendVarint(UInt64(number), to: &bytes)
@@ -67,7 +74,7 @@ struct RecordCodec {
             appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)), to: &bytes)
         case .double(let number):
             bytes.append(Tag.double.rawValue)
-            withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+            appendWord(number.bitPattern, to: &bytes)
         case .decimal(let text):
             bytes.append(Tag.decimal.rawValue)
             appendText(text, to: &bytes)
@@ -96,7 +103,22 @@ struct RecordCodec {
         }
     }
 
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    /// A double's 8 bytes, little-endian: appended one by one (through `append(contentsOf:)`
+    /// the generic copy cost more than the bytes).
+    @inline(__always) static func appendWord(_ word: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word &>> shift)) }
+    }
+
+    /// A number below 128 is one byte, appended in line.
+    @inline(__always) static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        if value < 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value))
+        } else {
+            appendLongVarint(value, to: &bytes)
+        }
+    }
+
+    @inline(never) private static func appendLongVarint(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -130,15 +152,36 @@ struct RecordCodec {
 
         var atEnd: Bool { position >= bytes.count }
 
-        mutating func varint() -> UInt64 {
+        /// 8 bytes, little-endian (a double's bits): one bounds check and one load.
+        @inline(__always) mutating func word() -> UInt64 {
+            precondition(position >= 0 && position + 8 <= bytes.count, "an encoded record cut short")
+            let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
+            position += 8
+            return UInt64(littleEndian: word)
+        }
+
+        /// A number of one byte (below 128: a record's field count, a text's length, most
+        /// ids and positions within a source) is read in line; a longer one through a call.
+        /// Called for each, the read was 37 instructions a number, 2.4% of the instructions
+        /// of the 1M reference job under a 64 MiB limit (its records spilled and read back).
+        @inline(__always) mutating func varint() -> UInt64 {
+            let first = bytes[position]
+            guard first >= 0x80 else {
+                position += 1
+                return UInt64(first)
+            }
+            return longVarint()
+        }
+
+        @inline(never) private mutating func longVarint() -> UInt64 {
             var result: UInt64 = 0
             var shift: UInt64 = 0
             while true {
                 let byte = bytes[position]
                 position += 1
-                result |= UInt64(byte & 0x7F) << shift
+                result |= UInt64(byte & 0x7F) &<< shift
                 if byte < 0x80 { return result }
-                shift += 7
+                shift &+= 7
             }
         }
 
@@ -160,10 +203,7 @@ struct RecordCodec {
                 let zigzag = varint()
                 return .int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
             case .double?:
-                var bits: UInt64 = 0
-                for shift in 0..<8 { bits |= UInt64(bytes[position + shift]) << UInt64(8 * shift) }
-                position += 8
-                return .double(Double(bitPattern: bits))
+                return .double(Double(bitPattern: word()))
             case .decimal?: return .decimal(text())
             case .string?: return .string(text())
             case .array?:

@@ -256,6 +256,46 @@ struct RecordCodecTests {
             var bytes: [UInt8] = []
             RecordCodec.appendVarint(value, to: &bytes)
             #expect(RecordCodec.varintLength(value) == bytes.count, "\(value)")
+            // Read back, one-byte numbers in line and longer ones through a call, both
+            // ending where they end.
+            bytes.append(0x2A)
+            bytes.withUnsafeBufferPointer { buffer in
+                var reader = RecordCodec.Reader(buffer)
+                #expect(reader.varint() == value, "\(value)")
+                #expect(reader.varint() == 0x2A, "\(value)")
+                #expect(reader.atEnd)
+            }
+        }
+    }
+
+    /// A run of one source file numbers its records' origins without a lookup: they come
+    /// back with that source, doubles bit for bit.
+    @Test func recordsOfARunOfOneSourceComeBackExactly() {
+        let source = SourceText(displayPath: "cities.json", bytes: Array("[]".utf8))
+        let codec = RecordCodec(sources: [source])
+        let values: [Value] = [
+            .int(-703_448), .string("Kyiv"), .double(-0.0), .double(.nan), .double(50.45466), .double(-.infinity),
+        ]
+        let record = Record(values: values, origin: Origin(source: source, offset: 1_917_296_000, index: 19_999_999))
+        var bytes: [UInt8] = []
+        codec.encode(record, into: &bytes)
+        codec.encode(record, into: &bytes)
+        let decoded = codec.decodeAll(bytes, count: 2, width: 6)
+        #expect(decoded.count == 2)
+        for copy in decoded {
+            #expect(copy.origin.source === source)
+            #expect(copy.origin.offset == 1_917_296_000)
+            #expect(copy.origin.index == 19_999_999)
+            let words = copy.values.map { value -> UInt64? in
+                if case .double(let number) = value { return number.bitPattern } else { return nil }
+            }
+            #expect(
+                words
+                    == values.map { value -> UInt64? in
+                        if case .double(let number) = value { return number.bitPattern } else { return nil }
+                    })
+            #expect(copy.values[0] == .int(-703_448))
+            #expect(copy.values[1] == .string("Kyiv"))
         }
     }
 }
