@@ -32,9 +32,9 @@ struct SnapshotRepeat {
     mutating func check(_ piece: [UInt8]) {
         guard !differs, let previous else { return }
         let same = piece.withUnsafeBufferPointer { piece in
-            guard matched + piece.count <= previous.count else { return false }
-            guard let base = piece.baseAddress, let old = previous.buffer.baseAddress else { return true }
-            return memcmp(old + matched, base, piece.count) == 0
+            matched + piece.count <= previous.count
+                && UnsafeBufferPointer(rebasing: previous.buffer[matched..<(matched + piece.count)]).sameBytes(
+                    as: piece)
         }
         guard same else {
             differs = true

@@ -86,11 +86,10 @@ public struct OutputDirectory {
             filled += count
         }
         guard filled == bytes.count else { return false }
-        // One memcmp: the generic element-by-element comparison was a byte loop.
-        return bytes.isEmpty
-            || contents.withUnsafeBytes { old in
-                bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 }
-            }
+        // One memcmp (`sameBytes`): the generic element-by-element comparison was a byte loop.
+        return contents.withUnsafeBufferPointer { old in
+            bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: old[..<$0.count]).sameBytes(as: $0) }
+        }
     }
 
     /// The folder `name` of the new dataset, made and opened for writing many files into

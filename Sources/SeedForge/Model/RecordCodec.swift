@@ -9,12 +9,9 @@ struct RecordCodec {
     /// as its file's number.
     let sources: [SourceText]
     private let numbers: [ObjectIdentifier: Int]
-    /// The first source's identity.
-    private let only: ObjectIdentifier?
 
     init(sources: [SourceText]) {
         self.sources = sources
-        only = sources.first.map(ObjectIdentifier.init)
         var numbers: [ObjectIdentifier: Int] = [:]
         for (number, source) in sources.enumerated() { numbers[ObjectIdentifier(source)] = number }
         self.numbers = numbers
@@ -32,7 +29,7 @@ struct RecordCodec {
         // A run of one source file (most runs past the limit: one large dump) numbers it
         // without hashing (the dictionary's hash was 0.3% of the 1M reference job's
         // instructions under a 64 MiB limit).
-        guard let number = sources.count == 1 && source == only ? 0 : numbers[source] else {
+        guard let number = sources.count == 1 && source == ObjectIdentifier(sources[0]) ? 0 : numbers[source] else {
             preconditionFailure("a record whose source file is not one the run read")
         }
         Self.appendVarint(UInt64(number), to: &bytes)
