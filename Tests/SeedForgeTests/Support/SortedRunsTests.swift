@@ -407,4 +407,43 @@ struct SortedRunsTests {
         #expect(bounded.spans.count == 16)
         #expect(bounded.spans.map(\.offset) == runs.spans.map(\.offset))
     }
+
+    /// Keys that differ only past their first 8 bytes, or past their first 16, or by a zero
+    /// byte or a shorter key where another goes on, spread over 21 runs: the merge compares
+    /// the runs' heads by their first 16 bytes before the rest (`SortedRuns.Head`), and hands
+    /// every entry over in key order, ties in position order.
+    @Test func runsOfKeysSharingLongPrefixesMergeInKeyOrder() throws {
+        var generator = SplitMix64(state: 11)
+        var keys = KeyTableSortTests.randomKeys(12_000, using: &generator)
+        let sixteen = Array("san jose de las ".utf8)
+        let alphabet: [UInt8] = [0x00, 0x01, 0x61, 0xFF]
+        for _ in 0..<8_000 {
+            var key = Array(sixteen[..<Int.random(in: 12...16, using: &generator)])
+            for _ in 0..<Int.random(in: 0...3, using: &generator) {
+                key.append(alphabet.randomElement(using: &generator)!)
+            }
+            keys.append(key)
+        }
+        keys.shuffle(using: &generator)
+        var runs = SortedRuns.Runs(file: try SpillFile(folder: NSTemporaryDirectory()))
+        var pending = SortedRuns.Pending(base: 0)
+        for (index, key) in keys.enumerated() {
+            var table = KeyTable()
+            table.append(key, present: true)
+            pending.add(table, [UInt8(index % 251)], [1])
+            if index % 997 == 996 { try pending.flush(to: &runs, threads: Threads(1)) }
+        }
+        try pending.flush(to: &runs, threads: Threads(1))
+        #expect(runs.spans.count == 21)
+        var merged: [Entry] = []
+        try SortedRuns.merge(runs) { entry in
+            merged.append(Entry(key: Array(entry.key), position: entry.position, payload: Array(entry.payload)))
+        }
+        let expected = keys.indices
+            .sorted { a, b in keys[a] != keys[b] ? keys[a].lexicographicallyPrecedes(keys[b]) : a < b }
+            .map { Entry(key: keys[$0], position: $0, payload: [UInt8($0 % 251)]) }
+        #expect(merged.count == expected.count)
+        let differs = expected.indices.first { $0 >= merged.count || merged[$0] != expected[$0] }
+        #expect(differs == nil, "the merged entries differ from entry \(differs ?? -1)")
+    }
 }
