@@ -272,8 +272,12 @@ public struct Dedupe: Step {
         // Each duplicate's position and its winner's, in the losers' order: 16 bytes a
         // duplicate, where a dictionary took about 130 (1M cities: 19,617 duplicates, 2.6 MB).
         var losers: [(loser: Int, winner: Int)]
+        // The bytes of the duplicates and their winners, when the merge that found them kept
+        // them (per part of the merge).
+        var foundRecords: [FoundRecords]?
         if let found = try winnersInSortedRuns(store, state) {
-            losers = found
+            losers = found.flatMap(\.losers)
+            if found.allSatisfy({ $0.records != nil }) { foundRecords = found.map { $0.records! } }
         } else {
             // Gathered as ingest spilled the records, when this dedupe follows its first steps.
             let runs =
@@ -299,30 +303,34 @@ public struct Dedupe: Step {
         var keptStarts: [Int] = []
         keptStarts.reserveCapacity(wanted.count + 1)
         if let runs = store.runsGatheredAtSpill {
-            // The records were spilled as the next sort's runs (`SortedAtSpill`): picked by
-            // input position in one read of the runs (side by side), then put in position order.
-            let positions = PositionSet(wanted)
-            // Each run's picks in one buffer, then put in position order by sorting plain
+            // The records were spilled as the next sort's runs (`SortedAtSpill`): kept by the
+            // merge that found the duplicates, or else picked by input position in one read of
+            // the runs (side by side); then put in position order.
+            var picked: [FoundRecords]
+            if let foundRecords {
+                picked = foundRecords
+            } else {
+                let positions = PositionSet(wanted)
+                picked = state.threads.run(runs.spans.count) { run in
+                    var found = FoundRecords()
+                    SortedRuns.pick(positions, from: runs, run: run) { entry in
+                        found.add(entry.payload, position: entry.position)
+                    }
+                    return found
+                }
+            }
+            // Each part's records in one buffer, put in position order by sorting plain
             // numbers: sorted as (position, bytes) pairs, each move retained and released an
             // array, about a second on one thread at 20M cities (a million picks).
-            let picked = state.threads.run(runs.spans.count) { run in
-                var bytes: [UInt8] = []
-                var entries: [(position: Int, start: Int, end: Int)] = []
-                SortedRuns.pick(positions, from: runs, run: run) { entry in
-                    entries.append((entry.position, bytes.count, bytes.count + entry.payload.count))
-                    bytes.append(contentsOf: entry.payload)
-                }
-                return (bytes, entries)
-            }
             var order = picked.indices.flatMap { run in
-                picked[run].1.map { (position: $0.position, run: run, start: $0.start, end: $0.end) }
+                picked[run].entries.map { (position: $0.position, run: run, start: $0.start, end: $0.end) }
             }
             order.sort { $0.position < $1.position }
             precondition(order.map(\.position) == wanted, "a duplicate missing from the runs gathered at spill")
-            kept.reserveCapacity(picked.reduce(0) { $0 + $1.0.count })
+            kept.reserveCapacity(picked.reduce(0) { $0 + $1.bytes.count })
             for entry in order {
                 keptStarts.append(kept.count)
-                picked[entry.run].0.withUnsafeBufferPointer {
+                picked[entry.run].bytes.withUnsafeBufferPointer {
                     kept.append(contentsOf: UnsafeBufferPointer(rebasing: $0[entry.start..<entry.end]))
                 }
             }
@@ -425,8 +433,9 @@ public struct Dedupe: Step {
     /// and within each run of entries sharing those keys' bytes (text, which dedupe compares
     /// as they hold it), the first entry of each key of the other fields of `by` wins (past
     /// an eighth of the memory limit, at least 1 MiB, a run's keys go to disk: `LargeBlock`).
-    /// Nil when the collection is not held so.
-    func winnersInSortedRuns(_ store: RecordStore, _ state: RunState) throws -> [(loser: Int, winner: Int)]? {
+    /// Per part of the merge, with the bytes of its duplicates and their winners when it
+    /// kept them (see `SortedPart.records`). Nil when the collection is not held so.
+    func winnersInSortedRuns(_ store: RecordStore, _ state: RunState) throws -> [FoundDuplicates]? {
         guard let keys = try store.takeRunsGatheredAtSpill(),
             let leading = blockKeys(sortedBy: keys, schema: state.schemas[loaded: collection]),
             let runs = store.runsGatheredAtSpill
@@ -450,7 +459,31 @@ public struct Dedupe: Step {
                 }
             }
         }
-        return try found.flatMap { try $0.get() }
+        return try found.map { try $0.get() }
+    }
+
+    /// Records' bytes one after another, each with its input position, in the order added.
+    struct FoundRecords {
+        var bytes: [UInt8] = []
+        var entries: [(position: Int, start: Int, end: Int)] = []
+
+        mutating func add(_ record: UnsafeBufferPointer<UInt8>, position: Int) {
+            entries.append((position, bytes.count, bytes.count + record.count))
+            bytes.append(contentsOf: record)
+        }
+
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: true)
+            entries.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// What one part of the merge of the sort's runs found: each duplicate's position and
+    /// its winner's, and the bytes of both (nil when a run of equal first keys went past
+    /// the budget: then they are picked from the runs).
+    struct FoundDuplicates {
+        var losers: [(loser: Int, winner: Int)]
+        var records: FoundRecords?
     }
 
     /// The winners in one part of the merge of the sort's runs (see `winnersInSortedRuns`).
@@ -459,7 +492,7 @@ public struct Dedupe: Step {
     private static func winners(
         merging merge: SortedRuns.Merge, parts: UnsafeBufferPointer<Sort.Key>, rest: UnsafeBufferPointer<FieldID>,
         fieldsRead: Int, precision: DecimalPlaces?, budget: Int, space: SpillSpace
-    ) -> Result<[(loser: Int, winner: Int)], Error> {
+    ) -> Result<FoundDuplicates, Error> {
         Result {
             var part = SortedPart(budget: budget, space: space)
             // The part's state through a pointer: captured as variables by the merge's
@@ -474,7 +507,7 @@ public struct Dedupe: Step {
                             encoded: payload, fields: rest, fieldsRead: fieldsRead, precision: precision,
                             to: &part.pointee.key)
                     else { return }
-                    try part.pointee.add(position: position)
+                    try part.pointee.add(payload, position: position)
                 }
                 _ = try merge.next(.max) { entry in
                     let (length, null) = Self.prefix(of: entry.key, parts: parts)
@@ -501,7 +534,7 @@ public struct Dedupe: Step {
                 }
             }
             try part.end()
-            return part.losers
+            return FoundDuplicates(losers: part.losers, records: part.records)
         }
     }
 
@@ -521,6 +554,15 @@ public struct Dedupe: Step {
         var first: [UInt8] = []
         var firstPosition = -1
         var losers: [(loser: Int, winner: Int)] = []
+        /// The bytes of every duplicate and winner found, for the log (nil once a run of
+        /// equal first keys held more than the budget with its keys: they are picked from
+        /// the runs then). Kept here, the runs were not read whole a second time for them
+        /// (at 20M cities, 2.35 GB for 388,537 duplicates and their winners).
+        var records: FoundRecords? = FoundRecords()
+        /// The current block's entries with a key (all of them once it holds two), and
+        /// their duplicates' and winners' positions.
+        var blockRecords = FoundRecords()
+        var blockWanted: [Int] = []
 
         init(budget: Int, space: SpillSpace) {
             self.budget = budget
@@ -538,13 +580,26 @@ public struct Dedupe: Step {
             return true
         }
 
-        /// The entry at `position`, whose key is `key`.
-        mutating func add(position: Int) throws {
+        /// The entry at `position`, whose key is `key` and record `payload`.
+        mutating func add(_ payload: UnsafeBufferPointer<UInt8>, position: Int) throws {
             if let large {
                 return try key.bytes.withUnsafeBufferPointer { try large.add($0, position: position) }
             }
+            if records != nil {
+                blockRecords.add(payload, position: position)
+                if groups.bytes + blockRecords.bytes.count > budget {
+                    // The records are picked from the runs instead.
+                    records = nil
+                    blockRecords.removeAll()
+                    blockWanted.removeAll()
+                }
+            }
             if let winner = key.bytes.withUnsafeBufferPointer({ groups.winner(of: $0, position: position) }) {
                 losers.append((position, winner))
+                if records != nil {
+                    blockWanted.append(winner)
+                    blockWanted.append(position)
+                }
             } else if groups.bytes > budget {
                 // The groups so far hold distinct keys, and the block's later entries
                 // come after them.
@@ -560,6 +615,20 @@ public struct Dedupe: Step {
         /// Ends the current run of equal first keys.
         mutating func end() throws {
             firstPosition = -1
+            if !blockWanted.isEmpty, records != nil {
+                // A winner of several duplicates is kept once.
+                blockWanted.sort()
+                for entry in blockRecords.entries {
+                    let at = blockWanted.partitionPoint { $0 < entry.position }
+                    guard at < blockWanted.count, blockWanted[at] == entry.position else { continue }
+                    blockRecords.bytes.withUnsafeBufferPointer {
+                        records!.add(
+                            UnsafeBufferPointer(rebasing: $0[entry.start..<entry.end]), position: entry.position)
+                    }
+                }
+            }
+            if !blockRecords.entries.isEmpty { blockRecords.removeAll() }
+            if !blockWanted.isEmpty { blockWanted.removeAll(keepingCapacity: true) }
             if let done = large {
                 losers += try done.losers()
                 large = nil
