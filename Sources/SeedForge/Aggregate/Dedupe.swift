@@ -277,7 +277,8 @@ public struct Dedupe: Step {
         var foundRecords: [FoundRecords]?
         if let found = try winnersInSortedRuns(store, state) {
             losers = found.flatMap(\.losers)
-            if found.allSatisfy({ $0.records != nil }) { foundRecords = found.map { $0.records! } }
+            let kept = found.compactMap(\.records)
+            if kept.count == found.count { foundRecords = kept }
         } else {
             // Gathered as ingest spilled the records, when this dedupe follows its first steps.
             let runs =

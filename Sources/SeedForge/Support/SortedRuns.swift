@@ -632,8 +632,8 @@ enum SortedRuns {
     /// comparisons need not look further. With 8, many more went on to `memcmp` in a large
     /// dump: the heads of the runs lie close together in key order, where names share their
     /// first letters (of two names at most 19 apart in sorted order, 25% share their first 7
-    /// letters in the 1M dump, 63% in the 5M dump; 13% their first 15 in the 5M dump). The reader is held unmanaged and lent for each
-    /// use: an `unowned(unsafe)` reference was retained and released around each
+    /// letters in the 1M dump, 63% in the 5M dump; 13% their first 15 in the 5M dump). The
+    /// reader is held unmanaged and lent for each use: an `unowned(unsafe)` reference was retained and released around each
     /// comparison that got past the prefixes (39 of the calling thread's 1,360 samples in
     /// the outputs of the 5M reference job under `--memory-limit 512MiB`).
     struct Head: Comparable {
@@ -723,8 +723,13 @@ enum SortedRuns {
         /// shorter first on a tie (the order of `KeyTable`), then input position.
         @inline(__always) func precedes(_ other: RunReader) -> Bool {
             if prefix != other.prefix { return prefix < other.prefix }
+            if prefix2 != other.prefix2 { return prefix2 < other.prefix2 }
+            // Equal (zero-padded) prefixes: the first 16 bytes both keys have are equal.
             let common = min(keyCount, other.keyCount)
-            let order = common == 0 ? 0 : memcmp(window + keyStart, other.window + other.keyStart, common)
+            let known = min(16, common)
+            let order =
+                common == known
+                ? 0 : memcmp(window + keyStart + known, other.window + other.keyStart + known, common - known)
             if order != 0 { return order < 0 }
             if keyCount != other.keyCount { return keyCount < other.keyCount }
             return position < other.position
